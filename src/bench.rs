@@ -1,0 +1,229 @@
+//! `agentlab bench`: speed measured, never asserted by a test.
+//!
+//! * **train** — tokens/s of one training step (forward + backward + AdamW)
+//!   of the tiny GPT on random tokens, every position a target, for the
+//!   documented configs S and M (README, "Benchmark configs");
+//! * **generate** — new tokens/s with and without the KV cache;
+//! * **ui** — milliseconds to lay out and draw the longest cheatsheet at
+//!   120×40, and to handle a key and redraw;
+//! * **peak RSS** of the process (each config runs in its own child process,
+//!   so one config's peak does not hide in another's).
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use candle_core::{Device, Tensor};
+use serde::{Deserialize, Serialize};
+
+use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::loss::masked_cross_entropy;
+use crate::ml::optim::{AdamW, AdamWConfig};
+use crate::ml::rng::Rng;
+use crate::ml::sample::{generate, GenConfig};
+
+/// A benchmark model and batch shape.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchConfig {
+    pub name: String,
+    pub model: GptConfig,
+    pub batch: usize,
+}
+
+/// Config S and M as documented in the README.
+pub fn configs() -> Vec<BenchConfig> {
+    vec![
+        BenchConfig { name: "S".into(), model: GptConfig::new(64, 128, 2, 4, 64), batch: 32 },
+        BenchConfig { name: "M".into(), model: GptConfig::new(64, 256, 4, 8, 128), batch: 16 },
+    ]
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TrainResult {
+    pub config: String,
+    pub params: usize,
+    pub tokens_per_step: usize,
+    pub steps: usize,
+    pub step_ms_median: f64,
+    pub tokens_per_s: f64,
+    pub peak_rss_mb: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct GenResult {
+    pub config: String,
+    pub batch: usize,
+    pub prompt: usize,
+    pub new_tokens: usize,
+    pub cached_tokens_per_s: f64,
+    pub uncached_tokens_per_s: f64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct UiResult {
+    pub sheet: String,
+    pub lines: usize,
+    /// Parse + layout + draw of a freshly opened sheet.
+    pub open_ms: f64,
+    /// Redraw with the layout cached (what every frame costs).
+    pub redraw_ms: f64,
+    /// A scroll key handled and the frame redrawn.
+    pub key_and_redraw_ms: f64,
+    /// Re-wrap at a new width and draw (a terminal resize).
+    pub relayout_ms: f64,
+}
+
+/// Peak resident set size of this process in MB (Linux; 0 elsewhere).
+pub fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    if xs.is_empty() {
+        return 0.0;
+    }
+    xs[xs.len() / 2]
+}
+
+/// Train steps of `cfg` for about `budget` after 3 warm-up steps.
+pub fn bench_train(cfg: &BenchConfig, device: &Device, budget: Duration) -> Result<TrainResult> {
+    let model = Gpt::new(cfg.model.clone(), 1, device)?;
+    let mut opt = AdamW::new(model.vars().into_values().collect(), AdamWConfig::default())?;
+    let (b, t, v) = (cfg.batch, cfg.model.context, cfg.model.vocab);
+    let mut rng = Rng::new(2);
+    let tokens: Vec<u32> = (0..b * (t + 1)).map(|_| rng.below(v) as u32).collect();
+    let x: Vec<u32> = (0..b).flat_map(|r| tokens[r * (t + 1)..r * (t + 1) + t].to_vec()).collect();
+    let y: Vec<i64> = (0..b)
+        .flat_map(|r| tokens[r * (t + 1) + 1..(r + 1) * (t + 1)].iter().map(|&i| i as i64).collect::<Vec<_>>())
+        .collect();
+    let x = Tensor::from_vec(x, (b, t), device)?;
+    let y = Tensor::from_vec(y, (b, t), device)?;
+    let mut step = || -> Result<()> {
+        let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
+        opt.step(&loss.backward()?)?;
+        // Reading the loss forces the work to finish on any device.
+        loss.to_scalar::<f32>()?;
+        Ok(())
+    };
+    for _ in 0..3 {
+        step()?;
+    }
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < budget || times.len() < 5 {
+        let s = Instant::now();
+        step()?;
+        times.push(s.elapsed().as_secs_f64());
+    }
+    let total: f64 = times.iter().sum();
+    Ok(TrainResult {
+        config: cfg.name.clone(),
+        params: model.num_params(),
+        tokens_per_step: b * t,
+        steps: times.len(),
+        step_ms_median: median(times.clone()) * 1e3,
+        tokens_per_s: (b * t * times.len()) as f64 / total,
+        peak_rss_mb: peak_rss_mb(),
+    })
+}
+
+/// Greedy generation of `new` tokens for 8 prompts of 16 tokens.
+pub fn bench_generate(cfg: &BenchConfig, device: &Device) -> Result<GenResult> {
+    let model = Gpt::new(cfg.model.clone(), 1, device)?;
+    let (batch, prompt) = (8, 16);
+    let new = (cfg.model.context - prompt).min(48);
+    let mut rng = Rng::new(3);
+    let prompts: Vec<Vec<u32>> =
+        (0..batch).map(|_| (0..prompt).map(|_| rng.below(cfg.model.vocab) as u32).collect()).collect();
+    let rate = |use_cache: bool| -> Result<f64> {
+        let gc = GenConfig { use_cache, ..GenConfig::greedy(new, vec![]) };
+        generate(&model, &prompts, &gc, &mut Rng::new(0))?; // warm-up
+        let mut times = Vec::new();
+        for _ in 0..3 {
+            let s = Instant::now();
+            generate(&model, &prompts, &gc, &mut Rng::new(0))?;
+            times.push(s.elapsed().as_secs_f64());
+        }
+        Ok((batch * new) as f64 / median(times))
+    };
+    let cached = rate(true)?;
+    let uncached = rate(false)?;
+    Ok(GenResult {
+        config: cfg.name.clone(),
+        batch,
+        prompt,
+        new_tokens: new,
+        cached_tokens_per_s: cached,
+        uncached_tokens_per_s: uncached,
+    })
+}
+
+/// Time the reader on the longest sheet at 120×40.
+pub fn bench_ui(content: &crate::content::Content) -> Result<UiResult> {
+    use crate::tui::screens::{reader, Screen};
+    use crate::tui::{ui, App};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    let longest = content.sheets.iter().max_by_key(|s| s.body.len()).context("no sheets")?;
+    let track = longest.meta.track;
+    let mut term = Terminal::new(TestBackend::new(120, 40))?;
+    let mut app = App::new(content.clone());
+    let draw = |app: &mut App, term: &mut Terminal<TestBackend>| -> Result<f64> {
+        let s = Instant::now();
+        term.draw(|f| {
+            app.prepare(f.area());
+            ui::draw(f, app);
+        })?;
+        Ok(s.elapsed().as_secs_f64() * 1e3)
+    };
+    draw(&mut app, &mut term)?;
+    let mut open = Vec::new();
+    for _ in 0..5 {
+        let s = Instant::now();
+        let r = reader::State::for_track(content, track, None).context("sheet")?;
+        app.stack.truncate(1);
+        app.stack.push(Screen::Reader(Box::new(r)));
+        let parse = s.elapsed().as_secs_f64() * 1e3;
+        open.push(parse + draw(&mut app, &mut term)?);
+    }
+    let redraw: Vec<f64> = (0..20).map(|_| draw(&mut app, &mut term)).collect::<Result<_>>()?;
+    let mut keyed = Vec::new();
+    for _ in 0..20 {
+        let s = Instant::now();
+        app.on_key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE));
+        let k = s.elapsed().as_secs_f64() * 1e3;
+        keyed.push(k + draw(&mut app, &mut term)?);
+    }
+    let mut relayout = Vec::new();
+    for i in 0..6 {
+        term.backend_mut().resize(if i % 2 == 0 { 119 } else { 120 }, 40);
+        relayout.push(draw(&mut app, &mut term)?);
+    }
+    let lines = match app.screen() {
+        Screen::Reader(r) => r.rendered().lines.len(),
+        _ => 0,
+    };
+    Ok(UiResult {
+        sheet: longest.file.clone(),
+        lines,
+        open_ms: median(open),
+        redraw_ms: median(redraw),
+        key_and_redraw_ms: median(keyed),
+        relayout_ms: median(relayout),
+    })
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct BenchReport {
+    pub device: String,
+    pub threads: usize,
+    pub train: Vec<TrainResult>,
+    pub generate: Vec<GenResult>,
+    pub ui: Option<UiResult>,
+}

@@ -1,0 +1,336 @@
+//! Drill metadata: `drills/<id>/drill.toml` plus the drill's `README.md`.
+//!
+//! ```toml
+//! id = "sft-basics"
+//! title = "SFT basics: next-token training on a tiny task"
+//! track = 0
+//! objective = "Watch a tiny GPT learn a synthetic task with next-token SFT."
+//! sheet = "0#sft"                 # the cheatsheet section that teaches it
+//!
+//! [[param]]
+//! key = "lr"
+//! kind = "float"                  # float | int | bool | choice
+//! default = 3e-3
+//! min = 1e-5
+//! max = 0.1
+//! help = "AdamW learning rate"
+//!
+//! [presets.quick]                 # overrides of the defaults
+//! steps = 300
+//! [presets.full]
+//! steps = 3000
+//!
+//! [[claim]]
+//! id = "heldout_acc"
+//! text = "held-out exact-match accuracy"
+//! op = ">="
+//! threshold = 0.9
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamKind {
+    Float,
+    Int,
+    Bool,
+    Choice,
+}
+
+/// A hyperparameter value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Bool(b) => write!(f, "{b}"),
+            ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Float(x) => {
+                if *x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e5) {
+                    write!(f, "{x:e}")
+                } else {
+                    write!(f, "{x}")
+                }
+            }
+            ParamValue::Text(s) => write!(f, "{s}"),
+        }
+    }
+}
+
+impl ParamValue {
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ParamValue::Float(x) => Some(*x),
+            ParamValue::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+
+    fn from_toml(v: &toml::Value) -> Option<ParamValue> {
+        Some(match v {
+            toml::Value::Boolean(b) => ParamValue::Bool(*b),
+            toml::Value::Integer(i) => ParamValue::Int(*i),
+            toml::Value::Float(x) => ParamValue::Float(*x),
+            toml::Value::String(s) => ParamValue::Text(s.clone()),
+            _ => return None,
+        })
+    }
+
+    pub fn to_toml(&self) -> toml::Value {
+        match self {
+            ParamValue::Bool(b) => toml::Value::Boolean(*b),
+            ParamValue::Int(i) => toml::Value::Integer(*i),
+            ParamValue::Float(x) => toml::Value::Float(*x),
+            ParamValue::Text(s) => toml::Value::String(s.clone()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamSpec {
+    pub key: String,
+    pub kind: ParamKind,
+    pub default: toml::Value,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub choices: Option<Vec<String>>,
+    #[serde(default)]
+    pub help: String,
+}
+
+impl ParamSpec {
+    /// Check a value against this parameter's type and range.
+    pub fn validate(&self, v: &toml::Value) -> Result<ParamValue, String> {
+        let value = ParamValue::from_toml(v).ok_or_else(|| format!("{}: unsupported value {v}", self.key))?;
+        self.check(value)
+    }
+
+    /// Parse a value typed by the learner (`--set lr=1e-3`, the config panel).
+    pub fn parse_str(&self, s: &str) -> Result<ParamValue, String> {
+        let s = s.trim();
+        let value = match self.kind {
+            ParamKind::Float => {
+                ParamValue::Float(s.parse::<f64>().map_err(|_| format!("{}: \"{s}\" is not a number", self.key))?)
+            }
+            ParamKind::Int => {
+                ParamValue::Int(s.parse::<i64>().map_err(|_| format!("{}: \"{s}\" is not an integer", self.key))?)
+            }
+            ParamKind::Bool => ParamValue::Bool(match s {
+                "true" | "on" | "yes" | "1" => true,
+                "false" | "off" | "no" | "0" => false,
+                _ => return Err(format!("{}: \"{s}\" is not true/false", self.key)),
+            }),
+            ParamKind::Choice => ParamValue::Text(s.to_string()),
+        };
+        self.check(value)
+    }
+
+    fn check(&self, value: ParamValue) -> Result<ParamValue, String> {
+        let key = &self.key;
+        let value = match (self.kind, value) {
+            (ParamKind::Float, ParamValue::Int(i)) => ParamValue::Float(i as f64),
+            (ParamKind::Float, v @ ParamValue::Float(_)) => v,
+            (ParamKind::Int, v @ ParamValue::Int(_)) => v,
+            (ParamKind::Bool, v @ ParamValue::Bool(_)) => v,
+            (ParamKind::Choice, v @ ParamValue::Text(_)) => v,
+            (kind, v) => return Err(format!("{key}: expected a {kind:?} value, got {v}").to_lowercase()),
+        };
+        if let Some(x) = value.as_f64() {
+            if !x.is_finite() {
+                return Err(format!("{key}: {x} is not finite"));
+            }
+            if let Some(min) = self.min {
+                if x < min {
+                    return Err(format!("{key}: {value} is below the minimum {min}"));
+                }
+            }
+            if let Some(max) = self.max {
+                if x > max {
+                    return Err(format!("{key}: {value} is above the maximum {max}"));
+                }
+            }
+        }
+        if let (ParamValue::Text(s), Some(choices)) = (&value, &self.choices) {
+            if !choices.contains(s) {
+                return Err(format!("{key}: \"{s}\" is not one of {}", choices.join(", ")));
+            }
+        }
+        Ok(value)
+    }
+}
+
+/// How a claim compares the measured value with its threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+pub enum Cmp {
+    #[serde(rename = ">=")]
+    Ge,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = "<")]
+    Lt,
+}
+
+impl Cmp {
+    pub fn holds(self, measured: f64, threshold: f64) -> bool {
+        if !measured.is_finite() {
+            return false;
+        }
+        match self {
+            Cmp::Ge => measured >= threshold,
+            Cmp::Gt => measured > threshold,
+            Cmp::Le => measured <= threshold,
+            Cmp::Lt => measured < threshold,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::Ge => "≥",
+            Cmp::Gt => ">",
+            Cmp::Le => "≤",
+            Cmp::Lt => "<",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimSpec {
+    pub id: String,
+    pub text: String,
+    pub op: Cmp,
+    pub threshold: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawDrill {
+    pub id: String,
+    pub title: String,
+    pub track: u8,
+    pub objective: String,
+    pub sheet: Option<String>,
+    #[serde(default, rename = "param")]
+    pub params: Vec<ParamSpec>,
+    #[serde(default)]
+    pub presets: BTreeMap<String, toml::Table>,
+    #[serde(default, rename = "claim")]
+    pub claims: Vec<ClaimSpec>,
+}
+
+/// A drill as the content describes it; the code that runs it lives in `src/drills/`.
+#[derive(Debug, Clone)]
+pub struct DrillMeta {
+    pub id: String,
+    pub title: String,
+    pub track: u8,
+    pub objective: String,
+    pub sheet: Option<String>,
+    pub params: Vec<ParamSpec>,
+    pub presets: BTreeMap<String, BTreeMap<String, ParamValue>>,
+    pub claims: Vec<ClaimSpec>,
+    pub readme: String,
+}
+
+impl DrillMeta {
+    pub(crate) fn from_raw(raw: RawDrill, readme: String) -> Result<DrillMeta, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for p in &raw.params {
+            if !seen.insert(p.key.clone()) {
+                errors.push(format!("param `{}` is declared twice", p.key));
+            }
+            if let Err(e) = p.validate(&p.default) {
+                errors.push(format!("default of {e}"));
+            }
+            if p.kind == ParamKind::Choice && p.choices.as_ref().is_none_or(|c| c.is_empty()) {
+                errors.push(format!("choice param `{}` has no `choices`", p.key));
+            }
+        }
+        let mut presets = BTreeMap::new();
+        if !raw.presets.contains_key("quick") {
+            errors.push("no `presets.quick` (every drill has a quick preset for CPU and tests)".into());
+        }
+        for (name, table) in &raw.presets {
+            let mut values = BTreeMap::new();
+            for (k, v) in table {
+                match raw.params.iter().find(|p| &p.key == k) {
+                    None => errors.push(format!("preset `{name}` sets unknown param `{k}`")),
+                    Some(p) => match p.validate(v) {
+                        Ok(v) => {
+                            values.insert(k.clone(), v);
+                        }
+                        Err(e) => errors.push(format!("preset `{name}`: {e}")),
+                    },
+                }
+            }
+            presets.insert(name.clone(), values);
+        }
+        let mut claim_ids = std::collections::HashSet::new();
+        for c in &raw.claims {
+            if !claim_ids.insert(c.id.clone()) {
+                errors.push(format!("claim `{}` is declared twice", c.id));
+            }
+        }
+        if raw.claims.is_empty() {
+            errors.push("a drill needs at least one claim".into());
+        }
+        if readme.trim().is_empty() {
+            errors.push("README.md is missing or empty".into());
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(DrillMeta {
+            id: raw.id,
+            title: raw.title,
+            track: raw.track,
+            objective: raw.objective,
+            sheet: raw.sheet,
+            params: raw.params,
+            presets,
+            claims: raw.claims,
+            readme,
+        })
+    }
+
+    pub fn param(&self, key: &str) -> Option<&ParamSpec> {
+        self.params.iter().find(|p| p.key == key)
+    }
+
+    pub fn claim(&self, id: &str) -> Option<&ClaimSpec> {
+        self.claims.iter().find(|c| c.id == id)
+    }
+
+    /// Parameter values of a preset: the defaults, overridden by the preset.
+    pub fn preset_values(&self, preset: &str) -> Result<BTreeMap<String, ParamValue>, String> {
+        let overrides = self.presets.get(preset).ok_or_else(|| {
+            let names: Vec<_> = self.presets.keys().cloned().collect();
+            format!("drill {} has no preset \"{preset}\" (presets: {})", self.id, names.join(", "))
+        })?;
+        let mut values = BTreeMap::new();
+        for p in &self.params {
+            // Defaults were validated at load time.
+            let v = p.validate(&p.default).expect("validated default");
+            values.insert(p.key.clone(), v);
+        }
+        for (k, v) in overrides {
+            values.insert(k.clone(), v.clone());
+        }
+        Ok(values)
+    }
+}

@@ -1,0 +1,161 @@
+//! Cross-references inside content.
+//!
+//! Cheatsheets and quiz explanations link to other content with a short form
+//! that reads well as plain Markdown:
+//!
+//! * `[drill:react-tool-call-loop]` — a drill by id;
+//! * `[quiz:3]` or `[quiz:3/L2]` — a track's quiz, optionally at one level;
+//! * `[sheet:3]` or `[sheet:3#group-relative-advantages]` — a cheatsheet, optionally a section.
+//!
+//! In Markdown these are "shortcut reference links" with no definition; the
+//! renderer resolves them through pulldown-cmark's broken-link callback.
+
+use std::fmt;
+
+use super::quiz::Level;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Link {
+    Drill(String),
+    Quiz { track: u8, level: Option<Level> },
+    Sheet { track: u8, section: Option<String> },
+}
+
+impl Link {
+    /// Parse the text inside the brackets (`drill:x`, `quiz:3/L1`, `sheet:3#sec`).
+    pub fn parse(s: &str) -> Option<Link> {
+        let (scheme, rest) = s.trim().split_once(':')?;
+        let rest = rest.trim();
+        if rest.is_empty() {
+            return None;
+        }
+        match scheme {
+            "drill" => {
+                let ok = rest.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+                ok.then(|| Link::Drill(rest.to_string()))
+            }
+            "quiz" => {
+                let (t, level) = match rest.split_once('/') {
+                    Some((t, l)) => (t, Some(Level::parse(l)?)),
+                    None => (rest, None),
+                };
+                Some(Link::Quiz { track: t.parse().ok()?, level })
+            }
+            "sheet" => {
+                let (t, section) = match rest.split_once('#') {
+                    Some((t, s)) if !s.is_empty() => (t, Some(s.to_string())),
+                    Some(_) => return None,
+                    None => (rest, None),
+                };
+                Some(Link::Sheet { track: t.parse().ok()?, section })
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Link {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Link::Drill(id) => write!(f, "drill:{id}"),
+            Link::Quiz { track, level: None } => write!(f, "quiz:{track}"),
+            Link::Quiz { track, level: Some(l) } => write!(f, "quiz:{track}/{l}"),
+            Link::Sheet { track, section: None } => write!(f, "sheet:{track}"),
+            Link::Sheet { track, section: Some(s) } => write!(f, "sheet:{track}#{s}"),
+        }
+    }
+}
+
+/// Every `[scheme:target]` link written in a text (Markdown or a quiz explanation).
+/// Returns the link and the 1-based line it is on. Text inside backticks is skipped.
+pub fn scan_links(text: &str) -> Vec<(usize, Result<Link, String>)> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut in_code = false;
+        let bytes: Vec<char> = line.chars().collect();
+        let mut j = 0;
+        while j < bytes.len() {
+            let c = bytes[j];
+            if c == '`' {
+                in_code = !in_code;
+            } else if c == '[' && !in_code {
+                if let Some(end) = bytes[j + 1..].iter().position(|&c| c == ']') {
+                    let inner: String = bytes[j + 1..j + 1 + end].iter().collect();
+                    let next = bytes.get(j + 2 + end);
+                    let is_ref_style = next != Some(&'(') && next != Some(&'[');
+                    if let Some((scheme, _)) = inner.split_once(':') {
+                        if is_ref_style && matches!(scheme, "drill" | "quiz" | "sheet") {
+                            let parsed = Link::parse(&inner).ok_or_else(|| format!("malformed link [{inner}]"));
+                            out.push((i + 1, parsed));
+                        }
+                    }
+                    j += end + 1;
+                }
+            }
+            j += 1;
+        }
+    }
+    out
+}
+
+/// GitHub-style heading slug: lower case, spaces to `-`, punctuation dropped.
+pub fn slugify(title: &str) -> String {
+    let mut s = String::new();
+    for c in title.trim().chars() {
+        if c.is_alphanumeric() {
+            s.extend(c.to_lowercase());
+        } else if c == ' ' || c == '-' || c == '_' {
+            s.push('-');
+        }
+    }
+    // Collapse runs of '-' so "A — B" gives "a-b", not "a---b".
+    let mut out = String::new();
+    for c in s.chars() {
+        if c == '-' && out.ends_with('-') {
+            continue;
+        }
+        out.push(c);
+    }
+    out.trim_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_each_kind() {
+        assert_eq!(Link::parse("drill:ewc-replay"), Some(Link::Drill("ewc-replay".into())));
+        assert_eq!(Link::parse("quiz:3"), Some(Link::Quiz { track: 3, level: None }));
+        assert_eq!(Link::parse("quiz:3/L2"), Some(Link::Quiz { track: 3, level: Some(Level::L2) }));
+        assert_eq!(Link::parse("sheet:1#react"), Some(Link::Sheet { track: 1, section: Some("react".into()) }));
+        assert_eq!(Link::parse("sheet:x"), None);
+        assert_eq!(Link::parse("drill:Bad Id"), None);
+        assert_eq!(Link::parse("http://x"), None);
+    }
+
+    #[test]
+    fn scan_skips_code_and_inline_links() {
+        let text = "see [drill:a-b] and `[drill:nope]` and [x](drill:c)\n```\n[drill:z]\n```\n[sheet:2#s]";
+        let found: Vec<_> = scan_links(text).into_iter().map(|(l, r)| (l, r.unwrap())).collect();
+        assert_eq!(
+            found,
+            vec![(1, Link::Drill("a-b".into())), (5, Link::Sheet { track: 2, section: Some("s".into()) })]
+        );
+    }
+
+    #[test]
+    fn slugs_match_github() {
+        assert_eq!(slugify("3. Group-relative advantages (GRPO)"), "3-group-relative-advantages-grpo");
+        assert_eq!(slugify("EWC — the penalty"), "ewc-the-penalty");
+        assert_eq!(slugify("  Pitfalls  "), "pitfalls");
+    }
+}

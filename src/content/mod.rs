@@ -1,0 +1,428 @@
+//! Content: cheatsheets, quizzes and drill metadata.
+//!
+//! Content ships inside the binary (`include_dir!`) and can be replaced by an
+//! edited copy on disk with `--content DIR`. Both paths go through the same
+//! parser and the same validation, so an error in an edited file is reported
+//! exactly as a test would report it in the shipped one.
+
+pub mod drill_meta;
+pub mod links;
+pub mod quiz;
+pub mod recompute;
+pub mod sheet;
+pub mod tracks;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use include_dir::{include_dir, Dir};
+
+pub use drill_meta::{ClaimSpec, Cmp, DrillMeta, ParamKind, ParamSpec, ParamValue};
+pub use links::Link;
+pub use quiz::{Answer, Kind, Level, QuizItem, QuizSet};
+pub use sheet::{Section, Sheet, SheetStatus};
+pub use tracks::{Track, TRACKS};
+
+static CHEATSHEETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cheatsheets");
+static QUIZZES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/quizzes");
+static DRILLS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/drills");
+
+/// Where content was loaded from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    Embedded,
+    Dir(PathBuf),
+}
+
+/// One problem found in a content file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub item: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ContentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(item) = &self.item {
+            write!(f, ": item {item}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Every problem found while loading content.
+#[derive(Debug, Clone)]
+pub struct ContentErrors(pub Vec<ContentError>);
+
+impl fmt::Display for ContentErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} problem(s) in the content:", self.0.len())?;
+        for e in &self.0 {
+            writeln!(f, "  {e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ContentErrors {}
+
+/// All content, parsed and cross-checked.
+#[derive(Debug, Clone)]
+pub struct Content {
+    pub source: Source,
+    /// One sheet per track, ordered by track number.
+    pub sheets: Vec<Sheet>,
+    /// One quiz set per track that has a quiz file, ordered by track.
+    pub quizzes: Vec<QuizSet>,
+    /// Drills ordered by track, then id.
+    pub drills: Vec<DrillMeta>,
+}
+
+/// A content file as text, with its path relative to the content root.
+struct File {
+    path: String,
+    text: String,
+}
+
+impl Content {
+    /// The content compiled into the binary.
+    pub fn embedded() -> Result<Content, ContentErrors> {
+        let mut files = Vec::new();
+        for (dir, prefix) in [(&CHEATSHEETS, "cheatsheets"), (&QUIZZES, "quizzes"), (&DRILLS, "drills")] {
+            collect_embedded(dir, prefix, &mut files);
+        }
+        Content::parse(Source::Embedded, files)
+    }
+
+    /// Content from a directory holding `cheatsheets/`, `quizzes/` and `drills/`.
+    pub fn from_dir(root: &Path) -> Result<Content, ContentErrors> {
+        let fail = |message: String| {
+            ContentErrors(vec![ContentError { file: root.display().to_string(), line: None, item: None, message }])
+        };
+        if !root.is_dir() {
+            return Err(fail("is not a directory".into()));
+        }
+        let mut files = Vec::new();
+        let mut found_any = false;
+        for sub in ["cheatsheets", "quizzes", "drills"] {
+            let dir = root.join(sub);
+            if dir.is_dir() {
+                found_any = true;
+                collect_disk(root, &dir, &mut files)
+                    .map_err(|e| fail(format!("cannot read {}: {e}", dir.display())))?;
+            }
+        }
+        if !found_any {
+            return Err(fail(
+                "does not look like a content directory: expected cheatsheets/, quizzes/ and drills/ inside it".into(),
+            ));
+        }
+        Content::parse(Source::Dir(root.to_path_buf()), files)
+    }
+
+    /// Load from `--content DIR` when given, else the embedded content.
+    pub fn load(dir: Option<&Path>) -> Result<Content, ContentErrors> {
+        match dir {
+            Some(d) => Content::from_dir(d),
+            None => Content::embedded(),
+        }
+    }
+
+    fn parse(source: Source, mut files: Vec<File>) -> Result<Content, ContentErrors> {
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        let mut errors = Vec::new();
+        let err = |file: &str, line: Option<usize>, item: Option<&str>, message: String| ContentError {
+            file: file.to_string(),
+            line,
+            item: item.map(str::to_string),
+            message,
+        };
+
+        let mut sheets: Vec<Sheet> = Vec::new();
+        let mut quizzes: Vec<QuizSet> = Vec::new();
+        let mut drills: Vec<DrillMeta> = Vec::new();
+
+        for f in &files {
+            let parts: Vec<&str> = f.path.split('/').collect();
+            match parts.as_slice() {
+                ["cheatsheets", name] if name.ends_with(".md") => {
+                    // Translations (`NN-slug.zh.md`) are not shown yet.
+                    if name.trim_end_matches(".md").contains('.') {
+                        continue;
+                    }
+                    match Sheet::parse(&f.path, &f.text) {
+                        Err(m) => errors.push(err(&f.path, None, None, m)),
+                        Ok(s) => match tracks::track(s.meta.track) {
+                            None => errors.push(err(&f.path, Some(2), None, format!("unknown track {}", s.meta.track))),
+                            Some(t) if format!("{}.md", t.stem()) != *name => errors.push(err(
+                                &f.path,
+                                None,
+                                None,
+                                format!("track {} must live in cheatsheets/{}.md", t.number, t.stem()),
+                            )),
+                            Some(_) => sheets.push(s),
+                        },
+                    }
+                }
+                ["quizzes", name] if name.ends_with(".toml") => match toml::from_str::<quiz::RawQuizFile>(&f.text) {
+                    Err(e) => {
+                        let line = e.span().map(|s| f.text[..s.start].matches('\n').count() + 1);
+                        errors.push(err(&f.path, line, None, e.message().to_string()))
+                    }
+                    Ok(raw) => match tracks::track(raw.track) {
+                        None => errors.push(err(&f.path, None, None, format!("unknown track {}", raw.track))),
+                        Some(t) if format!("{}.toml", t.stem()) != *name => errors.push(err(
+                            &f.path,
+                            None,
+                            None,
+                            format!("track {} must live in quizzes/{}.toml", t.number, t.stem()),
+                        )),
+                        Some(t) => {
+                            let mut items = Vec::new();
+                            for raw_item in raw.items {
+                                let id = raw_item.id.clone();
+                                match raw_item.into_item(t.number) {
+                                    Ok(item) => items.push(item),
+                                    Err(m) => errors.push(err(&f.path, None, Some(&id), m)),
+                                }
+                            }
+                            quizzes.push(QuizSet { track: t.number, file: f.path.clone(), items });
+                        }
+                    },
+                },
+                ["drills", id, "drill.toml"] => {
+                    let readme_path = format!("drills/{id}/README.md");
+                    let readme =
+                        files.iter().find(|g| g.path == readme_path).map(|g| g.text.clone()).unwrap_or_default();
+                    match toml::from_str::<drill_meta::RawDrill>(&f.text) {
+                        Err(e) => {
+                            let line = e.span().map(|s| f.text[..s.start].matches('\n').count() + 1);
+                            errors.push(err(&f.path, line, None, e.message().to_string()))
+                        }
+                        Ok(raw) if raw.id != *id => errors.push(err(
+                            &f.path,
+                            None,
+                            None,
+                            format!("id \"{}\" differs from its folder \"{id}\"", raw.id),
+                        )),
+                        Ok(raw) => match DrillMeta::from_raw(raw, readme) {
+                            Ok(d) => drills.push(d),
+                            Err(ms) => errors.extend(ms.into_iter().map(|m| err(&f.path, None, None, m))),
+                        },
+                    }
+                }
+                ["drills", _, "README.md"] => {}
+                _ => errors.push(err(&f.path, None, None, "unexpected file in the content tree".into())),
+            }
+        }
+
+        sheets.sort_by_key(|s| s.meta.track);
+        quizzes.sort_by_key(|q| q.track);
+        drills.sort_by(|a, b| (a.track, &a.id).cmp(&(b.track, &b.id)));
+        let content = Content { source, sheets, quizzes, drills };
+        errors.extend(content.cross_check());
+        if errors.is_empty() {
+            Ok(content)
+        } else {
+            Err(ContentErrors(errors))
+        }
+    }
+
+    /// Checks that span files: tracks covered, ids unique, links resolve.
+    fn cross_check(&self) -> Vec<ContentError> {
+        let mut errors = Vec::new();
+        let mut push = |file: &str, line: Option<usize>, item: Option<&str>, message: String| {
+            errors.push(ContentError { file: file.into(), line, item: item.map(Into::into), message })
+        };
+        for t in TRACKS.iter() {
+            if self.sheet(t.number).is_none() {
+                push(
+                    "cheatsheets",
+                    None,
+                    None,
+                    format!("no sheet for track {} (cheatsheets/{}.md)", t.number, t.stem()),
+                );
+            }
+        }
+        let mut seen = std::collections::HashMap::new();
+        for s in &self.sheets {
+            if let Some(prev) = seen.insert(s.meta.track, &s.file) {
+                push(&s.file, None, None, format!("track {} already has a sheet in {prev}", s.meta.track));
+            }
+            if tracks::track(s.meta.track).is_some_and(|t| t.slug != s.meta.id) {
+                push(&s.file, Some(2), None, format!("id \"{}\" should be the track slug", s.meta.id));
+            }
+            for d in &s.meta.drills {
+                if self.drill(d).is_none() {
+                    push(&s.file, None, None, format!("front matter names drill \"{d}\", which does not exist"));
+                }
+            }
+            for (line, link) in links::scan_links(&s.body) {
+                let line = Some(line + s.body_line_offset);
+                match link {
+                    Err(m) => push(&s.file, line, None, m),
+                    Ok(l) => {
+                        if let Err(m) = self.resolve(&l) {
+                            push(&s.file, line, None, m)
+                        }
+                    }
+                }
+            }
+        }
+        let mut ids = std::collections::HashMap::new();
+        for q in &self.quizzes {
+            for item in &q.items {
+                if let Some(prev) = ids.insert(item.id.clone(), q.file.clone()) {
+                    push(&q.file, None, Some(&item.id), format!("duplicate id (also in {prev})"));
+                }
+                if item.id.trim().is_empty() || item.id.contains(char::is_whitespace) {
+                    push(&q.file, None, Some(&item.id), "ids must be non-empty and without spaces".into());
+                }
+                if let Some(target) = &item.sheet {
+                    let link = Link::parse(&format!("sheet:{target}"));
+                    match link {
+                        None => push(&q.file, None, Some(&item.id), format!("sheet link \"{target}\" is malformed")),
+                        Some(l) => {
+                            if let Err(m) = self.resolve(&l) {
+                                push(&q.file, None, Some(&item.id), m)
+                            }
+                        }
+                    }
+                }
+                if let (Some(check), Answer::Numeric { value, tolerance }) = (&item.check, &item.answer) {
+                    match recompute::compute(check) {
+                        Err(m) => push(&q.file, None, Some(&item.id), format!("check: {m}")),
+                        Ok(v) if (v - value).abs() > *tolerance => push(
+                            &q.file,
+                            None,
+                            Some(&item.id),
+                            format!("answer {value} ± {tolerance} disagrees with the code, which computes {v}"),
+                        ),
+                        Ok(_) => {}
+                    }
+                }
+                if let Some(d) = &item.drill {
+                    if self.drill(d).is_none() {
+                        push(&q.file, None, Some(&item.id), format!("drill \"{d}\" does not exist"));
+                    }
+                }
+                let texts = [Some(&item.prompt), Some(&item.explanation)];
+                for text in texts.into_iter().flatten() {
+                    for (_, link) in links::scan_links(text) {
+                        match link.and_then(|l| self.resolve(&l)) {
+                            Ok(()) => {}
+                            Err(m) => push(&q.file, None, Some(&item.id), m),
+                        }
+                    }
+                }
+            }
+        }
+        for d in &self.drills {
+            let file = format!("drills/{}/drill.toml", d.id);
+            if tracks::track(d.track).is_none() {
+                push(&file, None, None, format!("unknown track {}", d.track));
+            }
+            if let Some(target) = &d.sheet {
+                match Link::parse(&format!("sheet:{target}")) {
+                    None => push(&file, None, None, format!("sheet link \"{target}\" is malformed")),
+                    Some(l) => {
+                        if let Err(m) = self.resolve(&l) {
+                            push(&file, None, None, m)
+                        }
+                    }
+                }
+            }
+            for (line, link) in links::scan_links(&d.readme) {
+                if let Err(m) = link.and_then(|l| self.resolve(&l)) {
+                    push(&format!("drills/{}/README.md", d.id), Some(line), None, m);
+                }
+            }
+        }
+        errors
+    }
+
+    /// Check that a link points at something that exists.
+    pub fn resolve(&self, link: &Link) -> Result<(), String> {
+        match link {
+            Link::Drill(id) => self.drill(id).map(|_| ()).ok_or_else(|| format!("link to unknown drill \"{id}\"")),
+            Link::Quiz { track, .. } => {
+                tracks::track(*track).map(|_| ()).ok_or_else(|| format!("link to the quiz of unknown track {track}"))
+            }
+            Link::Sheet { track, section } => {
+                let sheet = self.sheet(*track).ok_or_else(|| format!("link to the sheet of unknown track {track}"))?;
+                match section {
+                    Some(slug) if sheet.section(slug).is_none() => {
+                        Err(format!("link to section \"{slug}\" that track {track}'s sheet does not have"))
+                    }
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+
+    pub fn sheet(&self, track: u8) -> Option<&Sheet> {
+        self.sheets.iter().find(|s| s.meta.track == track)
+    }
+
+    pub fn quiz(&self, track: u8) -> Option<&QuizSet> {
+        self.quizzes.iter().find(|q| q.track == track)
+    }
+
+    pub fn drill(&self, id: &str) -> Option<&DrillMeta> {
+        self.drills.iter().find(|d| d.id == id)
+    }
+
+    pub fn drills_of(&self, track: u8) -> impl Iterator<Item = &DrillMeta> {
+        self.drills.iter().filter(move |d| d.track == track)
+    }
+
+    /// Every quiz item, in track order.
+    pub fn items(&self) -> impl Iterator<Item = &QuizItem> {
+        self.quizzes.iter().flat_map(|q| q.items.iter())
+    }
+
+    pub fn item(&self, id: &str) -> Option<&QuizItem> {
+        self.items().find(|i| i.id == id)
+    }
+}
+
+fn collect_embedded(dir: &Dir<'static>, prefix: &str, out: &mut Vec<File>) {
+    for f in dir.files() {
+        let hidden = f.path().file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if let Some(text) = f.contents_utf8() {
+            out.push(File { path: format!("{prefix}/{}", f.path().display()), text: text.to_string() });
+        }
+    }
+    for d in dir.dirs() {
+        collect_embedded(d, prefix, out);
+    }
+}
+
+fn collect_disk(root: &Path, dir: &Path, out: &mut Vec<File>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            collect_disk(root, &path, out)?;
+        } else {
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            out.push(File { path: rel, text });
+        }
+    }
+    Ok(())
+}

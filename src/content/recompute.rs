@@ -1,0 +1,284 @@
+//! Recomputing numeric quiz answers with the lab's own code.
+//!
+//! A numeric item may carry a `[item.check]` table naming a function and its
+//! arguments. The value is computed here by calling the same `rl`,
+//! `continual`, `eval` and `ml` functions the drills train with, so the
+//! content and the code cannot disagree silently: a test recomputes every
+//! checked item and compares it with the item's `value ± tolerance`.
+
+use std::collections::BTreeMap;
+
+use candle_core::{Device, Tensor, Var};
+
+use crate::continual::{ewc_penalty, AccuracyMatrix, Fisher};
+use crate::eval::{pass_at_k, pass_hat_k};
+use crate::rl::advantage::{group_advantages, rloo_advantages, GroupNorm};
+use crate::rl::dpo::{dpo_loss, DpoVariant};
+use crate::rl::gae::gae;
+use crate::rl::kl::kl_k3;
+use crate::rl::ppo::clip_objective;
+use crate::rl::returns::discounted_returns;
+
+/// Names a `check` table may use (documented in the README's content section).
+pub const FUNCTIONS: &[&str] = &[
+    "discounted_return",
+    "gae_advantage",
+    "group_advantage",
+    "rloo_advantage",
+    "pass_at_k",
+    "pass_hat_k",
+    "dpo_loss",
+    "bradley_terry",
+    "ppo_clip_objective",
+    "kl_k3",
+    "ewc_penalty",
+    "average_accuracy",
+    "backward_transfer",
+    "forward_transfer",
+    "lora_params",
+    "kv_cache_bytes",
+    "entropy",
+];
+
+struct Args<'a>(&'a toml::Table);
+
+impl Args<'_> {
+    fn f(&self, k: &str) -> Result<f64, String> {
+        match self.0.get(k) {
+            Some(toml::Value::Float(x)) => Ok(*x),
+            Some(toml::Value::Integer(i)) => Ok(*i as f64),
+            Some(v) => Err(format!("argument `{k}` should be a number, got {v}")),
+            None => Err(format!("missing argument `{k}`")),
+        }
+    }
+
+    fn u(&self, k: &str) -> Result<usize, String> {
+        match self.0.get(k) {
+            Some(toml::Value::Integer(i)) if *i >= 0 => Ok(*i as usize),
+            Some(v) => Err(format!("argument `{k}` should be a non-negative integer, got {v}")),
+            None => Err(format!("missing argument `{k}`")),
+        }
+    }
+
+    fn list(&self, k: &str) -> Result<Vec<f64>, String> {
+        match self.0.get(k) {
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .map(|v| match v {
+                    toml::Value::Float(x) => Ok(*x),
+                    toml::Value::Integer(i) => Ok(*i as f64),
+                    _ => Err(format!("`{k}` must be a list of numbers")),
+                })
+                .collect(),
+            Some(_) => Err(format!("`{k}` must be a list of numbers")),
+            None => Err(format!("missing argument `{k}`")),
+        }
+    }
+
+    fn f32s(&self, k: &str) -> Result<Vec<f32>, String> {
+        Ok(self.list(k)?.into_iter().map(|x| x as f32).collect())
+    }
+
+    fn matrix(&self, k: &str) -> Result<Vec<Vec<f64>>, String> {
+        match self.0.get(k) {
+            Some(toml::Value::Array(rows)) => rows
+                .iter()
+                .map(|r| match r {
+                    toml::Value::Array(_) => {
+                        Args(&toml::Table::from_iter([("row".to_string(), r.clone())])).list("row")
+                    }
+                    _ => Err(format!("`{k}` must be a list of rows")),
+                })
+                .collect(),
+            _ => Err(format!("missing or malformed matrix `{k}`")),
+        }
+    }
+
+    fn index(&self, len: usize) -> Result<usize, String> {
+        let i = self.u("index")?;
+        if i >= len {
+            return Err(format!("index {i} is out of range for {len} values"));
+        }
+        Ok(i)
+    }
+}
+
+fn scalar(x: f32) -> Result<Tensor, String> {
+    Tensor::new(&[x], &Device::Cpu).map_err(|e| e.to_string())
+}
+
+/// Compute the value a `check` table describes.
+pub fn compute(check: &toml::Table) -> Result<f64, String> {
+    let name = match check.get("fn") {
+        Some(toml::Value::String(s)) => s.as_str(),
+        _ => return Err("check table without a `fn` name".into()),
+    };
+    let a = Args(check);
+    let err = |e: candle_core::Error| e.to_string();
+    match name {
+        "discounted_return" => {
+            let r = a.f32s("rewards")?;
+            let g = discounted_returns(&r, a.f("gamma")? as f32);
+            Ok(g[a.index(g.len())?] as f64)
+        }
+        "gae_advantage" => {
+            let r = a.f32s("rewards")?;
+            let v = a.f32s("values")?;
+            if v.len() != r.len() {
+                return Err("`values` and `rewards` differ in length".into());
+            }
+            let out = gae(
+                &r,
+                &v,
+                &vec![false; r.len()],
+                a.f("last_value")? as f32,
+                a.f("gamma")? as f32,
+                a.f("lambda")? as f32,
+            );
+            Ok(out.advantages[a.index(r.len())?] as f64)
+        }
+        "group_advantage" => {
+            let r = a.f32s("rewards")?;
+            let norm = match check.get("norm").and_then(|v| v.as_str()) {
+                Some("mean_std") | None => GroupNorm::MeanStd,
+                Some("mean_only") => GroupNorm::MeanOnly,
+                Some(other) => return Err(format!("unknown norm \"{other}\" (mean_std or mean_only)")),
+            };
+            let adv = group_advantages(&r, norm);
+            Ok(adv[a.index(adv.len())?] as f64)
+        }
+        "rloo_advantage" => {
+            let adv = rloo_advantages(&a.f32s("rewards")?);
+            Ok(adv[a.index(adv.len())?] as f64)
+        }
+        "pass_at_k" | "pass_hat_k" => {
+            let (n, c, k) = (a.u("n")?, a.u("c")?, a.u("k")?);
+            if c > n || k > n || k == 0 {
+                return Err("need 1 ≤ k ≤ n and c ≤ n".into());
+            }
+            Ok(if name == "pass_at_k" { pass_at_k(n, c, k) } else { pass_hat_k(n, c, k) })
+        }
+        "dpo_loss" => {
+            let t = |k: &str| -> Result<Tensor, String> { scalar(a.f(k)? as f32) };
+            let out = dpo_loss(
+                &t("policy_chosen")?,
+                &t("policy_rejected")?,
+                &t("ref_chosen")?,
+                &t("ref_rejected")?,
+                a.f("beta")?,
+                DpoVariant::Sigmoid,
+            )
+            .map_err(err)?;
+            Ok(out.loss.to_scalar::<f32>().map_err(err)? as f64)
+        }
+        "bradley_terry" => {
+            // P(chosen ≻ rejected) = σ(r_c − r_r) = exp(−(−log σ(Δ))).
+            let delta = scalar((a.f("r_chosen")? - a.f("r_rejected")?) as f32)?;
+            let nls = crate::rl::dpo::neg_log_sigmoid(&delta).map_err(err)?.to_vec1::<f32>().map_err(err)?[0];
+            Ok((-(nls as f64)).exp())
+        }
+        "ppo_clip_objective" => Ok(clip_objective(a.f("ratio")?, a.f("advantage")?, a.f("eps")?)),
+        "kl_k3" => {
+            let k = kl_k3(&scalar(a.f("logp")? as f32)?, &scalar(a.f("ref_logp")? as f32)?).map_err(err)?;
+            Ok(k.to_vec1::<f32>().map_err(err)?[0] as f64)
+        }
+        "ewc_penalty" => {
+            let f = a.f32s("fisher")?;
+            let th = a.f32s("theta")?;
+            let st = a.f32s("theta_star")?;
+            if f.len() != th.len() || th.len() != st.len() {
+                return Err("fisher, theta and theta_star must have one length".into());
+            }
+            let d = Device::Cpu;
+            let n = f.len();
+            let var = Var::from_vec(th, n, &d).map_err(err)?;
+            let vars = BTreeMap::from([("p".to_string(), var)]);
+            let fisher = Fisher {
+                diag: BTreeMap::from([("p".to_string(), Tensor::from_vec(f, n, &d).map_err(err)?)]),
+                samples: 1,
+            };
+            let anchor = BTreeMap::from([("p".to_string(), Tensor::from_vec(st, n, &d).map_err(err)?)]);
+            Ok(ewc_penalty(&vars, &fisher, &anchor, a.f("lambda")?).map_err(err)?.to_scalar::<f32>().map_err(err)?
+                as f64)
+        }
+        "average_accuracy" | "backward_transfer" | "forward_transfer" => {
+            let m = a.matrix("matrix")?;
+            if m.is_empty() || m.iter().any(|r| r.len() != m.len()) {
+                return Err("`matrix` must be square (T rows of T accuracies)".into());
+            }
+            let am = AccuracyMatrix::new(m);
+            Ok(match name {
+                "average_accuracy" => am.average_accuracy(),
+                "backward_transfer" => am.backward_transfer(),
+                _ => {
+                    let b = a.list("baseline")?;
+                    if b.len() != am.tasks() {
+                        return Err("`baseline` needs one accuracy per task".into());
+                    }
+                    am.forward_transfer(&b)
+                }
+            })
+        }
+        "lora_params" => Ok((a.u("rank")? * (a.u("d_in")? + a.u("d_out")?)) as f64),
+        "kv_cache_bytes" => Ok(crate::ml::gpt::kv_cache_bytes(
+            a.u("layers")?,
+            a.u("kv_heads")?,
+            a.u("head_dim")?,
+            a.u("seq_len")?,
+            a.u("batch")?,
+            a.u("bytes_per_elem")?,
+        ) as f64),
+        "entropy" => {
+            let p = a.list("probs")?;
+            let s: f64 = p.iter().sum();
+            if (s - 1.0).abs() > 1e-6 || p.iter().any(|x| *x < 0.0) {
+                return Err("`probs` must be a probability distribution".into());
+            }
+            // Through the same function the drills chart: logits = ln p.
+            let logits: Vec<f32> = p.iter().map(|x| if *x > 0.0 { x.ln() as f32 } else { -1e30 }).collect();
+            let t = Tensor::new(logits.as_slice(), &Device::Cpu).map_err(err)?;
+            Ok(crate::rl::entropy::entropy_from_logits(&t).map_err(err)?.to_scalar::<f32>().map_err(err)? as f64)
+        }
+        other => Err(format!("unknown check function \"{other}\"")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(s: &str) -> f64 {
+        compute(&toml::from_str::<toml::Table>(s).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn known_values() {
+        assert!((check("fn='group_advantage'\nrewards=[1,0,0,1]\nindex=0") - 1.0).abs() < 1e-4);
+        assert!((check("fn='rloo_advantage'\nrewards=[1,2,3]\nindex=0") + 1.5).abs() < 1e-6);
+        assert!((check("fn='pass_at_k'\nn=10\nc=3\nk=1") - 0.3).abs() < 1e-12);
+        assert!(
+            (check("fn='dpo_loss'\npolicy_chosen=-4\npolicy_rejected=-7\nref_chosen=-5\nref_rejected=-6\nbeta=0.5")
+                - 0.31326)
+                .abs()
+                < 1e-4
+        );
+        assert!((check("fn='bradley_terry'\nr_chosen=1.0\nr_rejected=0.0") - 0.731_058_6).abs() < 1e-6);
+        assert!((check("fn='lora_params'\nd_in=4096\nd_out=4096\nrank=8") - 65536.0).abs() < 1e-9);
+        assert!((check("fn='entropy'\nprobs=[0.5,0.5]") - std::f64::consts::LN_2).abs() < 1e-6);
+        assert!(
+            (check("fn='kv_cache_bytes'\nlayers=2\nkv_heads=2\nhead_dim=4\nseq_len=10\nbatch=3\nbytes_per_elem=2")
+                - 1920.0)
+                .abs()
+                < 1e-9
+        );
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        let e = compute(&toml::from_str::<toml::Table>("fn='nope'").unwrap()).unwrap_err();
+        assert!(e.contains("unknown check function"));
+        let e = compute(&toml::from_str::<toml::Table>("fn='rloo_advantage'\nrewards=[1,2]\nindex=5").unwrap())
+            .unwrap_err();
+        assert!(e.contains("out of range"));
+    }
+}

@@ -1,0 +1,32 @@
+//! Agent environments and their tools. Pure code: no model, no UI.
+//!
+//! * [`calculator`] — exact integer arithmetic; errors come back as text.
+//! * [`kb`] — a fact table about a fictional world, shipped in `assets/world/`.
+//! * [`react`] — the ReAct loop: parse a completion, route to a tool, inject
+//!   the observation, repeat.
+//! * [`qa_world`] — the search-or-answer QA world with a multi-term reward.
+
+pub mod calculator;
+pub mod kb;
+pub mod qa_world;
+pub mod react;
+
+/// Who wrote a piece of a trajectory. Only `Agent` text is trained on; the
+/// rest gets label −100 (SFT) or mask 0 (RL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Role {
+    /// The task as given (question, instructions).
+    Prompt,
+    /// Text the policy produced.
+    Agent,
+    /// Text the environment produced (tool observations).
+    Env,
+}
+
+/// A trajectory as role-tagged text segments, in order.
+pub type Segments = Vec<(Role, String)>;
+
+/// The whole text of a trajectory.
+pub fn joined(segments: &[(Role, String)]) -> String {
+    segments.iter().map(|(_, s)| s.as_str()).collect()
+}

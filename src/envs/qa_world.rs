@@ -1,0 +1,197 @@
+//! The search-or-answer QA world (seed 001's agentic-RL environment).
+//!
+//! Each question asks for a fact about a fictional place. The agent may
+//! `search[place]` (the environment answers with facts) or `answer[x]`,
+//! which ends the episode:
+//!
+//! ```text
+//! Q: capital of Zondnaus?          ← prompt
+//! search[Zondnaus]                 ← agent
+//! Obs: Zondnaus capital Didreir    ← environment (masked in the loss)
+//! answer[Didreir]                  ← agent
+//! ```
+//!
+//! Reward, per turn so that returns can be discounted by turn:
+//!
+//! ```text
+//! search turn:  −λ                                 (every search costs)
+//! answer turn:  w_correct·[answer = truth] + w_format
+//! bad turn:     0, and the episode goes on until max_turns
+//! ```
+//!
+//! So the total is `correct + format − λ·searches`. With λ = 0 searching is
+//! free and a policy has no reason to stop; with a large λ it pays to guess.
+//! Some places are "known": the warm-start data answers them directly, so a
+//! search there is needless; for the others a search is the only way.
+
+use super::kb::FactTable;
+use super::{Role, Segments};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QaConfig {
+    pub w_correct: f32,
+    pub w_format: f32,
+    /// λ: cost of one search.
+    pub search_cost: f32,
+    pub max_turns: usize,
+}
+
+impl Default for QaConfig {
+    fn default() -> Self {
+        QaConfig { w_correct: 1.0, w_format: 0.1, search_cost: 0.2, max_turns: 3 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    pub entity: String,
+    pub truth: String,
+    /// Whether the warm start saw this place's answer (a search is needless).
+    pub known: bool,
+}
+
+impl Question {
+    pub fn prompt(&self) -> String {
+        format!("Q: capital of {}?\n", self.entity)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum QaAction {
+    Search(String),
+    Answer(String),
+    Invalid,
+}
+
+/// Parse one agent line.
+pub fn parse_action(line: &str) -> QaAction {
+    let l = line.trim();
+    let inner = |p: &str| l.strip_prefix(p).and_then(|r| r.strip_suffix(']')).map(|s| s.trim().to_string());
+    if let Some(q) = inner("search[") {
+        QaAction::Search(q)
+    } else if let Some(a) = inner("answer[") {
+        QaAction::Answer(a)
+    } else {
+        QaAction::Invalid
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct QaEpisode {
+    pub segments: Segments,
+    /// One reward per agent turn.
+    pub turn_rewards: Vec<f32>,
+    pub searches: usize,
+    pub answered: bool,
+    pub correct: bool,
+}
+
+impl QaEpisode {
+    pub fn total_reward(&self) -> f32 {
+        self.turn_rewards.iter().sum()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct QaWorld {
+    pub kb: FactTable,
+    pub cfg: QaConfig,
+}
+
+impl QaWorld {
+    pub fn new(kb: FactTable, cfg: QaConfig) -> QaWorld {
+        QaWorld { kb, cfg }
+    }
+
+    /// What a search returns: the place's capital and flag, or nothing.
+    pub fn search(&self, query: &str) -> String {
+        let q = query.trim();
+        match (self.kb.get(q, "capital"), self.kb.get(q, "flag")) {
+            (Some(c), Some(f)) => format!("Obs: {q} capital {c}, flag {f}\n"),
+            _ => "Obs: no result\n".to_string(),
+        }
+    }
+
+    /// Play one episode; `policy(transcript)` returns the agent's next line.
+    pub fn run<E>(&self, q: &Question, policy: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<QaEpisode, E> {
+        let mut ep = QaEpisode {
+            segments: vec![(Role::Prompt, q.prompt())],
+            turn_rewards: Vec::new(),
+            searches: 0,
+            answered: false,
+            correct: false,
+        };
+        let mut transcript = q.prompt();
+        for _ in 0..self.cfg.max_turns {
+            let mut line = policy(&transcript)?;
+            if let Some(nl) = line.find('\n') {
+                line.truncate(nl);
+            }
+            line.push('\n');
+            transcript.push_str(&line);
+            ep.segments.push((Role::Agent, line.clone()));
+            match parse_action(&line) {
+                QaAction::Search(query) => {
+                    ep.searches += 1;
+                    ep.turn_rewards.push(-self.cfg.search_cost);
+                    let obs = self.search(&query);
+                    transcript.push_str(&obs);
+                    ep.segments.push((Role::Env, obs));
+                }
+                QaAction::Answer(a) => {
+                    ep.answered = true;
+                    ep.correct = a == q.truth;
+                    ep.turn_rewards.push(self.cfg.w_correct * f32::from(ep.correct as u8) + self.cfg.w_format);
+                    return Ok(ep);
+                }
+                QaAction::Invalid => ep.turn_rewards.push(0.0),
+            }
+        }
+        Ok(ep)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world() -> (QaWorld, Question) {
+        let w = QaWorld::new(FactTable::world(), QaConfig::default());
+        let e = w.kb.entities()[0].to_string();
+        let truth = w.kb.get(&e, "capital").unwrap().to_string();
+        (w, Question { entity: e, truth, known: false })
+    }
+
+    #[test]
+    fn reward_is_correct_plus_format_minus_lambda_searches() {
+        let (w, q) = world();
+        let lines = [format!("search[{}]", q.entity), format!("answer[{}]", q.truth)];
+        let mut i = 0;
+        let ep = w
+            .run(&q, &mut |t: &str| -> Result<String, ()> {
+                if i == 1 {
+                    assert!(t.contains(&format!("capital {}", q.truth)), "the search result is in the transcript");
+                }
+                i += 1;
+                Ok(lines[i - 1].clone())
+            })
+            .unwrap();
+        assert_eq!(ep.turn_rewards, vec![-0.2, 1.1]);
+        assert!((ep.total_reward() - 0.9).abs() < 1e-6);
+        assert!(ep.correct && ep.searches == 1);
+        assert_eq!(ep.segments.iter().filter(|(r, _)| *r == Role::Env).count(), 1);
+    }
+
+    #[test]
+    fn wrong_invalid_and_unanswered() {
+        let (w, q) = world();
+        let ep = w.run(&q, &mut |_: &str| -> Result<String, ()> { Ok("answer[Nowhere]".into()) }).unwrap();
+        assert!(!ep.correct && ep.answered);
+        assert!((ep.total_reward() - 0.1).abs() < 1e-6, "format only");
+        let ep = w.run(&q, &mut |_: &str| -> Result<String, ()> { Ok("hello".into()) }).unwrap();
+        assert_eq!(ep.turn_rewards, vec![0.0; 3]);
+        assert!(!ep.answered);
+        assert_eq!(parse_action(" search[ A ] "), QaAction::Search("A".into()));
+        assert_eq!(w.search("Nowhere"), "Obs: no result\n");
+    }
+}

@@ -1,0 +1,22 @@
+//! agentlab: a terminal learning lab for LLM agent post-training.
+//!
+//! The library holds everything; `src/main.rs` is a thin CLI over it.
+//! Boundaries (SPEC §2): `rl`, `continual`, `ml` and `eval` are pure and know
+//! nothing of the UI; drills emit events; the TUI only consumes them.
+
+pub mod bench;
+pub mod cli;
+pub mod content;
+pub mod continual;
+pub mod envs;
+pub mod eval;
+pub mod markdown;
+pub mod ml;
+pub mod rl;
+pub mod tui;
+
+// candle allocates a fresh buffer for nearly every op; glibc maps and unmaps
+// the large ones each time (page faults were a third of a training step).
+// mimalloc keeps them. It also serves the tests, which train too.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

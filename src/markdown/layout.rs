@@ -1,0 +1,565 @@
+//! Wrapping a parsed [`Doc`] at a width.
+//!
+//! Positions in [`Rendered`] are line indices and *char* offsets into
+//! `plain[line]`, so search hits and link highlights can be painted over the
+//! styled lines by the reader without re-wrapping.
+
+use std::collections::HashSet;
+
+use pulldown_cmark::Alignment;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+
+use super::{styles, BlockKind, Doc, Seg, Target};
+
+/// A link as laid out: one spot per line it occupies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkSpot {
+    pub line: usize,
+    pub start: usize,
+    pub end: usize,
+    pub target: Target,
+    /// Spots of one link that wrapped over several lines share a group.
+    pub group: usize,
+}
+
+/// A document laid out at one width.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    pub lines: Vec<Line<'static>>,
+    /// The same lines without styles (search, plain-text output).
+    pub plain: Vec<String>,
+    /// (line, index into `Doc::headings`).
+    pub headings: Vec<(usize, usize)>,
+    pub links: Vec<LinkSpot>,
+    /// (line, foldable id) of every visible `<details>` summary.
+    pub summaries: Vec<(usize, usize)>,
+    pub width: u16,
+}
+
+impl Rendered {
+    pub fn line_of_heading(&self, index: usize) -> Option<usize> {
+        self.headings.iter().find(|(_, i)| *i == index).map(|(l, _)| *l)
+    }
+
+    /// The heading the reader is in when `top` is the first visible line.
+    pub fn heading_at(&self, top: usize) -> Option<usize> {
+        self.headings.iter().take_while(|(l, _)| *l <= top).last().map(|(_, i)| *i)
+    }
+
+    /// Number of distinct links.
+    pub fn link_count(&self) -> usize {
+        self.links.last().map_or(0, |l| l.group + 1)
+    }
+
+    /// The first spot of link group `g`.
+    pub fn link(&self, g: usize) -> Option<&LinkSpot> {
+        self.links.iter().find(|l| l.group == g)
+    }
+
+    /// All of the text, one line per terminal line.
+    pub fn to_plain_text(&self) -> String {
+        let mut s = String::new();
+        for l in &self.plain {
+            s.push_str(l.trim_end());
+            s.push('\n');
+        }
+        s
+    }
+}
+
+/// A line being assembled: styled pieces plus link spots.
+#[derive(Default)]
+struct OutLine {
+    pieces: Vec<(String, Style, Option<Target>)>,
+    width: usize,
+}
+
+impl OutLine {
+    fn push(&mut self, text: &str, style: Style, link: Option<Target>) {
+        if text.is_empty() {
+            return;
+        }
+        self.width += text.width();
+        if let Some(last) = self.pieces.last_mut() {
+            if last.1 == style && last.2 == link {
+                last.0.push_str(text);
+                return;
+            }
+        }
+        self.pieces.push((text.to_string(), style, link));
+    }
+
+    fn push_segs(&mut self, segs: &[Seg]) {
+        for s in segs {
+            self.push(&s.text, s.style, s.link.clone());
+        }
+    }
+}
+
+struct Out {
+    r: Rendered,
+    last_blank: bool,
+    last_link: Option<Target>,
+    group: usize,
+}
+
+impl Out {
+    fn emit(&mut self, line: OutLine) {
+        let idx = self.r.lines.len();
+        let mut plain = String::new();
+        let mut spans = Vec::new();
+        let mut col = 0;
+        let mut any_link = false;
+        for (text, style, link) in line.pieces {
+            let n = text.chars().count();
+            if let Some(t) = link {
+                // A new link group starts unless this continues the previous link.
+                let continues =
+                    self.r.links.last().is_some_and(|l| (l.line + 1 == idx || l.line == idx) && l.target == t)
+                        && self.last_link.as_ref() == Some(&t);
+                if !continues && !self.r.links.is_empty() {
+                    self.group += 1;
+                }
+                self.r.links.push(LinkSpot {
+                    line: idx,
+                    start: col,
+                    end: col + n,
+                    target: t.clone(),
+                    group: self.group,
+                });
+                self.last_link = Some(t);
+                any_link = true;
+            }
+            col += n;
+            plain.push_str(&text);
+            spans.push(Span::styled(text, style));
+        }
+        if !any_link {
+            self.last_link = None;
+        }
+        self.last_blank = plain.trim().is_empty() || plain.trim() == "│";
+        self.r.plain.push(plain);
+        self.r.lines.push(Line::from(spans));
+    }
+
+    fn blank(&mut self, prefix: &[Seg]) {
+        if self.last_blank || self.r.lines.is_empty() {
+            return;
+        }
+        let mut l = OutLine::default();
+        l.push_segs(prefix);
+        self.emit(l);
+    }
+}
+
+impl Doc {
+    /// Lay the document out at `width` columns with the given `<details>` open.
+    pub fn layout(&self, width: u16, open: &HashSet<usize>) -> Rendered {
+        let width = width.max(20) as usize;
+        let mut out = Out {
+            r: Rendered { width: width as u16, ..Default::default() },
+            last_blank: true,
+            last_link: None,
+            group: 0,
+        };
+        for block in &self.blocks {
+            if !block.inside.iter().all(|id| open.contains(id)) {
+                continue;
+            }
+            let prefix_w: usize = block.rest.iter().map(|s| s.text.width()).sum();
+            let avail = width.saturating_sub(prefix_w).max(10);
+            match &block.kind {
+                BlockKind::Blank => out.blank(&block.rest),
+                BlockKind::Para(segs) => {
+                    for l in wrap(segs, &block.first, &block.rest, width) {
+                        out.emit(l);
+                    }
+                }
+                BlockKind::Heading { index, segs } => {
+                    if !out.last_blank && !out.r.lines.is_empty() {
+                        out.blank(&block.rest);
+                    }
+                    let level = self.headings[*index].level;
+                    let mut marked: Vec<Seg> = Vec::new();
+                    if level == 2 {
+                        marked.push(Seg { text: "▍".into(), style: styles::heading(2), link: None });
+                    }
+                    marked.extend(segs.iter().cloned());
+                    let first_line = out.r.lines.len();
+                    for l in wrap(&marked, &block.first, &block.rest, width) {
+                        out.emit(l);
+                    }
+                    out.r.headings.push((first_line, *index));
+                    if level == 1 {
+                        let mut l = OutLine::default();
+                        l.push_segs(&block.rest);
+                        let title_w: usize = segs.iter().map(|s| s.text.width()).sum();
+                        l.push(&"━".repeat(title_w.min(avail)), styles::heading(1), None);
+                        out.emit(l);
+                    }
+                }
+                BlockKind::Rule => {
+                    let mut l = OutLine::default();
+                    l.push_segs(&block.first);
+                    l.push(&"─".repeat(avail), styles::dim(), None);
+                    out.emit(l);
+                }
+                BlockKind::Math(text) => {
+                    let seg = [Seg { text: text.clone(), style: styles::math(), link: None }];
+                    let mut first = block.first.clone();
+                    first.push(Seg { text: "    ".into(), style: styles::text(), link: None });
+                    let mut rest = block.rest.clone();
+                    rest.push(Seg { text: "    ".into(), style: styles::text(), link: None });
+                    for l in wrap(&seg, &first, &rest, width) {
+                        out.emit(l);
+                    }
+                }
+                BlockKind::Code { lang, lines } => code_block(&mut out, block, lang, lines, avail),
+                BlockKind::Table { aligns, header, rows } => {
+                    table(&mut out, &block.first, &block.rest, aligns, header, rows, avail)
+                }
+                BlockKind::Summary { id, text } => {
+                    let is_open = open.contains(id);
+                    let mut l = OutLine::default();
+                    l.push_segs(&block.first);
+                    let marker = if is_open { "▼ " } else { "▶ " };
+                    l.push(marker, styles::summary(), None);
+                    l.push(text, styles::summary(), None);
+                    if !is_open {
+                        l.push("  (o: open)", styles::dim(), None);
+                    }
+                    out.r.summaries.push((out.r.lines.len(), *id));
+                    out.emit(l);
+                    if !is_open {
+                        out.blank(&block.rest);
+                    }
+                }
+            }
+        }
+        // Drop trailing blank lines.
+        while out.r.plain.last().is_some_and(|l| l.trim().is_empty()) {
+            out.r.plain.pop();
+            out.r.lines.pop();
+        }
+        out.r
+    }
+}
+
+/// Greedy word wrap of styled segments; words never split unless longer than a line.
+fn wrap(segs: &[Seg], first: &[Seg], rest: &[Seg], width: usize) -> Vec<OutLine> {
+    // Words as lists of pieces, so "**bold**," stays one word.
+    type Piece = (String, Style, Option<Target>);
+    let mut words: Vec<(Vec<Piece>, bool)> = Vec::new(); // (pieces, space before)
+    let mut cur: Vec<Piece> = Vec::new();
+    let mut space = false;
+    for s in segs {
+        let mut buf = String::new();
+        for c in s.text.chars() {
+            if c.is_whitespace() {
+                if !buf.is_empty() {
+                    cur.push((std::mem::take(&mut buf), s.style, s.link.clone()));
+                }
+                if !cur.is_empty() {
+                    words.push((std::mem::take(&mut cur), space));
+                }
+                space = true;
+            } else {
+                buf.push(c);
+            }
+        }
+        if !buf.is_empty() {
+            cur.push((buf, s.style, s.link.clone()));
+        }
+    }
+    if !cur.is_empty() {
+        words.push((cur, space));
+    }
+
+    let prefix_w = |p: &[Seg]| p.iter().map(|s| s.text.width()).sum::<usize>();
+    let mut lines = Vec::new();
+    let mut line = OutLine::default();
+    line.push_segs(first);
+    let mut start_w = prefix_w(first);
+    for (pieces, space_before) in words {
+        let w: usize = pieces.iter().map(|p| p.0.width()).sum();
+        let has_content = line.width > start_w;
+        let gap = usize::from(space_before && has_content);
+        if has_content && line.width + gap + w > width {
+            lines.push(std::mem::take(&mut line));
+            line.push_segs(rest);
+            start_w = prefix_w(rest);
+        }
+        let has_content = line.width > start_w;
+        if space_before && has_content {
+            // The space takes the link style only inside one link.
+            let link = pieces.first().and_then(|p| p.2.clone());
+            let prev_link = line.pieces.last().and_then(|p| p.2.clone());
+            let style = if link.is_some() && link == prev_link { pieces[0].1 } else { Style::default() };
+            line.push(" ", style, if link == prev_link { link } else { None });
+        }
+        for (text, style, link) in pieces {
+            // Hard-split a piece that does not fit on an empty line (long URLs, CJK runs).
+            let mut chunk = String::new();
+            for c in text.chars() {
+                let cw = c.width().unwrap_or(0);
+                if line.width + chunk.width() + cw > width && line.width + chunk.width() > start_w {
+                    line.push(&chunk, style, link.clone());
+                    chunk.clear();
+                    lines.push(std::mem::take(&mut line));
+                    line.push_segs(rest);
+                    start_w = prefix_w(rest);
+                }
+                chunk.push(c);
+            }
+            line.push(&chunk, style, link.clone());
+        }
+    }
+    if line.width > 0 {
+        lines.push(line);
+    }
+    lines
+}
+
+fn code_block(out: &mut Out, block: &super::Block, lang: &str, lines: &[Vec<(Style, String)>], avail: usize) {
+    let gutter = Style::default().fg(ratatui::style::Color::Rgb(0x58, 0x58, 0x58));
+    let mut head = OutLine::default();
+    head.push_segs(&block.first);
+    let label = if lang.is_empty() { String::new() } else { format!(" {lang} ") };
+    head.push("╭─", gutter, None);
+    head.push(&label, styles::dim().add_modifier(Modifier::ITALIC), None);
+    head.push(&"─".repeat(avail.saturating_sub(2 + label.width()).min(40)), gutter, None);
+    out.emit(head);
+    let inner = avail.saturating_sub(2).max(8);
+    for pieces in lines {
+        let mut l = OutLine::default();
+        l.push_segs(&block.rest);
+        l.push("│ ", gutter, None);
+        for (style, text) in pieces {
+            for c in text.chars() {
+                let cw = c.width().unwrap_or(0);
+                if l.width + cw > inner + block.rest.iter().map(|s| s.text.width()).sum::<usize>() + 2 {
+                    out.emit(std::mem::take(&mut l));
+                    l.push_segs(&block.rest);
+                    l.push("│ ", gutter, None);
+                    l.push("↪ ", styles::dim(), None);
+                }
+                let mut b = [0u8; 4];
+                l.push(c.encode_utf8(&mut b), *style, None);
+            }
+        }
+        out.emit(l);
+    }
+    let mut foot = OutLine::default();
+    foot.push_segs(&block.rest);
+    foot.push("╰─", gutter, None);
+    out.emit(foot);
+}
+
+/// Column widths that fit `avail`: natural widths, shrinking the widest first.
+fn column_widths(natural: &[usize], avail: usize) -> Vec<usize> {
+    let n = natural.len();
+    let chrome = 3 * n + 1; // "│ " + " " per column, and the closing "│"
+    let budget = avail.saturating_sub(chrome).max(n * 3);
+    let mut w: Vec<usize> = natural.iter().map(|&x| x.max(1)).collect();
+    while w.iter().sum::<usize>() > budget {
+        let (i, &max) = w.iter().enumerate().max_by_key(|(_, &x)| x).expect("non-empty");
+        if max <= 3 {
+            break;
+        }
+        w[i] -= 1;
+    }
+    w
+}
+
+fn table(
+    out: &mut Out,
+    first: &[Seg],
+    rest: &[Seg],
+    aligns: &[Alignment],
+    header: &[Vec<Seg>],
+    rows: &[Vec<Vec<Seg>>],
+    avail: usize,
+) {
+    let ncols = header.len().max(rows.iter().map(|r| r.len()).max().unwrap_or(0));
+    if ncols == 0 {
+        return;
+    }
+    let cell_w = |c: &Vec<Seg>| c.iter().map(|s| s.text.width()).sum::<usize>();
+    let mut natural = vec![0; ncols];
+    for row in std::iter::once(header).chain(rows.iter().map(|r| r.as_slice())) {
+        for (i, c) in row.iter().enumerate() {
+            natural[i] = natural[i].max(cell_w(c));
+        }
+    }
+    let widths = column_widths(&natural, avail);
+    let border = styles::dim();
+    let rule = |l: &str, m: &str, r: &str| {
+        let mut s = String::from(l);
+        for (i, w) in widths.iter().enumerate() {
+            s.push_str(&"─".repeat(w + 2));
+            s.push_str(if i + 1 == widths.len() { r } else { m });
+        }
+        s
+    };
+    let mut is_first = true;
+    let mut emit_rule = |out: &mut Out, text: String| {
+        let mut l = OutLine::default();
+        l.push_segs(if is_first { first } else { rest });
+        is_first = false;
+        l.push(&text, border, None);
+        out.emit(l);
+    };
+    emit_rule(out, rule("┌", "┬", "┐"));
+    let emit_row = |out: &mut Out, row: &[Vec<Seg>], bold: bool| {
+        let wrapped: Vec<Vec<OutLine>> = (0..ncols)
+            .map(|i| {
+                let mut segs = row.get(i).cloned().unwrap_or_default();
+                if bold {
+                    for s in segs.iter_mut() {
+                        s.style = s.style.add_modifier(Modifier::BOLD);
+                    }
+                }
+                wrap(&segs, &[], &[], widths[i])
+            })
+            .collect();
+        let height = wrapped.iter().map(|c| c.len()).max().unwrap_or(1).max(1);
+        for h in 0..height {
+            let mut l = OutLine::default();
+            l.push_segs(rest);
+            l.push("│", border, None);
+            for (i, cell) in wrapped.iter().enumerate() {
+                let w = widths[i];
+                let (pieces, used) = match cell.get(h) {
+                    Some(cl) => (cl.pieces.clone(), cl.width),
+                    None => (Vec::new(), 0),
+                };
+                let pad = w.saturating_sub(used);
+                let (left, right) = match aligns.get(i) {
+                    Some(Alignment::Right) => (pad, 0),
+                    Some(Alignment::Center) => (pad / 2, pad - pad / 2),
+                    _ => (0, pad),
+                };
+                l.push(&" ".repeat(1 + left), Style::default(), None);
+                for (t, s, link) in pieces {
+                    l.push(&t, s, link);
+                }
+                l.push(&" ".repeat(right + 1), Style::default(), None);
+                l.push("│", border, None);
+            }
+            out.emit(l);
+        }
+    };
+    emit_row(out, header, true);
+    emit_rule(out, rule("├", "┼", "┤"));
+    for row in rows {
+        emit_row(out, row, false);
+    }
+    emit_rule(out, rule("└", "┴", "┘"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::links::Link;
+
+    fn render(md: &str, width: u16) -> Rendered {
+        Doc::parse_plain(md).layout(width, &HashSet::new())
+    }
+
+    #[test]
+    fn paragraphs_wrap_at_word_boundaries() {
+        let r = render("alpha beta gamma delta epsilon zeta eta theta iota kappa", 20);
+        for l in &r.plain {
+            assert!(l.width() <= 20, "{l:?}");
+        }
+        assert_eq!(r.plain[0], "alpha beta gamma");
+        assert_eq!(r.plain.join(" "), "alpha beta gamma delta epsilon zeta eta theta iota kappa");
+    }
+
+    #[test]
+    fn table_has_aligned_columns() {
+        let md = "| algo | critic | baseline |\n|---|:---:|---:|\n| PPO | yes | V(s) |\n| GRPO | no | group mean |\n";
+        let r = render(md, 60);
+        let text = r.to_plain_text();
+        assert!(text.contains("│ algo │ critic │   baseline │"), "{text}");
+        assert!(text.contains("│ GRPO │   no   │ group mean │"), "{text}");
+        let widths: HashSet<usize> = r.plain.iter().map(|l| l.width()).collect();
+        assert_eq!(widths.len(), 1, "all table lines have one width: {text}");
+    }
+
+    #[test]
+    fn narrow_table_wraps_cells_instead_of_overflowing() {
+        let md = "| a | b |\n|---|---|\n| a long cell with many words in it | another long cell with words |\n";
+        let r = render(md, 30);
+        for l in &r.plain {
+            assert!(l.width() <= 30, "{l:?} overflows");
+        }
+        assert!(r.to_plain_text().contains("many"));
+    }
+
+    #[test]
+    fn code_block_is_framed_and_highlighted() {
+        let r = render("```python\ndef f(x):\n    return x * 2\n```\n", 40);
+        assert!(r.plain[0].starts_with("╭─ python"));
+        assert_eq!(r.plain[1], "│ def f(x):");
+        assert_eq!(r.plain[2], "│     return x * 2");
+        let styles: HashSet<_> = r.lines[1].spans.iter().map(|s| s.style).collect();
+        assert!(styles.len() >= 3, "highlighted: {:?}", r.lines[1]);
+    }
+
+    #[test]
+    fn math_becomes_unicode() {
+        let r = render("The return $G_t = \\sum_{k=0}^{T} \\gamma^k r_{t+k}$ and\n\n$$\\hat{A}_i = \\frac{r_i - \\mu}{\\sigma}$$\n", 80);
+        let text = r.to_plain_text();
+        assert!(text.contains("Gₜ = ∑"), "{text}");
+        assert!(text.contains("γᵏ"), "{text}");
+        assert!(text.contains("(rᵢ - μ)/σ"), "{text}");
+        assert!(!text.contains('$') && !text.contains("\\frac"), "{text}");
+    }
+
+    #[test]
+    fn headings_and_links_are_recorded() {
+        let md = "# Top\n\nSee [drill:ewc-replay] now.\n\n## Part two\n\nAnd [the paper](https://arxiv.org/abs/1612.00796).\n";
+        let doc = Doc::parse(md, &|l| match l {
+            Link::Drill(id) => Some(format!("Drill {id}")),
+            _ => None,
+        });
+        let r = doc.layout(80, &HashSet::new());
+        assert_eq!(doc.headings.len(), 2);
+        assert_eq!(doc.headings[1].slug, "part-two");
+        assert_eq!(r.headings.len(), 2);
+        assert!(r.plain[r.headings[1].0].contains("Part two"));
+        assert_eq!(r.link_count(), 2);
+        let first = r.link(0).unwrap();
+        assert_eq!(first.target, Target::Lab(Link::Drill("ewc-replay".into())));
+        let text: String = r.plain[first.line].chars().skip(first.start).take(first.end - first.start).collect();
+        assert_eq!(text, "→ Drill ewc-replay");
+        assert!(r.to_plain_text().contains("⟨https://arxiv.org/abs/1612.00796⟩"));
+    }
+
+    #[test]
+    fn details_fold_and_unfold() {
+        let md = "Question?\n\n<details><summary>Answer</summary>\n\nThe hidden answer.\n\n</details>\n\nAfter.\n";
+        let doc = Doc::parse_plain(md);
+        assert_eq!(doc.foldables, 1);
+        let closed = doc.layout(60, &HashSet::new()).to_plain_text();
+        assert!(closed.contains("▶ Answer"));
+        assert!(!closed.contains("hidden"));
+        assert!(closed.contains("After."));
+        let open = doc.layout(60, &HashSet::from([0])).to_plain_text();
+        assert!(open.contains("▼ Answer"));
+        assert!(open.contains("The hidden answer."));
+    }
+
+    #[test]
+    fn lists_and_quotes_get_prefixes() {
+        let md = "- one\n- two\n  - nested\n1. first\n2. second\n\n> quoted text\n";
+        let text = render(md, 60).to_plain_text();
+        assert!(text.contains("• one"));
+        assert!(text.contains("  ◦ nested"), "{text}");
+        assert!(text.contains("2. second"));
+        assert!(text.contains("│ quoted text"));
+    }
+}

@@ -1,0 +1,82 @@
+//! Choosing where tensors live: `--device auto|cpu|cuda|metal`.
+//!
+//! `auto` picks CUDA when the binary was built with `--features cuda` and a GPU
+//! answers, Metal likewise, else the CPU. The default build links no GPU code.
+
+use anyhow::{bail, Result};
+use candle_core::Device;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceChoice {
+    #[default]
+    Auto,
+    Cpu,
+    Cuda,
+    Metal,
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "cuda" | "gpu" => Ok(DeviceChoice::Cuda),
+            "metal" => Ok(DeviceChoice::Metal),
+            _ => Err(format!("unknown device \"{s}\": use auto, cpu, cuda or metal")),
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            DeviceChoice::Auto => "auto",
+            DeviceChoice::Cpu => "cpu",
+            DeviceChoice::Cuda => "cuda",
+            DeviceChoice::Metal => "metal",
+        };
+        f.write_str(s)
+    }
+}
+
+pub fn select(choice: DeviceChoice) -> Result<Device> {
+    match choice {
+        DeviceChoice::Cpu => Ok(Device::Cpu),
+        DeviceChoice::Cuda => {
+            if !cfg!(feature = "cuda") {
+                bail!("this agentlab was built without CUDA: rebuild with `cargo build --release --features cuda` (see README)");
+            }
+            Ok(Device::new_cuda(0)?)
+        }
+        DeviceChoice::Metal => {
+            if !cfg!(feature = "metal") {
+                bail!("this agentlab was built without Metal: rebuild with `cargo build --release --features metal`");
+            }
+            Ok(Device::new_metal(0)?)
+        }
+        DeviceChoice::Auto => {
+            if cfg!(feature = "cuda") {
+                if let Ok(d) = Device::new_cuda(0) {
+                    return Ok(d);
+                }
+            }
+            if cfg!(feature = "metal") {
+                if let Ok(d) = Device::new_metal(0) {
+                    return Ok(d);
+                }
+            }
+            Ok(Device::Cpu)
+        }
+    }
+}
+
+/// Human name of a device, for headers and reports.
+pub fn describe(device: &Device) -> String {
+    match device {
+        Device::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
+        Device::Cuda(_) => "cuda:0".to_string(),
+        Device::Metal(_) => "metal:0".to_string(),
+    }
+}

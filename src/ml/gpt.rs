@@ -1,0 +1,444 @@
+//! The tiny GPT: a decoder-only transformer, readable top to bottom.
+//!
+//! ```text
+//! tokens [B,T] → token embedding (+ learned position embedding, or RoPE in attention)
+//!   → n_layers × { x + Attn(LN(x)) ; x + MLP(LN(x)) }      (pre-norm blocks)
+//!   → LN → LM head (tied to the token embedding by default) → logits [B,T,V]
+//! ```
+//!
+//! Attention is causal multi-head self-attention with a fused QKV projection;
+//! the MLP is `d → 4d → d` with exact GELU, or SwiGLU as an option. Weights are
+//! initialised as in GPT-2: N(0, 0.02), residual projections scaled by
+//! 1/√(2·n_layers), biases 0, norm gains 1. Every parameter is a candle `Var`
+//! in a `VarMap`, named like `blocks.0.attn.qkv.weight`, so any of them can be
+//! trained, frozen, saved and reloaded.
+
+use std::collections::BTreeMap;
+
+use candle_core::{DType, Device, Result, Tensor, Var, D};
+use candle_nn::VarMap;
+use serde::{Deserialize, Serialize};
+
+use super::ops;
+use super::rng::Rng;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum PosEncoding {
+    #[default]
+    Learned,
+    Rope,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum MlpKind {
+    #[default]
+    Gelu,
+    SwiGlu,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GptConfig {
+    pub vocab: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+    /// Maximum sequence length (learned position table size).
+    pub context: usize,
+    #[serde(default)]
+    pub pos: PosEncoding,
+    #[serde(default)]
+    pub mlp: MlpKind,
+    /// Share the token embedding with the LM head.
+    #[serde(default = "yes")]
+    pub tied: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl GptConfig {
+    pub fn new(vocab: usize, d_model: usize, n_layers: usize, n_heads: usize, context: usize) -> GptConfig {
+        GptConfig {
+            vocab,
+            d_model,
+            n_layers,
+            n_heads,
+            context,
+            pos: PosEncoding::Learned,
+            mlp: MlpKind::Gelu,
+            tied: true,
+        }
+    }
+
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.vocab == 0 || self.d_model == 0 || self.n_layers == 0 || self.n_heads == 0 || self.context == 0 {
+            return Err("every model dimension must be positive".into());
+        }
+        if self.d_model % self.n_heads != 0 {
+            return Err(format!("d_model {} is not divisible by n_heads {}", self.d_model, self.n_heads));
+        }
+        if self.pos == PosEncoding::Rope && (self.d_model / self.n_heads) % 2 != 0 {
+            return Err("RoPE needs an even head dimension".into());
+        }
+        Ok(())
+    }
+
+    pub fn head_dim(&self) -> usize {
+        self.d_model / self.n_heads
+    }
+
+    /// Hidden width of the MLP (SwiGLU uses 2/3 of 4d per branch to keep the parameter count).
+    pub fn mlp_hidden(&self) -> usize {
+        match self.mlp {
+            MlpKind::Gelu => 4 * self.d_model,
+            MlpKind::SwiGlu => (8 * self.d_model).div_ceil(3),
+        }
+    }
+}
+
+/// `y = x @ wᵀ + b`.
+#[derive(Debug, Clone)]
+pub struct Linear {
+    pub w: Tensor,
+    pub b: Option<Tensor>,
+}
+
+impl Linear {
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        ops::linear(x, &self.w, self.b.as_ref())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LayerNorm {
+    pub w: Tensor,
+    pub b: Tensor,
+}
+
+impl LayerNorm {
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        ops::layer_norm(x, &self.w, &self.b, 1e-5)
+    }
+}
+
+/// Keys and values of earlier positions, per layer: `[B, H, S, hd]`.
+#[derive(Debug, Clone, Default)]
+pub struct KvCache {
+    pub layers: Vec<Option<(Tensor, Tensor)>>,
+}
+
+impl KvCache {
+    pub fn new(n_layers: usize) -> KvCache {
+        KvCache { layers: vec![None; n_layers] }
+    }
+
+    /// Number of cached positions.
+    pub fn len(&self) -> usize {
+        self.layers.first().and_then(|l| l.as_ref()).map_or(0, |(k, _)| k.dim(2).unwrap_or(0))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Attention {
+    pub qkv: Linear,
+    pub proj: Linear,
+    pub n_heads: usize,
+    pub rope: bool,
+}
+
+impl Attention {
+    /// `x: [B,t,D]`, `mask` broadcastable to `[B,H,t,S]`, `rope`: (cos, sin) for the t positions.
+    fn forward(
+        &self,
+        x: &Tensor,
+        mask: &Tensor,
+        rope: Option<&(Tensor, Tensor)>,
+        cache: Option<&mut Option<(Tensor, Tensor)>>,
+    ) -> Result<Tensor> {
+        let (b, t, d) = x.dims3()?;
+        let hd = d / self.n_heads;
+        let qkv = self.qkv.forward(x)?; // [B,t,3D]
+        let heads = |i: usize| -> Result<Tensor> {
+            qkv.narrow(D::Minus1, i * d, d)?.reshape((b, t, self.n_heads, hd))?.transpose(1, 2)?.contiguous()
+        };
+        let (mut q, mut k, mut v) = (heads(0)?, heads(1)?, heads(2)?); // [B,H,t,hd]
+        if let Some((cos, sin)) = rope {
+            q = apply_rope(&q, cos, sin)?;
+            k = apply_rope(&k, cos, sin)?;
+        }
+        if let Some(slot) = cache {
+            if let Some((pk, pv)) = slot.as_ref() {
+                k = Tensor::cat(&[pk, &k], 2)?;
+                v = Tensor::cat(&[pv, &v], 2)?;
+            }
+            *slot = Some((k.clone(), v.clone()));
+        }
+        let scale = 1.0 / (hd as f64).sqrt();
+        let att = (q.matmul(&k.t()?)? * scale)?.broadcast_add(mask)?; // [B,H,t,S]
+        let att = ops::softmax(&att)?;
+        let y = att.matmul(&v)?; // [B,H,t,hd]
+        let y = y.transpose(1, 2)?.reshape((b, t, d))?;
+        self.proj.forward(&y)
+    }
+}
+
+/// Rotate pairs (x₁, x₂) of the two halves of each head by position-dependent angles.
+fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
+    let hd = x.dim(D::Minus1)?;
+    let x1 = x.narrow(D::Minus1, 0, hd / 2)?;
+    let x2 = x.narrow(D::Minus1, hd / 2, hd / 2)?;
+    let rotated = Tensor::cat(&[&x2.neg()?, &x1], D::Minus1)?;
+    x.broadcast_mul(cos)? + rotated.broadcast_mul(sin)?
+}
+
+#[derive(Debug, Clone)]
+pub enum Mlp {
+    Gelu { fc: Linear, proj: Linear },
+    SwiGlu { gate: Linear, up: Linear, proj: Linear },
+}
+
+impl Mlp {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        match self {
+            Mlp::Gelu { fc, proj } => proj.forward(&ops::gelu(&fc.forward(x)?)?),
+            Mlp::SwiGlu { gate, up, proj } => {
+                let g = candle_nn::ops::silu(&gate.forward(x)?)?;
+                proj.forward(&(g * up.forward(x)?)?)
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub ln1: LayerNorm,
+    pub attn: Attention,
+    pub ln2: LayerNorm,
+    pub mlp: Mlp,
+}
+
+impl Block {
+    fn forward(
+        &self,
+        x: &Tensor,
+        mask: &Tensor,
+        rope: Option<&(Tensor, Tensor)>,
+        cache: Option<&mut Option<(Tensor, Tensor)>>,
+    ) -> Result<Tensor> {
+        let x = (x + self.attn.forward(&self.ln1.forward(x)?, mask, rope, cache)?)?;
+        &x + self.mlp.forward(&self.ln2.forward(&x)?)?
+    }
+}
+
+/// Positions of the tokens fed to [`Gpt::run`].
+pub enum Positions<'a> {
+    /// `0..T` for every row (training, scoring).
+    Range(usize),
+    /// Per-row absolute positions `[B, t]` (cached, left-padded generation).
+    PerRow(&'a [Vec<u32>]),
+}
+
+pub struct Gpt {
+    pub cfg: GptConfig,
+    pub varmap: VarMap,
+    pub device: Device,
+    pub wte: Tensor,
+    pub wpe: Option<Tensor>,
+    pub blocks: Vec<Block>,
+    pub ln_f: LayerNorm,
+    pub lm_head: Option<Tensor>,
+}
+
+/// Registers parameters in a VarMap as they are created.
+struct Params<'a> {
+    varmap: &'a VarMap,
+    device: &'a Device,
+    rng: &'a mut Rng,
+}
+
+impl Params<'_> {
+    fn add(&mut self, name: &str, shape: &[usize], init: Init) -> Result<Tensor> {
+        let n: usize = shape.iter().product();
+        let data: Vec<f32> = match init {
+            Init::Normal(std) => (0..n).map(|_| self.rng.normal() * std).collect(),
+            Init::Zeros => vec![0.0; n],
+            Init::Ones => vec![1.0; n],
+        };
+        let var = Var::from_vec(data, shape, self.device)?;
+        let t = var.as_tensor().clone();
+        self.varmap.data().lock().expect("varmap lock").insert(name.to_string(), var);
+        Ok(t)
+    }
+
+    fn linear(&mut self, name: &str, d_in: usize, d_out: usize, std: f32, bias: bool) -> Result<Linear> {
+        let w = self.add(&format!("{name}.weight"), &[d_out, d_in], Init::Normal(std))?;
+        let b = if bias { Some(self.add(&format!("{name}.bias"), &[d_out], Init::Zeros)?) } else { None };
+        Ok(Linear { w, b })
+    }
+
+    fn norm(&mut self, name: &str, d: usize) -> Result<LayerNorm> {
+        Ok(LayerNorm {
+            w: self.add(&format!("{name}.weight"), &[d], Init::Ones)?,
+            b: self.add(&format!("{name}.bias"), &[d], Init::Zeros)?,
+        })
+    }
+}
+
+enum Init {
+    Normal(f32),
+    Zeros,
+    Ones,
+}
+
+impl Gpt {
+    /// A freshly initialised model; the same seed gives the same weights on any device.
+    pub fn new(cfg: GptConfig, seed: u64, device: &Device) -> Result<Gpt> {
+        cfg.validate().map_err(candle_core::Error::msg)?;
+        let varmap = VarMap::new();
+        let mut rng = Rng::new(seed ^ 0x6770_7400);
+        let mut p = Params { varmap: &varmap, device, rng: &mut rng };
+        let d = cfg.d_model;
+        let std = 0.02f32;
+        let resid_std = std / (2.0 * cfg.n_layers as f32).sqrt();
+        let wte = p.add("wte.weight", &[cfg.vocab, d], Init::Normal(std))?;
+        let wpe = match cfg.pos {
+            PosEncoding::Learned => Some(p.add("wpe.weight", &[cfg.context, d], Init::Normal(std))?),
+            PosEncoding::Rope => None,
+        };
+        let mut blocks = Vec::with_capacity(cfg.n_layers);
+        for l in 0..cfg.n_layers {
+            let name = |s: &str| format!("blocks.{l}.{s}");
+            let ln1 = p.norm(&name("ln1"), d)?;
+            let qkv = p.linear(&name("attn.qkv"), d, 3 * d, std, true)?;
+            let proj = p.linear(&name("attn.proj"), d, d, resid_std, true)?;
+            let ln2 = p.norm(&name("ln2"), d)?;
+            let h = cfg.mlp_hidden();
+            let mlp = match cfg.mlp {
+                MlpKind::Gelu => Mlp::Gelu {
+                    fc: p.linear(&name("mlp.fc"), d, h, std, true)?,
+                    proj: p.linear(&name("mlp.proj"), h, d, resid_std, true)?,
+                },
+                MlpKind::SwiGlu => Mlp::SwiGlu {
+                    gate: p.linear(&name("mlp.gate"), d, h, std, false)?,
+                    up: p.linear(&name("mlp.up"), d, h, std, false)?,
+                    proj: p.linear(&name("mlp.proj"), h, d, resid_std, false)?,
+                },
+            };
+            let attn = Attention { qkv, proj, n_heads: cfg.n_heads, rope: cfg.pos == PosEncoding::Rope };
+            blocks.push(Block { ln1, attn, ln2, mlp });
+        }
+        let ln_f = p.norm("ln_f", d)?;
+        let lm_head =
+            if cfg.tied { None } else { Some(p.add("lm_head.weight", &[cfg.vocab, d], Init::Normal(std))?) };
+        Ok(Gpt { cfg, varmap, device: device.clone(), wte, wpe, blocks, ln_f, lm_head })
+    }
+
+    /// All parameters by name, sorted.
+    pub fn vars(&self) -> BTreeMap<String, Var> {
+        self.varmap.data().lock().expect("varmap lock").iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// Parameters whose name passes `keep` (to train a subset and freeze the rest).
+    pub fn vars_where(&self, keep: impl Fn(&str) -> bool) -> Vec<Var> {
+        self.vars().into_iter().filter(|(k, _)| keep(k)).map(|(_, v)| v).collect()
+    }
+
+    pub fn num_params(&self) -> usize {
+        self.vars().values().map(|v| v.elem_count()).sum()
+    }
+
+    /// Logits `[B,T,V]` for token ids `[B,T]` (u32), positions `0..T`, causal.
+    pub fn forward(&self, tokens: &Tensor) -> Result<Tensor> {
+        let (_, t) = tokens.dims2()?;
+        let mask = ops::causal_mask(t, &self.device)?;
+        self.run(tokens, Positions::Range(t), &mask, None)
+    }
+
+    /// The general forward: explicit positions, an additive mask broadcastable
+    /// to `[B,H,t,S]`, and an optional KV cache that grows by `t` positions.
+    pub fn run(
+        &self,
+        tokens: &Tensor,
+        pos: Positions<'_>,
+        mask: &Tensor,
+        mut cache: Option<&mut KvCache>,
+    ) -> Result<Tensor> {
+        let (b, t) = tokens.dims2()?;
+        let past = cache.as_ref().map_or(0, |c| c.len());
+        if past + t > self.cfg.context {
+            candle_core::bail!("sequence of {} tokens exceeds the model context of {}", past + t, self.cfg.context);
+        }
+        let pos_ids: Tensor = match pos {
+            Positions::Range(n) => Tensor::arange(past as u32, (past + n) as u32, &self.device)?
+                .unsqueeze(0)?
+                .broadcast_as((b, t))?
+                .contiguous()?,
+            Positions::PerRow(rows) => {
+                Tensor::from_vec(rows.iter().flatten().copied().collect::<Vec<u32>>(), (b, t), &self.device)?
+            }
+        };
+        let mut x = self.wte.embedding_lookup(tokens)?; // [B,t,D]
+        let rope = match &self.wpe {
+            Some(wpe) => {
+                x = (x + wpe.embedding_lookup(&pos_ids)?)?;
+                None
+            }
+            None => Some(self.rope_tables(&pos_ids)?),
+        };
+        for (l, block) in self.blocks.iter().enumerate() {
+            let slot = cache.as_deref_mut().map(|c| &mut c.layers[l]);
+            x = block.forward(&x, mask, rope.as_ref(), slot)?;
+        }
+        let x = self.ln_f.forward(&x)?;
+        let head = self.lm_head.as_ref().unwrap_or(&self.wte);
+        ops::linear(&x, head, None)
+    }
+
+    /// cos/sin tables `[B,1,t,hd]` for RoPE at the given positions (base 10000).
+    fn rope_tables(&self, pos_ids: &Tensor) -> Result<(Tensor, Tensor)> {
+        let hd = self.cfg.head_dim();
+        let half = hd / 2;
+        let inv: Vec<f32> = (0..half).map(|i| 1.0 / 10000f32.powf(2.0 * i as f32 / hd as f32)).collect();
+        let inv = Tensor::from_vec(inv, (1, 1, half), &self.device)?;
+        let angles = pos_ids.to_dtype(DType::F32)?.unsqueeze(2)?.broadcast_mul(&inv)?; // [B,t,half]
+        let angles = Tensor::cat(&[&angles, &angles], D::Minus1)?.unsqueeze(1)?; // [B,1,t,hd]
+        Ok((angles.cos()?, angles.sin()?))
+    }
+}
+
+/// `table[ids]` as a differentiable gather (index_select has a backward).
+trait EmbeddingLookup {
+    fn embedding_lookup(&self, ids: &Tensor) -> Result<Tensor>;
+}
+
+impl EmbeddingLookup for Tensor {
+    fn embedding_lookup(&self, ids: &Tensor) -> Result<Tensor> {
+        let dims = ids.dims().to_vec();
+        let flat = ids.flatten_all()?;
+        let rows = self.index_select(&flat, 0)?;
+        let mut out = dims;
+        out.push(self.dim(1)?);
+        rows.reshape(out)
+    }
+}
+
+/// Bytes of a KV cache: keys and values (×2) for every layer, KV head,
+/// head dimension, position and sequence. Used by the infrastructure sheet's
+/// memory arithmetic; `[sheet:4]`.
+pub fn kv_cache_bytes(
+    layers: usize,
+    kv_heads: usize,
+    head_dim: usize,
+    seq_len: usize,
+    batch: usize,
+    bytes_per_elem: usize,
+) -> usize {
+    2 * layers * kv_heads * head_dim * seq_len * batch * bytes_per_elem
+}

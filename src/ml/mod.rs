@@ -1,0 +1,15 @@
+//! Machine learning on candle: the tiny GPT, tokenizers, losses, the
+//! optimizer, decoding, checkpoints and device choice. Nothing here knows
+//! about drills or the UI.
+
+pub mod checkpoint;
+pub mod device;
+pub mod gpt;
+pub mod loss;
+pub mod ops;
+pub mod optim;
+pub mod rng;
+pub mod sample;
+pub mod tokenizer;
+
+pub use gpt::{Gpt, GptConfig};

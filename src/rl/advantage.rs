@@ -1,0 +1,131 @@
+//! Advantages from a *group* of samples for the same prompt — no critic.
+//!
+//! GRPO (Shao et al., arXiv:2402.03300) normalises each reward by its group:
+//!
+//! ```text
+//! Â_i = (r_i − mean(r)) / (std(r) + ε)        (MeanStd; std over the group, ddof 0)
+//! Â_i =  r_i − mean(r)                          (MeanOnly: Dr. GRPO, arXiv:2503.20783)
+//! ```
+//!
+//! RLOO (arXiv:2402.14740) uses the mean of the *other* samples as baseline:
+//! `Â_i = r_i − (Σ_{j≠i} r_j)/(G − 1)`, which equals `G/(G−1)·(r_i − mean)`.
+//!
+//! A group whose rewards are all equal (all right, or all wrong) gives zero
+//! advantage everywhere: it teaches nothing, which is why drills chart the
+//! fraction of zero-std groups. A group of one gives zero too.
+//!
+//! Note on conventions: TRL divides by the sample std (ddof 1), which scales a
+//! group of G by √((G−1)/G) relative to ddof 0; the direction of every
+//! update is the same.
+//!
+//! ```
+//! use agentlab::rl::{group_advantages, rloo_advantages, GroupNorm};
+//! let a = group_advantages(&[1.0, 0.0, 0.0, 1.0], GroupNorm::MeanStd);
+//! assert!((a[0] - 1.0).abs() < 1e-4 && (a[1] + 1.0).abs() < 1e-4);
+//! assert_eq!(rloo_advantages(&[1.0, 2.0, 3.0]), vec![-1.5, 0.0, 1.5]);
+//! ```
+
+/// Added to the std so that a near-constant group does not explode.
+pub const STD_EPS: f32 = 1e-6;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupNorm {
+    /// GRPO: subtract the group mean, divide by the group std.
+    MeanStd,
+    /// Dr. GRPO: subtract the mean only (no per-group rescaling of hard or easy prompts).
+    MeanOnly,
+}
+
+/// Which baseline a policy-gradient drill uses (a config choice in the drills).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Baseline {
+    /// Plain REINFORCE: the advantage is the return itself.
+    None,
+    Group(GroupNorm),
+    Rloo,
+}
+
+impl Baseline {
+    pub fn parse(s: &str) -> Option<Baseline> {
+        match s {
+            "reinforce" | "none" => Some(Baseline::None),
+            "grpo" => Some(Baseline::Group(GroupNorm::MeanStd)),
+            "dr-grpo" | "mean-only" => Some(Baseline::Group(GroupNorm::MeanOnly)),
+            "rloo" => Some(Baseline::Rloo),
+            _ => None,
+        }
+    }
+
+    pub fn advantages(self, rewards: &[f32]) -> Vec<f32> {
+        match self {
+            Baseline::None => rewards.to_vec(),
+            Baseline::Group(n) => group_advantages(rewards, n),
+            Baseline::Rloo => rloo_advantages(rewards),
+        }
+    }
+}
+
+fn mean(xs: &[f32]) -> f32 {
+    xs.iter().sum::<f32>() / xs.len() as f32
+}
+
+pub fn group_advantages(rewards: &[f32], norm: GroupNorm) -> Vec<f32> {
+    if rewards.len() < 2 {
+        return vec![0.0; rewards.len()];
+    }
+    let mu = mean(rewards);
+    match norm {
+        GroupNorm::MeanOnly => rewards.iter().map(|r| r - mu).collect(),
+        GroupNorm::MeanStd => {
+            let var = rewards.iter().map(|r| (r - mu).powi(2)).sum::<f32>() / rewards.len() as f32;
+            let sd = var.sqrt();
+            rewards.iter().map(|r| (r - mu) / (sd + STD_EPS)).collect()
+        }
+    }
+}
+
+pub fn rloo_advantages(rewards: &[f32]) -> Vec<f32> {
+    let g = rewards.len();
+    if g < 2 {
+        return vec![0.0; g];
+    }
+    let total: f32 = rewards.iter().sum();
+    rewards.iter().map(|r| r - (total - r) / (g - 1) as f32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn group_of_one_and_constant_group_give_zero() {
+        assert_eq!(group_advantages(&[0.7], GroupNorm::MeanStd), vec![0.0]);
+        assert_eq!(group_advantages(&[1.0, 1.0, 1.0], GroupNorm::MeanStd), vec![0.0; 3]);
+        assert_eq!(group_advantages(&[0.2; 4], GroupNorm::MeanOnly), vec![0.0; 4]);
+        assert_eq!(rloo_advantages(&[5.0]), vec![0.0]);
+    }
+
+    #[test]
+    fn zero_mean_unit_std_and_rank_order_preserved() {
+        let r = [0.3f32, 2.0, -1.0, 0.9, 0.0, 1.5];
+        let a = group_advantages(&r, GroupNorm::MeanStd);
+        let m: f32 = a.iter().sum::<f32>() / a.len() as f32;
+        let sd = (a.iter().map(|x| (x - m).powi(2)).sum::<f32>() / a.len() as f32).sqrt();
+        assert!(m.abs() < 1e-5 && (sd - 1.0).abs() < 1e-4);
+        for i in 0..r.len() {
+            for j in 0..r.len() {
+                assert_eq!(r[i] < r[j], a[i] < a[j], "order of {i},{j}");
+            }
+        }
+    }
+
+    #[test]
+    fn rloo_is_scaled_mean_baseline() {
+        assert_eq!(rloo_advantages(&[1.0, 2.0, 3.0]), vec![-1.5, 0.0, 1.5]);
+        let r = [0.0f32, 1.0, 1.0, 0.0, 1.0];
+        let mo = group_advantages(&r, GroupNorm::MeanOnly);
+        for (a, b) in rloo_advantages(&r).iter().zip(mo) {
+            assert!((a - b * 5.0 / 4.0).abs() < 1e-6);
+        }
+    }
+}

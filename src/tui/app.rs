@@ -1,0 +1,181 @@
+//! Application state and event → action handling. Drawing lives in `ui.rs`
+//! and the screen modules; nothing here draws.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+
+use super::screens::{home, reader, Screen};
+use crate::content::{Content, Link};
+use crate::markdown::Target;
+
+/// What a screen asks the app to do after a key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    None,
+    Back,
+    Quit,
+    Open(Box<Screen>),
+    Follow(Target),
+    Flash(String),
+}
+
+pub struct App {
+    pub content: Content,
+    /// Screens stacked by navigation; the last one is shown. Never empty.
+    pub stack: Vec<Screen>,
+    pub help: bool,
+    pub flash: Option<String>,
+    quit: bool,
+    pub area: Rect,
+}
+
+/// Smallest terminal the UI draws into; below it a message asks to enlarge it.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+impl App {
+    pub fn new(content: Content) -> App {
+        let home = Screen::Home(home::State::default());
+        App { content, stack: vec![home], help: false, flash: None, quit: false, area: Rect::default() }
+    }
+
+    pub fn screen(&self) -> &Screen {
+        self.stack.last().expect("the screen stack is never empty")
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    pub fn too_small(&self) -> bool {
+        self.area.width < MIN_WIDTH || self.area.height < MIN_HEIGHT
+    }
+
+    /// Per-frame preparation that needs `&mut` (layout caches sized to the terminal).
+    pub fn prepare(&mut self, area: Rect) {
+        self.area = area;
+        if self.too_small() {
+            return;
+        }
+        let body = super::ui::body_area(area);
+        if let Some(Screen::Reader(r)) = self.stack.last_mut() {
+            r.prepare(body);
+        }
+    }
+
+    /// Returns whether anything changed that needs a redraw.
+    pub fn on_tick(&mut self) -> bool {
+        false
+    }
+
+    pub fn shutdown(&mut self) {}
+
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        // Ctrl-C always quits, whatever has focus.
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+            return;
+        }
+        self.flash = None;
+        if self.help {
+            if matches!(key.code, KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter) {
+                self.help = false;
+            }
+            return;
+        }
+        if self.too_small() {
+            if matches!(key.code, KeyCode::Char('q')) {
+                self.quit = true;
+            }
+            return;
+        }
+        let typing = self.screen().is_typing();
+        if !typing {
+            match key.code {
+                KeyCode::Char('?') => {
+                    self.help = true;
+                    return;
+                }
+                KeyCode::Char('q') => {
+                    self.quit = true;
+                    return;
+                }
+                _ => {}
+            }
+        }
+        let content = &self.content;
+        let action = match self.stack.last_mut().expect("non-empty") {
+            Screen::Home(s) => s.on_key(key, content),
+            Screen::Reader(s) => s.on_key(key),
+        };
+        self.apply(action);
+    }
+
+    pub fn apply(&mut self, action: Action) {
+        match action {
+            Action::None => {}
+            Action::Quit => self.quit = true,
+            Action::Back => {
+                if self.stack.len() > 1 {
+                    self.stack.pop();
+                }
+            }
+            Action::Open(screen) => self.stack.push(*screen),
+            Action::Flash(m) => self.flash = Some(m),
+            Action::Follow(target) => self.follow(target),
+        }
+    }
+
+    /// Follow a link from any screen.
+    pub fn follow(&mut self, target: Target) {
+        match target {
+            Target::Url(url) => self.flash = Some(format!("web link (open it in your browser): {url}")),
+            Target::Lab(Link::Sheet { track, section }) => {
+                // Inside the same sheet: jump; otherwise open the sheet on top.
+                if let Some(Screen::Reader(r)) = self.stack.last_mut() {
+                    if r.track == Some(track) {
+                        if let Some(slug) = section {
+                            r.jump_to_slug(&slug);
+                        }
+                        return;
+                    }
+                }
+                match reader::State::for_track(&self.content, track, section.as_deref()) {
+                    Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
+                    None => self.flash = Some(format!("track {track} has no sheet")),
+                }
+            }
+            Target::Lab(Link::Drill(id)) => match reader::State::for_drill(&self.content, &id) {
+                Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
+                None => self.flash = Some(format!("no drill \"{id}\"")),
+            },
+            Target::Lab(Link::Quiz { track, .. }) => {
+                self.flash = Some(format!("The quiz of track {track} opens here once the quiz screen lands."));
+            }
+        }
+    }
+}
+
+/// Label for lab links in rendered Markdown: the title of what they point at.
+pub fn link_label(content: &Content, link: &Link) -> Option<String> {
+    match link {
+        Link::Drill(id) => content.drill(id).map(|d| format!("drill: {}", d.title)),
+        Link::Quiz { track, level } => {
+            let t = crate::content::tracks::track(*track)?;
+            Some(match level {
+                Some(l) => format!("quiz: {} ({l})", t.title),
+                None => format!("quiz: {}", t.title),
+            })
+        }
+        Link::Sheet { track, section } => {
+            let sheet = content.sheet(*track)?;
+            Some(match section.as_deref().and_then(|s| sheet.section(s)) {
+                Some(sec) => format!("{} § {}", sheet.meta.title, sec.title),
+                None => format!("sheet: {}", sheet.meta.title),
+            })
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Home: the eight tracks and the drills, with what to do next.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::reader;
+use super::{Hint, Screen};
+use crate::content::{Content, Level, SheetStatus, TRACKS};
+use crate::tui::app::{Action, App};
+use crate::tui::ui::accent;
+use crate::tui::widgets::bar::mastery_bar;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Focus {
+    #[default]
+    Tracks,
+    Drills,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct State {
+    pub focus: Focus,
+    pub track: usize,
+    pub drill: usize,
+}
+
+pub const HINTS: &[Hint] = &[("↑↓", "move"), ("Enter", "open"), ("Tab", "tracks/drills")];
+
+pub const HELP: &[Hint] = &[
+    ("↑↓ j k", "move in the list"),
+    ("Tab", "switch between tracks and drills"),
+    ("Enter l", "open the track's cheatsheet / the drill"),
+    ("g G", "first / last"),
+];
+
+impl State {
+    pub fn on_key(&mut self, key: KeyEvent, content: &Content) -> Action {
+        let (cursor, len) = match self.focus {
+            Focus::Tracks => (&mut self.track, TRACKS.len()),
+            Focus::Drills => (&mut self.drill, content.drills.len()),
+        };
+        match key.code {
+            KeyCode::Down | KeyCode::Char('j') if *cursor + 1 < len => *cursor += 1,
+            KeyCode::Up | KeyCode::Char('k') => *cursor = cursor.saturating_sub(1),
+            KeyCode::Char('g') | KeyCode::Home => *cursor = 0,
+            KeyCode::Char('G') | KeyCode::End => *cursor = len.saturating_sub(1),
+            KeyCode::Tab | KeyCode::BackTab => {
+                self.focus = match self.focus {
+                    Focus::Tracks if !content.drills.is_empty() => Focus::Drills,
+                    _ => Focus::Tracks,
+                }
+            }
+            KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right => return self.open(content),
+            _ => {}
+        }
+        Action::None
+    }
+
+    fn open(&self, content: &Content) -> Action {
+        match self.focus {
+            Focus::Tracks => {
+                let t = TRACKS[self.track].number;
+                match reader::State::for_track(content, t, None) {
+                    Some(r) => Action::Open(Box::new(Screen::Reader(Box::new(r)))),
+                    None => Action::Flash(format!("track {t} has no sheet")),
+                }
+            }
+            Focus::Drills => {
+                match content.drills.get(self.drill).and_then(|d| reader::State::for_drill(content, &d.id)) {
+                    Some(r) => Action::Open(Box::new(Screen::Reader(Box::new(r)))),
+                    None => Action::None,
+                }
+            }
+        }
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
+    let content = &app.content;
+    let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    let drills_h = (content.drills.len() as u16 + 2).clamp(3, left.height / 2);
+    let [tracks_area, drills_area] = Layout::vertical([Constraint::Min(10), Constraint::Length(drills_h)]).areas(left);
+
+    let bar_w = 8usize;
+    let title_w = (tracks_area.width as usize).saturating_sub(bar_w + 14).max(10);
+    let items: Vec<ListItem> = TRACKS
+        .iter()
+        .map(|t| {
+            let mut title: String = t.title.chars().take(title_w).collect();
+            if t.title.chars().count() > title_w {
+                title.pop();
+                title.push('…');
+            }
+            let mut spans = vec![
+                Span::styled(format!("{} ", t.number), Style::default().fg(Color::Yellow)),
+                Span::raw(format!("{title:<title_w$} ")),
+            ];
+            spans.extend(mastery_bar(None, bar_w));
+            ListItem::new(Line::from(spans))
+        })
+        .collect();
+    let mut ls = ListState::default().with_selected(Some(state.track));
+    let focused = |f: Focus| if state.focus == f { accent() } else { Style::default().fg(Color::DarkGray) };
+    let list = List::new(items)
+        .block(panel(" Tracks ", focused(Focus::Tracks)))
+        .highlight_style(Style::default().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("▶ ");
+    frame.render_stateful_widget(list, tracks_area, &mut ls);
+
+    let drill_items: Vec<ListItem> = content
+        .drills
+        .iter()
+        .map(|d| {
+            ListItem::new(Line::from(vec![
+                Span::styled(format!("{} ", d.track), Style::default().fg(Color::Yellow)),
+                Span::raw(d.id.clone()),
+            ]))
+        })
+        .collect();
+    let mut ds = ListState::default().with_selected((state.focus == Focus::Drills).then_some(state.drill));
+    let drills = List::new(drill_items)
+        .block(panel(" Drills ", focused(Focus::Drills)))
+        .highlight_style(Style::default().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("▶ ");
+    frame.render_stateful_widget(drills, drills_area, &mut ds);
+
+    let detail = match state.focus {
+        Focus::Tracks => track_detail(content, TRACKS[state.track].number),
+        Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
+    };
+    frame.render_widget(
+        Paragraph::new(detail)
+            .wrap(Wrap { trim: false })
+            .block(panel(" Details ", Style::default().fg(Color::DarkGray))),
+        right,
+    );
+}
+
+fn panel(title: &str, border: Style) -> Block<'_> {
+    Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(border).title(title)
+}
+
+fn heading(text: String) -> Line<'static> {
+    Line::from(Span::styled(text, accent().add_modifier(Modifier::BOLD)))
+}
+
+fn dim(text: String) -> Line<'static> {
+    Line::from(Span::styled(text, Style::default().fg(Color::DarkGray)))
+}
+
+fn track_detail(content: &Content, track: u8) -> Vec<Line<'static>> {
+    let t = &TRACKS[track as usize];
+    let mut lines = vec![heading(format!("Track {} · {}", t.number, t.title)), Line::raw("")];
+    match content.sheet(track) {
+        Some(s) => {
+            lines.push(Line::raw(s.meta.summary.clone()));
+            lines.push(Line::raw(""));
+            let status = match s.meta.status {
+                SheetStatus::Complete => {
+                    format!("Cheatsheet: {} sections", s.sections.iter().filter(|x| x.level == 2).count())
+                }
+                SheetStatus::Stub => "Cheatsheet: being written".to_string(),
+            };
+            lines.push(Line::raw(status));
+        }
+        None => lines.push(dim("No cheatsheet yet.".into())),
+    }
+    let drills: Vec<_> = content.drills_of(track).collect();
+    if drills.is_empty() {
+        lines.push(Line::raw("Drills: none yet"));
+    } else {
+        lines.push(Line::raw("Drills:"));
+        for d in drills {
+            lines.push(Line::raw(format!("  • {} — {}", d.id, d.title)));
+        }
+    }
+    match content.quiz(track) {
+        Some(q) => lines.push(Line::raw(format!(
+            "Quiz: {} items (L1 {} · L2 {} · L3 {})",
+            q.items.len(),
+            q.count(Level::L1),
+            q.count(Level::L2),
+            q.count(Level::L3)
+        ))),
+        None => lines.push(Line::raw("Quiz: none yet")),
+    }
+    lines.push(Line::raw(""));
+    lines.push(dim("Next: Enter reads the cheatsheet.".into()));
+    lines
+}
+
+fn drill_detail(content: &Content, id: &str) -> Vec<Line<'static>> {
+    let Some(d) = content.drill(id) else { return Vec::new() };
+    let mut lines = vec![heading(d.title.clone()), Line::raw(""), Line::raw(d.objective.clone()), Line::raw("")];
+    lines.push(Line::raw(format!("Track {} · {} claims · {} parameters", d.track, d.claims.len(), d.params.len())));
+    for c in &d.claims {
+        lines.push(Line::raw(format!("  • {} {} {}", c.text, c.op.symbol(), c.threshold)));
+    }
+    lines.push(Line::raw(""));
+    lines.push(dim("Next: Enter opens the drill.".into()));
+    lines
+}

@@ -1,0 +1,54 @@
+//! One module per screen: its state, its keys and its drawing.
+
+pub mod home;
+pub mod reader;
+
+/// A key and what it does, for the footer and the help overlay.
+pub type Hint = (&'static str, &'static str);
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Screen {
+    Home(home::State),
+    Reader(Box<reader::State>),
+}
+
+impl Screen {
+    pub fn title(&self) -> String {
+        match self {
+            Screen::Home(_) => "Home".into(),
+            Screen::Reader(r) => r.title.clone(),
+        }
+    }
+
+    /// While a text field has focus, letters are typed, not commands.
+    pub fn is_typing(&self) -> bool {
+        match self {
+            Screen::Reader(r) => r.is_typing(),
+            Screen::Home(_) => false,
+        }
+    }
+
+    /// What kind of screen this is, for the help overlay's title.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Screen::Home(_) => "Home",
+            Screen::Reader(_) => "Reader",
+        }
+    }
+
+    /// Keys shown in the footer (the most useful few).
+    pub fn hints(&self) -> Vec<Hint> {
+        match self {
+            Screen::Home(_) => home::HINTS.to_vec(),
+            Screen::Reader(r) => r.hints(),
+        }
+    }
+
+    /// Every key of the screen, for the help overlay.
+    pub fn help(&self) -> Vec<Hint> {
+        match self {
+            Screen::Home(_) => home::HELP.to_vec(),
+            Screen::Reader(_) => reader::HELP.to_vec(),
+        }
+    }
+}

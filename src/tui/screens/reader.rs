@@ -1,0 +1,576 @@
+//! The cheatsheet reader: rendered Markdown with a table of contents that
+//! follows the scroll position, search with highlighted hits, selectable links
+//! and foldable answers.
+
+use std::collections::HashSet;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Padding, Paragraph};
+use ratatui::Frame;
+
+use super::Hint;
+use crate::content::Content;
+use crate::markdown::{Doc, Rendered};
+use crate::tui::app::{link_label, Action};
+use crate::tui::ui::accent;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Text,
+    Toc,
+}
+
+/// Something Tab can land on: a link (by group) or a `<details>` summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Focusable {
+    Link(usize),
+    Summary(usize),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Search {
+    pub query: String,
+    pub editing: bool,
+    /// (line, start char, end char) of every hit.
+    pub hits: Vec<(usize, usize, usize)>,
+    pub current: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct State {
+    pub title: String,
+    pub track: Option<u8>,
+    doc: Doc,
+    pub open: HashSet<usize>,
+    rendered: Rendered,
+    pub top: usize,
+    pub height: usize,
+    pub focus: Focus,
+    pub show_toc: bool,
+    pub toc_cursor: usize,
+    focused: Option<Focusable>,
+    pub search: Option<Search>,
+    /// A section to scroll to once the first layout exists.
+    pending_slug: Option<String>,
+}
+
+impl PartialEq for State {
+    fn eq(&self, other: &Self) -> bool {
+        self.title == other.title && self.track == other.track && self.top == other.top
+    }
+}
+
+pub const HELP: &[Hint] = &[
+    ("↑↓ j k", "scroll a line (in the contents pane: move)"),
+    ("PgUp PgDn Space", "scroll a page"),
+    ("Ctrl-d Ctrl-u", "scroll half a page"),
+    ("g G", "top / bottom"),
+    ("h l", "focus the contents pane / the text"),
+    ("t", "show / hide the contents pane"),
+    ("Enter", "jump to a section (contents) · follow the selected link · open/close an answer"),
+    ("Tab Shift-Tab", "select the next / previous link or answer"),
+    ("o", "open / close the selected (or first visible) answer"),
+    ("/", "search; Enter to confirm, Esc to cancel"),
+    ("n N", "next / previous search hit"),
+];
+
+impl State {
+    pub fn new(title: String, track: Option<u8>, markdown: &str, content: &Content) -> State {
+        let doc = Doc::parse(markdown, &|l| link_label(content, l));
+        State {
+            title,
+            track,
+            doc,
+            open: HashSet::new(),
+            rendered: Rendered::default(),
+            top: 0,
+            height: 20,
+            focus: Focus::Text,
+            show_toc: true,
+            toc_cursor: 0,
+            focused: None,
+            search: None,
+            pending_slug: None,
+        }
+    }
+
+    pub fn for_track(content: &Content, track: u8, section: Option<&str>) -> Option<State> {
+        let sheet = content.sheet(track)?;
+        let mut s = State::new(format!("{} · {}", track, sheet.meta.title), Some(track), &sheet.body, content);
+        s.pending_slug = section.map(str::to_string);
+        Some(s)
+    }
+
+    pub fn for_drill(content: &Content, id: &str) -> Option<State> {
+        let d = content.drill(id)?;
+        Some(State::new(format!("drill {}", d.id), None, &d.readme, content))
+    }
+
+    pub fn is_typing(&self) -> bool {
+        self.search.as_ref().is_some_and(|s| s.editing)
+    }
+
+    pub fn rendered(&self) -> &Rendered {
+        &self.rendered
+    }
+
+    pub fn headings(&self) -> &[crate::markdown::Heading] {
+        &self.doc.headings
+    }
+
+    pub fn hints(&self) -> Vec<Hint> {
+        if self.is_typing() {
+            return vec![("Enter", "search"), ("Esc", "cancel")];
+        }
+        let mut h = vec![("↑↓", "scroll"), ("Tab", "links"), ("/", "search")];
+        if self.search.as_ref().is_some_and(|s| !s.hits.is_empty()) {
+            h.push(("n/N", "next hit"));
+        }
+        h.push(("h", "contents"));
+        h.push(("Esc", "back"));
+        h
+    }
+
+    /// Areas of the reader within the body: (contents pane, text, status line).
+    pub fn areas(&self, area: Rect) -> (Option<Rect>, Rect, Rect) {
+        let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        if self.show_toc && area.width >= 90 {
+            let toc_w = (area.width / 4).clamp(24, 36);
+            let [toc, text] = Layout::horizontal([Constraint::Length(toc_w), Constraint::Min(20)]).areas(main);
+            (Some(toc), text, status)
+        } else {
+            (None, main, status)
+        }
+    }
+
+    /// Lay the document out for the current width (cached per width and open set).
+    pub fn prepare(&mut self, body: Rect) {
+        let (_, text, _) = self.areas(body);
+        // Two border columns and one column of padding on each side.
+        let width = text.width.saturating_sub(4).max(20);
+        let at_end = !self.rendered.lines.is_empty() && self.top >= self.max_top();
+        self.height = text.height as usize;
+        if self.rendered.width != width || self.rendered.lines.is_empty() {
+            self.relayout(width);
+        }
+        if at_end {
+            self.top = self.max_top();
+        }
+        if let Some(slug) = self.pending_slug.take() {
+            self.jump_to_slug(&slug);
+        }
+        self.clamp();
+    }
+
+    fn relayout(&mut self, width: u16) {
+        // Keep the reader on the same heading across a re-wrap.
+        let anchor = self.rendered.heading_at(self.top);
+        self.rendered = self.doc.layout(width, &self.open);
+        if let Some(h) = anchor {
+            if let Some(l) = self.rendered.line_of_heading(h) {
+                self.top = l;
+            }
+        }
+        if let Some(q) = self.search.as_ref().map(|s| s.query.clone()) {
+            self.run_search(&q, false);
+        }
+    }
+
+    fn max_top(&self) -> usize {
+        self.rendered.lines.len().saturating_sub(self.height.max(1))
+    }
+
+    fn clamp(&mut self) {
+        self.top = self.top.min(self.max_top());
+    }
+
+    fn scroll(&mut self, delta: isize) {
+        self.top = (self.top as isize + delta).max(0) as usize;
+        self.clamp();
+    }
+
+    pub fn jump_to_slug(&mut self, slug: &str) {
+        if let Some(i) = self.doc.headings.iter().position(|h| h.slug == slug) {
+            if let Some(line) = self.rendered.line_of_heading(i) {
+                self.top = line;
+                self.toc_cursor = i;
+                self.clamp();
+            }
+        }
+    }
+
+    /// The heading the top of the screen is in.
+    pub fn current_heading(&self) -> Option<usize> {
+        self.rendered.heading_at(self.top)
+    }
+
+    fn focusables(&self) -> Vec<(usize, Focusable)> {
+        let mut v: Vec<(usize, Focusable)> = Vec::new();
+        for spot in &self.rendered.links {
+            if !v.iter().any(|(_, f)| *f == Focusable::Link(spot.group)) {
+                v.push((spot.line, Focusable::Link(spot.group)));
+            }
+        }
+        v.extend(self.rendered.summaries.iter().map(|&(line, id)| (line, Focusable::Summary(id))));
+        v.sort_by_key(|(l, _)| *l);
+        v
+    }
+
+    fn line_of(&self, f: Focusable) -> Option<usize> {
+        self.focusables().into_iter().find(|(_, g)| *g == f).map(|(l, _)| l)
+    }
+
+    fn visible(&self, line: usize) -> bool {
+        line >= self.top && line < self.top + self.height
+    }
+
+    fn cycle(&mut self, forward: bool) {
+        let all = self.focusables();
+        if all.is_empty() {
+            return;
+        }
+        let current = self.focused.and_then(|f| all.iter().position(|(_, g)| *g == f));
+        let next = match current {
+            // Start from what is on screen, not from the top of the file.
+            Some(i) if self.visible(all[i].0) => {
+                if forward {
+                    (i + 1) % all.len()
+                } else {
+                    (i + all.len() - 1) % all.len()
+                }
+            }
+            _ => {
+                if forward {
+                    all.iter().position(|(l, _)| *l >= self.top).unwrap_or(0)
+                } else {
+                    all.iter().rposition(|(l, _)| *l < self.top + self.height).unwrap_or(all.len() - 1)
+                }
+            }
+        };
+        self.focused = Some(all[next].1);
+        let line = all[next].0;
+        if !self.visible(line) {
+            self.top = line.saturating_sub(self.height / 3);
+            self.clamp();
+        }
+    }
+
+    fn toggle(&mut self, id: usize) {
+        if !self.open.remove(&id) {
+            self.open.insert(id);
+        }
+        let width = self.rendered.width;
+        let top = self.top;
+        self.rendered = self.doc.layout(width, &self.open);
+        self.top = top;
+        if let Some(q) = self.search.as_ref().map(|s| s.query.clone()) {
+            self.run_search(&q, false);
+        }
+        self.clamp();
+    }
+
+    /// `o`: the selected answer, or the first one on screen.
+    fn toggle_nearest(&mut self) -> Action {
+        if let Some(Focusable::Summary(id)) = self.focused {
+            self.toggle(id);
+            return Action::None;
+        }
+        let on_screen = self.rendered.summaries.iter().find(|(l, _)| self.visible(*l)).map(|(_, id)| *id);
+        match on_screen {
+            Some(id) => {
+                self.focused = Some(Focusable::Summary(id));
+                self.toggle(id);
+                Action::None
+            }
+            None => Action::Flash("no foldable answer on screen".into()),
+        }
+    }
+
+    fn run_search(&mut self, query: &str, jump: bool) {
+        let lower = |s: &str| s.chars().map(|c| c.to_lowercase().next().unwrap_or(c)).collect::<Vec<char>>();
+        let q = lower(query);
+        let mut hits = Vec::new();
+        if !q.is_empty() {
+            for (i, line) in self.rendered.plain.iter().enumerate() {
+                let l = lower(line);
+                let mut start = 0;
+                while start + q.len() <= l.len() {
+                    if l[start..start + q.len()] == q[..] {
+                        hits.push((i, start, start + q.len()));
+                        start += q.len();
+                    } else {
+                        start += 1;
+                    }
+                }
+            }
+        }
+        let current = hits.iter().position(|(l, _, _)| *l >= self.top).unwrap_or(0);
+        let search = self.search.get_or_insert_with(Search::default);
+        search.query = query.to_string();
+        search.hits = hits;
+        search.current = current;
+        if jump {
+            self.show_current_hit();
+        }
+    }
+
+    fn show_current_hit(&mut self) {
+        if let Some(s) = &self.search {
+            if let Some(&(line, _, _)) = s.hits.get(s.current) {
+                if !self.visible(line) {
+                    self.top = line.saturating_sub(self.height / 3);
+                    self.clamp();
+                }
+            }
+        }
+    }
+
+    fn next_hit(&mut self, forward: bool) -> Action {
+        let Some(s) = self.search.as_mut() else { return Action::Flash("no search yet: press /".into()) };
+        if s.hits.is_empty() {
+            return Action::Flash(format!("no match for \"{}\"", s.query));
+        }
+        let n = s.hits.len();
+        s.current = if forward { (s.current + 1) % n } else { (s.current + n - 1) % n };
+        self.show_current_hit();
+        Action::None
+    }
+
+    fn search_key(&mut self, key: KeyEvent) -> Action {
+        let s = self.search.as_mut().expect("editing implies a search");
+        match key.code {
+            KeyCode::Esc => {
+                self.search = None;
+            }
+            KeyCode::Enter => {
+                s.editing = false;
+                let q = s.query.clone();
+                self.run_search(&q, true);
+                let n = self.search.as_ref().map_or(0, |s| s.hits.len());
+                return if n == 0 {
+                    Action::Flash(format!("no match for \"{q}\""))
+                } else {
+                    Action::Flash(format!("{n} matches for \"{q}\" — n/N to move"))
+                };
+            }
+            KeyCode::Backspace => {
+                s.query.pop();
+            }
+            KeyCode::Char(c) => s.query.push(c),
+            _ => {}
+        }
+        Action::None
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) -> Action {
+        if self.is_typing() {
+            return self.search_key(key);
+        }
+        let page = self.height.saturating_sub(2).max(1) as isize;
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if self.focus == Focus::Toc {
+            let n = self.doc.headings.len();
+            match key.code {
+                KeyCode::Down | KeyCode::Char('j') => self.toc_cursor = (self.toc_cursor + 1).min(n.saturating_sub(1)),
+                KeyCode::Up | KeyCode::Char('k') => self.toc_cursor = self.toc_cursor.saturating_sub(1),
+                KeyCode::Char('g') | KeyCode::Home => self.toc_cursor = 0,
+                KeyCode::Char('G') | KeyCode::End => self.toc_cursor = n.saturating_sub(1),
+                KeyCode::Enter => {
+                    if let Some(line) = self.rendered.line_of_heading(self.toc_cursor) {
+                        self.top = line;
+                        self.clamp();
+                    }
+                    self.focus = Focus::Text;
+                }
+                KeyCode::Char('l') | KeyCode::Right | KeyCode::Tab => self.focus = Focus::Text,
+                KeyCode::Esc | KeyCode::Backspace => return Action::Back,
+                KeyCode::Char('t') => {
+                    self.show_toc = false;
+                    self.focus = Focus::Text;
+                }
+                _ => {}
+            }
+            return Action::None;
+        }
+        match key.code {
+            KeyCode::Char('d') if ctrl => self.scroll(page / 2),
+            KeyCode::Char('u') if ctrl => self.scroll(-page / 2),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll(1),
+            KeyCode::Up | KeyCode::Char('k') => self.scroll(-1),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll(page),
+            KeyCode::PageUp => self.scroll(-page),
+            KeyCode::Char('g') | KeyCode::Home => self.top = 0,
+            KeyCode::Char('G') | KeyCode::End => self.top = self.max_top(),
+            KeyCode::Char('h') | KeyCode::Left => {
+                self.show_toc = true;
+                self.focus = Focus::Toc;
+                self.toc_cursor = self.current_heading().unwrap_or(0);
+            }
+            KeyCode::Char('t') => self.show_toc = !self.show_toc,
+            KeyCode::Tab => self.cycle(true),
+            KeyCode::BackTab => self.cycle(false),
+            KeyCode::Char('o') => return self.toggle_nearest(),
+            KeyCode::Char('/') => {
+                self.search = Some(Search { editing: true, ..Default::default() });
+            }
+            KeyCode::Char('n') => return self.next_hit(true),
+            KeyCode::Char('N') => return self.next_hit(false),
+            KeyCode::Enter => match self.focused {
+                Some(Focusable::Link(g)) if self.line_of(Focusable::Link(g)).is_some_and(|l| self.visible(l)) => {
+                    if let Some(spot) = self.rendered.link(g) {
+                        return Action::Follow(spot.target.clone());
+                    }
+                }
+                Some(Focusable::Summary(id)) => self.toggle(id),
+                _ => return Action::Flash("select a link or an answer with Tab first".into()),
+            },
+            KeyCode::Esc | KeyCode::Backspace => {
+                if self.search.is_some() {
+                    self.search = None;
+                } else {
+                    return Action::Back;
+                }
+            }
+            _ => {}
+        }
+        Action::None
+    }
+}
+
+/// Paint char ranges of a line with extra styles (search hits, selection).
+fn overlay(line: &Line<'static>, marks: &[(usize, usize, Style)]) -> Line<'static> {
+    if marks.is_empty() {
+        return line.clone();
+    }
+    let mut spans = Vec::new();
+    let mut col = 0;
+    for span in &line.spans {
+        let chars: Vec<char> = span.content.chars().collect();
+        let mut buf = String::new();
+        let mut buf_style = None;
+        for (i, c) in chars.iter().enumerate() {
+            let at = col + i;
+            let mut style = span.style;
+            for (s, e, m) in marks {
+                if at >= *s && at < *e {
+                    style = style.patch(*m);
+                }
+            }
+            if buf_style != Some(style) && !buf.is_empty() {
+                spans.push(Span::styled(std::mem::take(&mut buf), buf_style.unwrap_or_default()));
+            }
+            buf_style = Some(style);
+            buf.push(*c);
+        }
+        if !buf.is_empty() {
+            spans.push(Span::styled(buf, buf_style.unwrap_or_default()));
+        }
+        col += chars.len();
+    }
+    Line::from(spans)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
+    let (toc_area, text_area, status_area) = s.areas(area);
+    let current = s.current_heading();
+
+    if let Some(toc_area) = toc_area {
+        let items: Vec<ListItem> = s
+            .doc
+            .headings
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let indent = "  ".repeat(h.level.saturating_sub(1) as usize);
+                let style = if Some(i) == current { accent().add_modifier(Modifier::BOLD) } else { Style::default() };
+                ListItem::new(Line::from(Span::styled(format!("{indent}{}", h.title), style)))
+            })
+            .collect();
+        let border = if s.focus == Focus::Toc { accent() } else { Style::default().fg(Color::DarkGray) };
+        let selected = if s.focus == Focus::Toc { Some(s.toc_cursor) } else { current };
+        let mut ls = ListState::default().with_selected(selected);
+        let list = List::new(items)
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_type(BorderType::Rounded)
+                    .border_style(border)
+                    .title(" Contents "),
+            )
+            .highlight_style(if s.focus == Focus::Toc {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::default()
+            })
+            .highlight_symbol(if s.focus == Focus::Toc { "▶" } else { "›" });
+        frame.render_stateful_widget(list, toc_area, &mut ls);
+    }
+
+    let hit_style = Style::default().bg(Color::Rgb(0xd7, 0xaf, 0x00)).fg(Color::Black);
+    let current_hit = Style::default().bg(Color::Rgb(0xff, 0x5f, 0x5f)).fg(Color::Black);
+    let select = Style::default().add_modifier(Modifier::REVERSED);
+    let r = &s.rendered;
+    let visible: Vec<Line> = (s.top..(s.top + s.height).min(r.lines.len()))
+        .map(|i| {
+            let mut marks = Vec::new();
+            if let Some(search) = &s.search {
+                for (k, &(l, a, b)) in search.hits.iter().enumerate() {
+                    if l == i {
+                        marks.push((a, b, if k == search.current { current_hit } else { hit_style }));
+                    }
+                }
+            }
+            match s.focused {
+                Some(Focusable::Link(g)) => {
+                    for spot in r.links.iter().filter(|x| x.group == g && x.line == i) {
+                        marks.push((spot.start, spot.end, select));
+                    }
+                }
+                Some(Focusable::Summary(id)) if r.summaries.iter().any(|&(l, sid)| l == i && sid == id) => {
+                    marks.push((0, r.plain[i].chars().count(), select));
+                }
+                Some(Focusable::Summary(_)) => {}
+                None => {}
+            }
+            overlay(&r.lines[i], &marks)
+        })
+        .collect();
+    let text = Paragraph::new(visible).block(
+        Block::default()
+            .borders(Borders::LEFT | Borders::RIGHT)
+            .border_style(Style::default().fg(Color::DarkGray))
+            .padding(Padding::horizontal(1)),
+    );
+    frame.render_widget(text, text_area);
+
+    // Status: where am I, and the search prompt when typing.
+    let total = r.lines.len().max(1);
+    let pct = ((s.top + s.height).min(total) * 100) / total;
+    let section = current.map(|i| s.doc.headings[i].title.clone()).unwrap_or_default();
+    let status = match &s.search {
+        Some(search) if search.editing => {
+            Line::from(vec![Span::styled("/", accent()), Span::raw(search.query.clone()), Span::styled("█", accent())])
+        }
+        Some(search) => Line::from(vec![
+            Span::styled(format!(" {pct:>3}% "), Style::default().fg(Color::Black).bg(Color::DarkGray)),
+            Span::raw(format!(" {section}  ")),
+            Span::styled(
+                format!(
+                    "/{}: {}/{}",
+                    search.query,
+                    if search.hits.is_empty() { 0 } else { search.current + 1 },
+                    search.hits.len()
+                ),
+                Style::default().fg(Color::Yellow),
+            ),
+        ]),
+        None => Line::from(vec![
+            Span::styled(format!(" {pct:>3}% "), Style::default().fg(Color::Black).bg(Color::DarkGray)),
+            Span::raw(format!(" {section}")),
+        ]),
+    };
+    frame.render_widget(Paragraph::new(status), status_area);
+}

@@ -1,0 +1,125 @@
+//! Frame layout shared by every screen: a header, the screen body, a footer
+//! with key hints, the help overlay, and the "terminal too small" message.
+
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
+use super::screens::{home, reader, Hint, Screen};
+
+pub fn accent() -> Style {
+    Style::default().fg(Color::Rgb(0x5f, 0xd7, 0xff))
+}
+
+pub fn key_style() -> Style {
+    Style::default().fg(Color::Black).bg(Color::Rgb(0x8a, 0x8a, 0x8a))
+}
+
+/// The body area of a full frame (between header and footer).
+pub fn body_area(area: Rect) -> Rect {
+    let [_, body, _] = Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    body
+}
+
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    if app.too_small() {
+        draw_too_small(frame, area);
+        return;
+    }
+    let [header, body, footer] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+    draw_header(frame, header, app);
+    match app.screen() {
+        Screen::Home(s) => home::draw(frame, body, s, app),
+        Screen::Reader(s) => reader::draw(frame, body, s),
+    }
+    draw_footer(frame, footer, app);
+    if app.help {
+        draw_help(frame, area, app);
+    }
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
+    let mut spans = vec![Span::styled(
+        " agentlab ",
+        Style::default().fg(Color::Black).bg(Color::Rgb(0x5f, 0xd7, 0xff)).add_modifier(Modifier::BOLD),
+    )];
+    for s in &app.stack {
+        spans.push(Span::styled(" › ", Style::default().fg(Color::DarkGray)));
+        spans.push(Span::raw(s.title()));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Footer: a flash message if there is one, else the screen's key hints.
+fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
+    if let Some(msg) = &app.flash {
+        let line = Line::from(Span::styled(format!(" {msg}"), Style::default().fg(Color::Yellow)));
+        frame.render_widget(Paragraph::new(line), area);
+        return;
+    }
+    let mut hints = app.screen().hints();
+    hints.push(("?", "help"));
+    hints.push(("q", "quit"));
+    frame.render_widget(Paragraph::new(hint_line(&hints)), area);
+}
+
+pub fn hint_line(hints: &[Hint]) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (k, what) in hints {
+        spans.push(Span::styled(format!(" {k} "), key_style()));
+        spans.push(Span::raw(format!(" {what}  ")));
+    }
+    Line::from(spans)
+}
+
+const GLOBAL_HELP: &[Hint] = &[
+    ("?", "show / hide this help"),
+    ("Esc Backspace", "back to the previous screen"),
+    ("q", "quit (Ctrl-C quits from anywhere)"),
+];
+
+fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
+    let screen_keys = app.screen().help();
+    let mut lines =
+        vec![Line::from(Span::styled(format!("{} keys", app.screen().kind()), accent().add_modifier(Modifier::BOLD)))];
+    let key_w = screen_keys.iter().chain(GLOBAL_HELP).map(|(k, _)| k.chars().count()).max().unwrap_or(4);
+    let row = |(k, what): &Hint| {
+        Line::from(vec![
+            Span::styled(format!("{k:>key_w$}"), Style::default().fg(Color::Yellow)),
+            Span::raw(format!("  {what}")),
+        ])
+    };
+    lines.extend(screen_keys.iter().map(row));
+    lines.push(Line::raw(""));
+    lines.push(Line::from(Span::styled("Everywhere", accent().add_modifier(Modifier::BOLD))));
+    lines.extend(GLOBAL_HELP.iter().map(row));
+    let h = (lines.len() as u16 + 2).min(area.height);
+    let w = (lines.iter().map(|l| l.width()).max().unwrap_or(20) as u16 + 4).min(area.width);
+    let popup = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
+    frame.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .title(" Help — Esc to close ")
+        .border_style(accent());
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
+}
+
+fn draw_too_small(frame: &mut Frame, area: Rect) {
+    let text = format!(
+        "Terminal too small: {}×{}. Please enlarge it to at least {MIN_WIDTH}×{MIN_HEIGHT}. (q quits)",
+        area.width, area.height
+    );
+    frame.render_widget(
+        Paragraph::new(text)
+            .wrap(Wrap { trim: true })
+            .alignment(Alignment::Center)
+            .style(Style::default().fg(Color::Yellow)),
+        area,
+    );
+}

@@ -1,0 +1,114 @@
+//! The headless commands, run as a user would run them.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn agentlab(args: &[&str]) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
+}
+
+fn text(o: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn sheet_prints_rendered_text() {
+    let o = agentlab(&["sheet", "3"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("Group-relative advantages"));
+    assert!(out.contains("Âᵢ"), "formulas come out as Unicode");
+    assert!(!out.contains("\\frac") && !out.contains("$$"));
+    assert!(out.contains("╭─"), "code blocks are framed");
+    // Answers are unfolded in plain text.
+    assert!(out.contains("▼ "));
+    // The slug works too, and width is honoured.
+    let o = agentlab(&["sheet", "agentic-rl", "--width", "60"]);
+    let (out, _) = text(&o);
+    assert!(out.lines().all(|l| unicode_width::UnicodeWidthStr::width(l) <= 60));
+}
+
+#[test]
+fn sheets_lists_every_track() {
+    let o = agentlab(&["sheets"]);
+    let (out, _) = text(&o);
+    assert!(o.status.success());
+    for n in 0..8 {
+        assert!(out.lines().any(|l| l.starts_with(&format!("{n} "))), "track {n}:\n{out}");
+    }
+}
+
+#[test]
+fn version_and_help() {
+    let (out, _) = text(&agentlab(&["--version"]));
+    assert!(out.starts_with("agentlab "), "{out}");
+    let (out, _) = text(&agentlab(&["--help"]));
+    for cmd in ["sheets", "sheet", "validate"] {
+        assert!(out.contains(cmd), "{cmd} in help:\n{out}");
+    }
+}
+
+#[test]
+fn unknown_track_is_a_clear_error() {
+    let o = agentlab(&["sheet", "9"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("unknown track \"9\""), "{err}");
+}
+
+#[test]
+fn bad_content_dir_is_a_clear_error() {
+    let o = agentlab(&["--content", "/definitely/not/here", "sheets"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("/definitely/not/here") && err.contains("not a directory"), "{err}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let o = agentlab(&["--content", empty.path().to_str().unwrap(), "sheets"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("does not look like a content directory"), "{err}");
+}
+
+/// Copy the shipped content, break one quiz item, and expect the file and item named.
+#[test]
+fn edited_content_errors_name_file_and_item() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["cheatsheets", "quizzes", "drills"] {
+        copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    let quiz = dir.path().join("quizzes/03-agentic-rl.toml");
+    let text_q = std::fs::read_to_string(&quiz).unwrap();
+    let first_tol = text_q.find("tolerance").expect("track 3 has a numeric item");
+    let line_end = first_tol + text_q[first_tol..].find('\n').unwrap();
+    let broken = format!("{}{}", &text_q[..first_tol], &text_q[line_end + 1..]);
+    std::fs::write(&quiz, broken).unwrap();
+    let o = agentlab(&["--content", dir.path().to_str().unwrap(), "validate"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("quizzes/03-agentic-rl.toml") && err.contains("numeric answer without `tolerance`"), "{err}");
+    assert!(err.contains(": item arl-"), "names the item: {err}");
+
+    // An unchanged copy validates.
+    let ok = tempfile::tempdir().unwrap();
+    for sub in ["cheatsheets", "quizzes", "drills"] {
+        copy_dir(&root.join(sub), &ok.path().join(sub));
+    }
+    let o = agentlab(&["--content", ok.path().to_str().unwrap(), "validate"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}

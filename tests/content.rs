@@ -1,0 +1,177 @@
+//! Every shipped content file validates, renders cleanly at 80 columns, and
+//! points at code that exists.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use agentlab::content::{Content, Level, SheetStatus, TRACKS};
+use agentlab::markdown::{math, Doc};
+use pulldown_cmark::{Event, Parser};
+
+fn content() -> Content {
+    Content::embedded().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn embedded_content_validates() {
+    let c = content();
+    assert_eq!(c.sheets.len(), 8);
+    for t in TRACKS.iter() {
+        assert!(c.sheet(t.number).is_some(), "track {} has a sheet", t.number);
+    }
+}
+
+#[test]
+fn disk_copy_validates_like_the_embedded_one() {
+    let c = Content::from_dir(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.sheets.len(), content().sheets.len());
+    assert_eq!(c.items().count(), content().items().count());
+}
+
+/// All math in a text, converted; nothing LaTeX may survive.
+fn math_leftovers(text: &str) -> Vec<String> {
+    let mut bad = Vec::new();
+    for ev in Parser::new_ext(text, agentlab::content::sheet::markdown_options()) {
+        if let Event::InlineMath(m) | Event::DisplayMath(m) = ev {
+            let out = math::to_unicode(&m);
+            if out.contains('\\') || out.contains("_{") || out.contains("^{") || out.contains("\\frac") {
+                bad.push(format!("${m}$ → {out}"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn all_math_renders_as_unicode() {
+    let c = content();
+    let mut bad = Vec::new();
+    for s in &c.sheets {
+        bad.extend(math_leftovers(&s.body).into_iter().map(|b| format!("{}: {b}", s.file)));
+    }
+    for item in c.items() {
+        let mut texts = vec![item.prompt.clone(), item.explanation.clone()];
+        if let agentlab::content::Answer::Open { reference } = &item.answer {
+            texts.push(reference.clone());
+        }
+        if let agentlab::content::Answer::Choice { choices, .. } = &item.answer {
+            texts.extend(choices.iter().cloned());
+        }
+        for t in texts {
+            bad.extend(math_leftovers(&t).into_iter().map(|b| format!("{}: {b}", item.id)));
+        }
+    }
+    for d in &c.drills {
+        bad.extend(math_leftovers(&d.readme).into_iter().map(|b| format!("drill {}: {b}", d.id)));
+    }
+    assert!(bad.is_empty(), "raw LaTeX left after rendering:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn every_sheet_fits_80_columns() {
+    let c = content();
+    for s in &c.sheets {
+        let doc = Doc::parse_plain(&s.body);
+        let open: HashSet<usize> = (0..doc.foldables).collect();
+        // The reader's text pane at 80 columns is 76 wide (borders and padding).
+        let r = doc.layout(76, &open);
+        for (i, line) in r.plain.iter().enumerate() {
+            let w = unicode_width::UnicodeWidthStr::width(line.as_str());
+            assert!(w <= 76, "{} line {i} is {w} columns: {line}", s.file);
+        }
+        assert!(!r.plain.is_empty());
+    }
+}
+
+/// `src/path.rs::name` references in backticks must name real code.
+#[test]
+fn code_references_exist() {
+    let c = content();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts: Vec<(String, String)> = c.sheets.iter().map(|s| (s.file.clone(), s.body.clone())).collect();
+    texts.extend(c.drills.iter().map(|d| (format!("drills/{}/README.md", d.id), d.readme.clone())));
+    texts.extend(c.items().map(|i| (i.id.clone(), format!("{} {}", i.prompt, i.explanation))));
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for (file, text) in texts {
+        for span in text.split('`').skip(1).step_by(2) {
+            let Some(rest) = span.strip_prefix("src/") else { continue };
+            let (path, item) = match rest.split_once("::") {
+                Some((p, i)) => (p, Some(i)),
+                None => (rest, None),
+            };
+            if !path.ends_with(".rs") && !path.ends_with('/') {
+                continue;
+            }
+            seen += 1;
+            let full = root.join("src").join(path);
+            let Ok(code) = std::fs::read_to_string(&full) else {
+                if !full.is_dir() {
+                    bad.push(format!("{file}: `src/{path}` does not exist"));
+                }
+                continue;
+            };
+            if let Some(item) = item {
+                let name = item.trim_end_matches("()");
+                let defined = ["fn ", "struct ", "enum ", "trait ", "const ", "type ", "mod "].iter().any(|kw| {
+                    code.contains(&format!("{kw}{name}("))
+                        || code.contains(&format!("{kw}{name} "))
+                        || code.contains(&format!("{kw}{name}<"))
+                        || code.contains(&format!("{kw}{name};"))
+                        || code.contains(&format!("{kw}{name}:"))
+                });
+                if !defined {
+                    bad.push(format!("{file}: `src/{path}` does not define `{name}`"));
+                }
+            }
+        }
+    }
+    assert!(seen > 20, "the sheets point at the code ({seen} references)");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn quizzes_meet_the_curriculum_bar() {
+    let c = content();
+    for t in TRACKS.iter() {
+        let sheet = c.sheet(t.number).unwrap();
+        if sheet.meta.status == SheetStatus::Stub {
+            continue;
+        }
+        let q = c.quiz(t.number).unwrap_or_else(|| panic!("track {} has no quiz", t.number));
+        assert!(q.items.len() >= 15, "track {}: {} items", t.number, q.items.len());
+        for l in Level::ALL {
+            assert!(q.count(l) >= 4, "track {} has {} {l} items", t.number, q.count(l));
+        }
+        let auto = q.items.iter().filter(|i| i.answer.auto_graded()).count();
+        assert!(auto * 10 >= q.items.len() * 4, "track {}: {auto}/{} auto-graded", t.number, q.items.len());
+        for item in &q.items {
+            assert!(item.sheet.is_some(), "{} links its cheatsheet section", item.id);
+        }
+    }
+}
+
+#[test]
+fn every_drill_is_linked_from_its_tracks_sheet() {
+    let c = content();
+    for d in &c.drills {
+        let sheet = c.sheet(d.track).unwrap();
+        assert!(sheet.meta.drills.contains(&d.id), "{} lists {} in its front matter", sheet.file, d.id);
+        assert!(sheet.body.contains(&format!("[drill:{}]", d.id)), "{} links [drill:{}]", sheet.file, d.id);
+    }
+}
+
+#[test]
+fn numeric_items_are_recomputed_by_the_code() {
+    // Loading already compared every check with its value; here we make sure
+    // the checks are not rare: most numeric items are tied to code.
+    let c = content();
+    let numeric: Vec<_> = c.items().filter(|i| matches!(i.answer, agentlab::content::Answer::Numeric { .. })).collect();
+    let checked = numeric.iter().filter(|i| i.check.is_some()).count();
+    assert!(checked * 2 >= numeric.len(), "{checked} of {} numeric items are recomputed", numeric.len());
+    for i in numeric.iter().filter(|i| i.check.is_some()) {
+        let v = agentlab::content::recompute::compute(i.check.as_ref().unwrap()).unwrap();
+        let agentlab::content::Answer::Numeric { value, tolerance } = i.answer else { unreachable!() };
+        assert!((v - value).abs() <= tolerance, "{}: code says {v}, item says {value}", i.id);
+    }
+}
