@@ -70,6 +70,10 @@ pub struct UiResult {
     pub key_and_redraw_ms: f64,
     /// Re-wrap at a new width and draw (a terminal resize).
     pub relayout_ms: f64,
+    /// While sft-basics trains on its worker thread: drain its events, handle
+    /// a key and redraw the drill screen at 120×40 (median and worst).
+    pub busy_key_and_redraw_ms: f64,
+    pub busy_key_and_redraw_max_ms: f64,
 }
 
 /// Peak resident set size of this process in MB (Linux; 0 elsewhere).
@@ -209,6 +213,27 @@ pub fn bench_ui(content: &crate::content::Content) -> Result<UiResult> {
         Screen::Reader(r) => r.rendered().lines.len(),
         _ => 0,
     };
+
+    // The same, with a drill training in the background.
+    let tmp = tempfile::tempdir()?;
+    app.runs_root = tmp.path().to_path_buf();
+    app.stack.truncate(1);
+    let screen = app.drill_screen("sft-basics").context("sft-basics drill")?;
+    app.stack.push(screen);
+    term.backend_mut().resize(120, 40);
+    app.on_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::NONE));
+    let mut busy = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(6) {
+        std::thread::sleep(Duration::from_millis(50));
+        let s = Instant::now();
+        app.on_tick();
+        app.on_key(KeyEvent::new(KeyCode::Char(if busy.len() % 2 == 0 { 'j' } else { 'k' }), KeyModifiers::NONE));
+        let k = s.elapsed().as_secs_f64() * 1e3;
+        busy.push(k + draw(&mut app, &mut term)?);
+    }
+    app.on_key(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE));
+    let worst = busy.iter().cloned().fold(0.0, f64::max);
     Ok(UiResult {
         sheet: longest.file.clone(),
         lines,
@@ -216,6 +241,8 @@ pub fn bench_ui(content: &crate::content::Content) -> Result<UiResult> {
         redraw_ms: median(redraw),
         key_and_redraw_ms: median(keyed),
         relayout_ms: median(relayout),
+        busy_key_and_redraw_ms: median(busy),
+        busy_key_and_redraw_max_ms: worst,
     })
 }
 

@@ -8,11 +8,16 @@ pub mod bench;
 pub mod cli;
 pub mod content;
 pub mod continual;
+pub mod drills;
 pub mod envs;
 pub mod eval;
+pub mod fsutil;
 pub mod markdown;
 pub mod ml;
+pub mod paths;
+pub mod plot;
 pub mod rl;
+pub mod runner;
 pub mod tui;
 
 // candle allocates a fresh buffer for nearly every op; glibc maps and unmaps

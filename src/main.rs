@@ -35,6 +35,25 @@ enum Command {
     },
     /// Check every content file and report problems.
     Validate,
+    /// List, describe and run drills headless.
+    Drill {
+        #[command(subcommand)]
+        cmd: DrillCmd,
+    },
+    /// Draw a saved run's charts (PNG/SVG) or write its metrics as CSV.
+    Export {
+        /// A run directory (runs/<drill>/<timestamp>, as `drill run` prints).
+        run_dir: PathBuf,
+        #[arg(long, conflicts_with_all = ["svg", "csv"])]
+        png: bool,
+        #[arg(long, conflicts_with = "csv")]
+        svg: bool,
+        #[arg(long)]
+        csv: bool,
+        /// Output file (default: inside the run directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Measure training and generation speed and UI latency (JSON with --json).
     Bench {
         #[arg(long)]
@@ -48,6 +67,32 @@ enum Command {
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
+    },
+}
+
+#[derive(Subcommand)]
+enum DrillCmd {
+    /// List the drills.
+    List,
+    /// Parameters, presets and claims of a drill.
+    Show { id: String },
+    /// Run a drill; exit 0 when every claim holds, 1 when one fails, 2 on bad arguments.
+    Run {
+        id: String,
+        /// quick (CPU, ≤ 60 s) or full (bigger, for a GPU).
+        #[arg(long, default_value = "quick")]
+        preset: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Override a parameter: --set lr=1e-3 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// auto, cpu, cuda or metal.
+        #[arg(long, default_value = "auto")]
+        device: agentlab::ml::device::DeviceChoice,
+        /// Print every event as a JSON line.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -65,6 +110,14 @@ fn main() -> ExitCode {
         Command::Sheets => cli::sheets(&content),
         Command::Sheet { track, width } => cli::sheet(&content, &track, width),
         Command::Validate => cli::validate(&content),
+        Command::Drill { cmd } => match cmd {
+            DrillCmd::List => cli::drill_list(&content),
+            DrillCmd::Show { id } => cli::drill_show(&content, &id),
+            DrillCmd::Run { id, preset, seed, sets, device, json } => {
+                cli::drill_run(&content, &id, &preset, seed, &sets, device, json)
+            }
+        },
+        Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
         Command::Bench { json, only, seconds, device } => cli::bench(&content, json, only.as_deref(), seconds, device),
     };
     match result {

@@ -112,3 +112,35 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn drill_commands_and_exit_codes() {
+    let (out, _) = text(&agentlab(&["drill", "list"]));
+    assert!(out.contains("sft-basics"));
+    let (out, _) = text(&agentlab(&["drill", "show", "sft-basics"]));
+    assert!(out.contains("heldout_accuracy") && out.contains("lr"), "{out}");
+
+    let o = agentlab(&["drill", "run", "no-such-drill"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("unknown drill"));
+    let o = agentlab(&["drill", "run", "sft-basics", "--set", "colour=blue"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("no parameter \"colour\""), "{}", text(&o).1);
+    let o = agentlab(&["drill", "run", "sft-basics", "--set", "lr=7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("above the maximum"));
+    let o = agentlab(&["drill", "run", "sft-basics", "--set", "lr"]);
+    assert_eq!(o.status.code(), Some(2));
+
+    // A run too short to learn: claims fail → exit 1, with the claims table printed.
+    let o = agentlab(&["drill", "run", "sft-basics", "--set", "steps=2", "--set", "holdout=50"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("heldout_accuracy") && out.contains("FAIL"), "{out}");
+    // --json prints one event per line, ending with the report.
+    let o = agentlab(&["drill", "run", "sft-basics", "--set", "steps=2", "--set", "holdout=50", "--json"]);
+    let (out, _) = text(&o);
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "finished");
+    assert_eq!(last["data"]["status"]["status"], "claims_failed");
+}

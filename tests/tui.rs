@@ -187,3 +187,102 @@ fn ctrl_c_quits_even_while_typing() {
     a.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
     assert!(a.should_quit());
 }
+
+fn open_drill(a: &mut App, id: &str) {
+    let s = a.drill_screen(id).unwrap();
+    a.stack.push(s);
+}
+
+#[test]
+fn drill_screen_shows_config_charts_claims_and_progress() {
+    use agentlab::drills::{ClaimResult, Event};
+    use agentlab::tui::screens::Screen;
+    let home = tempfile::tempdir().unwrap();
+    let mut a = app_at(120, 40);
+    a.runs_root = home.path().join("runs");
+    open_drill(&mut a, "sft-basics");
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("Config · quick") && s.contains("lr") && s.contains("0.003"), "{s}");
+    assert!(s.contains("pending (≥ 0.8)"), "claims start pending:\n{s}");
+    assert!(s.contains("No run yet"), "{s}");
+    // Feed the screen what a run would send.
+    if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+        d.view.apply(Event::Phase("train".into()));
+        for step in 0..50u64 {
+            d.view.apply(Event::Metric {
+                step,
+                name: "loss".into(),
+                value: 3.0 / (1.0 + step as f64),
+                t: step as f64 * 0.1,
+            });
+            d.view.apply(Event::Metric {
+                step,
+                name: "heldout_acc".into(),
+                value: step as f64 / 50.0,
+                t: step as f64 * 0.1,
+            });
+            d.view.apply(Event::Progress { step: step + 1, total: 100, tokens: (step + 1) * 1000 });
+        }
+        let meta = d.meta.clone();
+        let c = meta.claim("heldout_accuracy").unwrap();
+        d.view.apply(Event::Claim(ClaimResult {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            measured: 0.93,
+            op: c.op,
+            threshold: c.threshold,
+            pass: true,
+        }));
+    }
+    let lines = draw(&mut a, 120, 40);
+    let s = screen(&lines);
+    assert!(s.contains(" loss ") && s.contains(" heldout_acc "), "chart titles:\n{s}");
+    assert!(s.contains('⣀') || s.contains('⠉') || s.contains('⠒'), "braille curve drawn:\n{s}");
+    assert!(s.contains("✓ exact-match") && s.contains("0.9300 ≥ 0.8"), "claim result:\n{s}");
+    assert!(s.contains("train · step 50/100"), "gauge:\n{s}");
+    // Smoothing toggles are reported in the chart status line.
+    assert!(s.contains("EMA 0.900"));
+    key(&mut a, KeyCode::Char('m'));
+    assert!(screen(&draw(&mut a, 120, 40)).contains("· raw (m"));
+    // The log tab shows the phase.
+    key(&mut a, KeyCode::Char('3'));
+    assert!(screen(&draw(&mut a, 120, 40)).contains("── train"));
+}
+
+#[test]
+fn drill_parameters_are_edited_and_bad_values_refused() {
+    use agentlab::content::ParamValue;
+    use agentlab::tui::screens::Screen;
+    let mut a = app_at(120, 40);
+    open_drill(&mut a, "sft-basics");
+    // Move to `lr` (third parameter) and type a bad value.
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Enter);
+    for _ in 0..10 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "fast");
+    key(&mut a, KeyCode::Enter);
+    assert!(a.flash.as_deref().unwrap_or("").contains("not a number"), "{:?}", a.flash);
+    for _ in 0..4 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "5e-4");
+    key(&mut a, KeyCode::Enter);
+    let Some(Screen::Drill(d)) = a.stack.last() else { panic!() };
+    assert_eq!(d.params["lr"], ParamValue::Float(5e-4));
+    assert!(d.editing.is_none());
+    // Booleans toggle with Enter.
+    for _ in 0..5 {
+        key(&mut a, KeyCode::Down);
+    }
+    key(&mut a, KeyCode::Enter);
+    let Some(Screen::Drill(d)) = a.stack.last() else { panic!() };
+    assert_eq!(d.params["reverse_answer"], ParamValue::Bool(false));
+    // The README is one key away, and Esc comes back to the drill.
+    key(&mut a, KeyCode::Char('r'));
+    assert!(matches!(a.stack.last(), Some(Screen::Reader(_))));
+    key(&mut a, KeyCode::Esc);
+    assert!(matches!(a.stack.last(), Some(Screen::Drill(_))));
+}

@@ -141,6 +141,173 @@ pub fn bench(
             "ui ({}, {} lines at 120×40): open {:.2} ms · redraw {:.2} ms · key+redraw {:.2} ms · resize {:.2} ms",
             u.sheet, u.lines, u.open_ms, u.redraw_ms, u.key_and_redraw_ms, u.relayout_ms
         );
+        println!(
+            "ui while a drill trains (drill screen, 120×40): events+key+redraw median {:.2} ms, worst {:.2} ms",
+            u.busy_key_and_redraw_ms, u.busy_key_and_redraw_max_ms
+        );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab drill list`
+pub fn drill_list(content: &Content) -> Result<ExitCode> {
+    for d in &content.drills {
+        let ready = if crate::drills::find(&d.id).is_some() { "" } else { "  (not in this build)" };
+        println!("{:<24} track {}  {}{ready}", d.id, d.track, d.title);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab drill show ID`
+pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
+    let Some(d) = content.drill(id) else {
+        eprintln!("agentlab: unknown drill \"{id}\" (agentlab drill list shows them)");
+        return Ok(ExitCode::from(2));
+    };
+    println!("{} — {}\ntrack {} · {}\n", d.id, d.title, d.track, d.objective);
+    println!("parameters (quick preset values):");
+    let quick = d.preset_values("quick").unwrap_or_default();
+    for p in &d.params {
+        let range = match (p.min, p.max, &p.choices) {
+            (_, _, Some(c)) => format!("one of {}", c.join(", ")),
+            (Some(lo), Some(hi), _) => format!("{lo} … {hi}"),
+            _ => String::new(),
+        };
+        let v = quick.get(&p.key).map(|v| v.to_string()).unwrap_or_default();
+        println!("  {:<16} {:<10} {:<18} {}", p.key, v, range, p.help);
+    }
+    println!("\npresets: {}", d.presets.keys().cloned().collect::<Vec<_>>().join(", "));
+    println!("claims:");
+    for c in &d.claims {
+        println!("  {:<22} {} {} {}", c.id, c.text, c.op.symbol(), c.threshold);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab drill run ID …`: progress lines (or JSON lines), then the claims.
+/// Exit 0: every claim holds; 1: a claim failed or the run failed; 2: bad arguments.
+pub fn drill_run(
+    content: &Content,
+    id: &str,
+    preset: &str,
+    seed: u64,
+    sets: &[String],
+    device: crate::ml::device::DeviceChoice,
+    json: bool,
+) -> Result<ExitCode> {
+    use crate::drills::{Event, RunStatus};
+    let Some(meta) = content.drill(id) else {
+        eprintln!("agentlab: unknown drill \"{id}\" (agentlab drill list shows them)");
+        return Ok(ExitCode::from(2));
+    };
+    let mut pairs = Vec::new();
+    for s in sets {
+        match s.split_once('=') {
+            Some((k, v)) => pairs.push((k.trim().to_string(), v.trim().to_string())),
+            None => {
+                eprintln!("agentlab: --set expects key=value, got \"{s}\"");
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
+    let params = match crate::runner::resolve_params(meta, preset, &pairs) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("agentlab: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if crate::drills::find(id).is_none() {
+        eprintln!("agentlab: drill \"{id}\" is not implemented in this build");
+        return Ok(ExitCode::from(2));
+    }
+    let config = crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params };
+    let mut handle = crate::runner::start(meta, config, &crate::paths::runs_dir()?)?;
+    let mut report = None;
+    let mut last_print = std::time::Instant::now() - std::time::Duration::from_secs(10);
+    let mut last_values: std::collections::BTreeMap<String, f64> = Default::default();
+    for event in handle.rx.iter() {
+        if json {
+            println!("{}", serde_json::to_string(&event)?);
+        } else {
+            match &event {
+                Event::Started { device, preset, seed, .. } => {
+                    println!("▶ {id} · preset {preset} · seed {seed} · {device}")
+                }
+                Event::Phase(p) => println!("── {p}"),
+                Event::Log(l) => println!("   {l}"),
+                Event::Metric { name, value, .. } => {
+                    last_values.insert(name.clone(), *value);
+                }
+                Event::Progress { step, total, .. } => {
+                    if last_print.elapsed().as_secs_f64() > 2.0 || step == total {
+                        last_print = std::time::Instant::now();
+                        let vals: Vec<String> =
+                            last_values.iter().take(6).map(|(k, v)| format!("{k} {v:.4}")).collect();
+                        println!("   step {step}/{total} · {}", vals.join(" · "));
+                    }
+                }
+                Event::Claim(c) => println!(
+                    "   claim {:<20} {:>10.4} {} {:<8} {}",
+                    c.id,
+                    c.measured,
+                    c.op.symbol(),
+                    c.threshold,
+                    if c.pass { "PASS" } else { "FAIL" }
+                ),
+                Event::View(_) => {}
+                Event::Finished(_) => {}
+            }
+        }
+        if let Event::Finished(r) = event {
+            report = Some(r);
+        }
+    }
+    handle.join();
+    let Some(report) = report else {
+        eprintln!("agentlab: the run ended without a report");
+        return Ok(ExitCode::from(1));
+    };
+    if !json {
+        println!("\n{:<22} {:>12} {:>3} {:<10} result", "claim", "measured", "", "threshold");
+        for c in &report.claims {
+            println!(
+                "{:<22} {:>12.4} {:>3} {:<10} {}",
+                c.id,
+                c.measured,
+                c.op.symbol(),
+                c.threshold,
+                if c.pass { "pass" } else { "FAIL" }
+            );
+        }
+        let status = match &report.status {
+            RunStatus::Passed => "every claim holds".to_string(),
+            RunStatus::ClaimsFailed => "a claim failed".to_string(),
+            RunStatus::Cancelled => "cancelled".to_string(),
+            RunStatus::Failed(m) => format!("failed: {m}"),
+        };
+        println!("{status} · {:.1} s · saved in {}", report.wall_s, handle.dir.display());
+    }
+    Ok(match report.status {
+        RunStatus::Passed => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
+}
+
+/// `agentlab export RUN_DIR [--png|--svg|--csv] [--out FILE]` (PNG by default).
+pub fn export(run_dir: &std::path::Path, svg: bool, csv: bool, out: Option<&std::path::Path>) -> Result<ExitCode> {
+    if !run_dir.join("metrics.jsonl").is_file() {
+        return Err(anyhow!(
+            "{} is not a run directory (no metrics.jsonl): use a path that `agentlab drill run` printed",
+            run_dir.display()
+        ));
+    }
+    let path = if csv {
+        crate::plot::write_csv(run_dir, out)?
+    } else {
+        let format = if svg { crate::plot::Format::Svg } else { crate::plot::Format::Png };
+        crate::plot::export_run(run_dir, format, out)?
+    };
+    println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -247,6 +247,12 @@ pub struct DrillMeta {
 }
 
 impl DrillMeta {
+    /// Parse a `drill.toml` text with its README (used by tests and tools).
+    pub fn parse(toml_text: &str, readme: &str) -> Result<DrillMeta, Vec<String>> {
+        let raw: RawDrill = toml::from_str(toml_text).map_err(|e| vec![e.message().to_string()])?;
+        DrillMeta::from_raw(raw, readme.to_string())
+    }
+
     pub(crate) fn from_raw(raw: RawDrill, readme: String) -> Result<DrillMeta, Vec<String>> {
         let mut errors = Vec::new();
         let mut seen = std::collections::HashSet::new();

@@ -3,6 +3,7 @@
 //! about drills or the UI.
 
 pub mod checkpoint;
+pub mod data;
 pub mod device;
 pub mod gpt;
 pub mod loss;

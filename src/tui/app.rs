@@ -4,23 +4,31 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 
-use super::screens::{home, reader, Screen};
+use std::path::PathBuf;
+
+use super::screens::{drill, home, reader, Screen};
 use crate::content::{Content, Link};
 use crate::markdown::Target;
+use crate::ml::device::DeviceChoice;
 
 /// What a screen asks the app to do after a key.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Action {
     None,
     Back,
     Quit,
     Open(Box<Screen>),
     Follow(Target),
+    /// Open a drill's README in the reader.
+    Readme(String),
     Flash(String),
 }
 
 pub struct App {
     pub content: Content,
+    /// Where drill runs are saved (`<data dir>/runs`).
+    pub runs_root: PathBuf,
+    pub device: DeviceChoice,
     /// Screens stacked by navigation; the last one is shown. Never empty.
     pub stack: Vec<Screen>,
     pub help: bool,
@@ -35,8 +43,29 @@ pub const MIN_HEIGHT: u16 = 16;
 
 impl App {
     pub fn new(content: Content) -> App {
+        let (runs_root, flash) = match crate::paths::runs_dir() {
+            Ok(p) => (p, None),
+            Err(e) => {
+                (std::env::temp_dir().join("agentlab-runs"), Some(format!("{e:#}; runs go to a temporary folder")))
+            }
+        };
         let home = Screen::Home(home::State::default());
-        App { content, stack: vec![home], help: false, flash: None, quit: false, area: Rect::default() }
+        App {
+            content,
+            runs_root,
+            device: DeviceChoice::Auto,
+            stack: vec![home],
+            help: false,
+            flash,
+            quit: false,
+            area: Rect::default(),
+        }
+    }
+
+    /// The drill screen for `id`.
+    pub fn drill_screen(&self, id: &str) -> Option<Screen> {
+        let meta = self.content.drill(id)?;
+        Some(Screen::Drill(Box::new(drill::State::new(meta, self.runs_root.clone(), self.device))))
     }
 
     pub fn screen(&self) -> &Screen {
@@ -63,9 +92,17 @@ impl App {
         }
     }
 
-    /// Returns whether anything changed that needs a redraw.
+    /// Drain drill events (for every drill screen on the stack, not only the
+    /// top one: a run goes on while its README is open). Returns whether
+    /// anything changed that needs a redraw.
     pub fn on_tick(&mut self) -> bool {
-        false
+        let mut changed = false;
+        for s in self.stack.iter_mut() {
+            if let Screen::Drill(d) = s {
+                changed |= d.poll();
+            }
+        }
+        changed
     }
 
     pub fn shutdown(&mut self) {}
@@ -110,6 +147,7 @@ impl App {
         let action = match self.stack.last_mut().expect("non-empty") {
             Screen::Home(s) => s.on_key(key, content),
             Screen::Reader(s) => s.on_key(key),
+            Screen::Drill(s) => s.on_key(key),
         };
         self.apply(action);
     }
@@ -125,6 +163,10 @@ impl App {
             }
             Action::Open(screen) => self.stack.push(*screen),
             Action::Flash(m) => self.flash = Some(m),
+            Action::Readme(id) => match reader::State::for_drill(&self.content, &id) {
+                Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
+                None => self.flash = Some(format!("no drill \"{id}\"")),
+            },
             Action::Follow(target) => self.follow(target),
         }
     }
@@ -148,8 +190,8 @@ impl App {
                     None => self.flash = Some(format!("track {track} has no sheet")),
                 }
             }
-            Target::Lab(Link::Drill(id)) => match reader::State::for_drill(&self.content, &id) {
-                Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
+            Target::Lab(Link::Drill(id)) => match self.drill_screen(&id) {
+                Some(d) => self.stack.push(d),
                 None => self.flash = Some(format!("no drill \"{id}\"")),
             },
             Target::Lab(Link::Quiz { track, .. }) => {

@@ -18,6 +18,8 @@ pub use app::App;
 pub fn run(app: App) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut terminal = ratatui::try_init()?;
+    // After ratatui's hook: panics in drill threads become failed runs, silently.
+    crate::runner::install_panic_filter();
     let result = rt.block_on(event_loop(&mut terminal, app));
     ratatui::restore();
     result

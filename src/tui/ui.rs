@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
-use super::screens::{home, reader, Hint, Screen};
+use super::screens::{drill, home, reader, Hint, Screen};
 
 pub fn accent() -> Style {
     Style::default().fg(Color::Rgb(0x5f, 0xd7, 0xff))
@@ -36,6 +36,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.screen() {
         Screen::Home(s) => home::draw(frame, body, s, app),
         Screen::Reader(s) => reader::draw(frame, body, s),
+        Screen::Drill(s) => drill::draw(frame, body, s),
     }
     draw_footer(frame, footer, app);
     if app.help {

@@ -69,12 +69,10 @@ impl State {
                     None => Action::Flash(format!("track {t} has no sheet")),
                 }
             }
-            Focus::Drills => {
-                match content.drills.get(self.drill).and_then(|d| reader::State::for_drill(content, &d.id)) {
-                    Some(r) => Action::Open(Box::new(Screen::Reader(Box::new(r)))),
-                    None => Action::None,
-                }
-            }
+            Focus::Drills => match content.drills.get(self.drill) {
+                Some(d) => Action::Follow(crate::markdown::Target::Lab(crate::content::Link::Drill(d.id.clone()))),
+                None => Action::None,
+            },
         }
     }
 }

@@ -1,15 +1,17 @@
 //! One module per screen: its state, its keys and its drawing.
 
+pub mod drill;
 pub mod home;
 pub mod reader;
 
 /// A key and what it does, for the footer and the help overlay.
 pub type Hint = (&'static str, &'static str);
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Screen {
     Home(home::State),
     Reader(Box<reader::State>),
+    Drill(Box<drill::State>),
 }
 
 impl Screen {
@@ -17,6 +19,7 @@ impl Screen {
         match self {
             Screen::Home(_) => "Home".into(),
             Screen::Reader(r) => r.title.clone(),
+            Screen::Drill(d) => d.title(),
         }
     }
 
@@ -24,6 +27,7 @@ impl Screen {
     pub fn is_typing(&self) -> bool {
         match self {
             Screen::Reader(r) => r.is_typing(),
+            Screen::Drill(d) => d.is_typing(),
             Screen::Home(_) => false,
         }
     }
@@ -33,6 +37,7 @@ impl Screen {
         match self {
             Screen::Home(_) => "Home",
             Screen::Reader(_) => "Reader",
+            Screen::Drill(_) => "Drill",
         }
     }
 
@@ -41,6 +46,7 @@ impl Screen {
         match self {
             Screen::Home(_) => home::HINTS.to_vec(),
             Screen::Reader(r) => r.hints(),
+            Screen::Drill(d) => d.hints(),
         }
     }
 
@@ -49,6 +55,7 @@ impl Screen {
         match self {
             Screen::Home(_) => home::HELP.to_vec(),
             Screen::Reader(_) => reader::HELP.to_vec(),
+            Screen::Drill(_) => drill::HELP.to_vec(),
         }
     }
 }

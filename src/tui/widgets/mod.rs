@@ -1,3 +1,6 @@
 //! Widgets shared by several screens.
 
 pub mod bar;
+pub mod chart;
+pub mod claims;
+pub mod token_mask;

@@ -1,0 +1,120 @@
+//! What a drill reports while it runs. Serialised one per line into
+//! `metrics.jsonl`, so a saved run can be replayed into the same charts.
+
+use serde::{Deserialize, Serialize};
+
+use crate::content::{Cmp, ParamValue};
+
+/// Adjacently tagged (`{"type": "metric", "data": {…}}`) so that variants
+/// holding a plain string serialise too.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "data", rename_all = "snake_case")]
+pub enum Event {
+    Started {
+        drill: String,
+        preset: String,
+        seed: u64,
+        device: String,
+        params: std::collections::BTreeMap<String, ParamValue>,
+    },
+    Phase(String),
+    Log(String),
+    /// One point of a named series; `t` is seconds since the start.
+    Metric {
+        step: u64,
+        name: String,
+        value: f64,
+        t: f64,
+    },
+    Progress {
+        step: u64,
+        total: u64,
+        tokens: u64,
+    },
+    Claim(ClaimResult),
+    View(View),
+    Finished(Report),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimResult {
+    pub id: String,
+    pub text: String,
+    pub measured: f64,
+    pub op: Cmp,
+    pub threshold: f64,
+    pub pass: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "message", rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Every claim held.
+    Passed,
+    /// The run finished and at least one claim failed.
+    ClaimsFailed,
+    Cancelled,
+    /// The drill stopped with an error or a panic (the message says which).
+    Failed(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub drill: String,
+    pub preset: String,
+    pub seed: u64,
+    pub status: RunStatus,
+    pub claims: Vec<ClaimResult>,
+    pub wall_s: f64,
+    /// Last value of every series.
+    pub finals: std::collections::BTreeMap<String, f64>,
+}
+
+/// Who produced a token of a trajectory, for the teaching views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenKind {
+    /// Prompt: context, not trained.
+    Prompt,
+    /// Agent output: trained (label kept / mask 1).
+    Trained,
+    /// Environment output: masked (label −100 / mask 0).
+    Masked,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TokenCell {
+    pub text: String,
+    pub kind: TokenKind,
+    /// Per-token value shown as colour (e.g. the advantage), if any.
+    pub value: Option<f32>,
+}
+
+/// A teaching visual a drill sends alongside its charts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum View {
+    /// A trajectory token by token: trained vs masked, optionally with values.
+    Tokens {
+        title: String,
+        tokens: Vec<TokenCell>,
+        legend: String,
+    },
+    Table {
+        title: String,
+        header: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
+    Text {
+        title: String,
+        body: String,
+    },
+}
+
+impl View {
+    pub fn title(&self) -> &str {
+        match self {
+            View::Tokens { title, .. } | View::Table { title, .. } | View::Text { title, .. } => title,
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Runs a drill on a worker thread and streams its events.
+//!
+//! The worker owns the run: it creates `runs/<drill>/<timestamp>/`, writes
+//! `config.toml`, appends every event to `metrics.jsonl` as it happens (an
+//! interrupted run keeps what it logged), and finishes with `report.json`.
+//! Cancellation is a flag the drill checks between steps. A panic or an error
+//! inside the drill ends the run as failed with its message; the caller (the
+//! TUI) keeps running.
+
+use std::collections::BTreeMap;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex, Once};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::content::{DrillMeta, ParamValue};
+use crate::drills::{self, Cancelled, Drill, Event, Report, RunCtx, RunStatus};
+use crate::ml::device::{self, DeviceChoice};
+
+/// What to run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub drill: String,
+    pub preset: String,
+    pub seed: u64,
+    pub device: DeviceChoice,
+    pub params: BTreeMap<String, ParamValue>,
+}
+
+/// Parameters of a preset with `key=value` overrides applied and validated.
+pub fn resolve_params(
+    meta: &DrillMeta,
+    preset: &str,
+    sets: &[(String, String)],
+) -> Result<BTreeMap<String, ParamValue>, String> {
+    let mut values = meta.preset_values(preset)?;
+    for (k, v) in sets {
+        let spec = meta.param(k).ok_or_else(|| {
+            let keys: Vec<_> = meta.params.iter().map(|p| p.key.as_str()).collect();
+            format!("drill {} has no parameter \"{k}\" (parameters: {})", meta.id, keys.join(", "))
+        })?;
+        values.insert(k.clone(), spec.parse_str(v)?);
+    }
+    Ok(values)
+}
+
+pub struct RunHandle {
+    pub rx: Receiver<Event>,
+    pub dir: PathBuf,
+    pub config: RunConfig,
+    cancel: Arc<AtomicBool>,
+    join: Option<JoinHandle<()>>,
+}
+
+impl RunHandle {
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.join.as_ref().is_none_or(|j| j.is_finished())
+    }
+
+    /// Block until the worker ends (events stay readable from `rx`).
+    pub fn join(&mut self) {
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+    }
+}
+
+impl Drop for RunHandle {
+    fn drop(&mut self) {
+        // Leaving a screen or quitting stops the run; it records itself as cancelled.
+        self.cancel();
+    }
+}
+
+/// Panics in drill threads are reported as failed runs; they must not print
+/// over the TUI nor run the terminal-restoring hook meant for the main thread.
+pub fn install_panic_filter() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let in_drill = std::thread::current().name().is_some_and(|n| n.starts_with("drill-"));
+            if !in_drill {
+                previous(info);
+            }
+        }));
+    });
+}
+
+fn timestamp_dir(root: &Path, drill: &str) -> Result<PathBuf> {
+    let base = root.join(drill);
+    let stamp = chrono::Local::now().format("%Y-%m-%dT%H-%M-%S").to_string();
+    let mut dir = base.join(&stamp);
+    let mut n = 1;
+    while dir.exists() {
+        dir = base.join(format!("{stamp}-{n}"));
+        n += 1;
+    }
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// Start a run of `meta`'s drill. Errors here are setup errors (unknown drill,
+/// unwritable data dir); errors of the run itself arrive as a failed report.
+pub fn start(meta: &DrillMeta, config: RunConfig, runs_root: &Path) -> Result<RunHandle> {
+    let drill: &'static dyn Drill =
+        drills::find(&meta.id).ok_or_else(|| anyhow!("drill \"{}\" has no implementation in this build", meta.id))?;
+    start_with(drill, meta, config, runs_root)
+}
+
+/// Start a run of a given drill implementation (tests use their own drills).
+pub fn start_with(
+    drill: &'static dyn Drill,
+    meta: &DrillMeta,
+    config: RunConfig,
+    runs_root: &Path,
+) -> Result<RunHandle> {
+    install_panic_filter();
+    let dir = timestamp_dir(runs_root, &meta.id)?;
+    std::fs::write(dir.join("config.toml"), toml::to_string_pretty(&config)?)?;
+    let file = std::fs::File::create(dir.join("metrics.jsonl"))?;
+    let (tx, rx) = mpsc::channel();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let meta = meta.clone();
+    let cfg = config.clone();
+    let worker_cancel = cancel.clone();
+    let worker_dir = dir.clone();
+    let join = std::thread::Builder::new()
+        .name(format!("drill-{}", meta.id))
+        .spawn(move || worker(drill, meta, cfg, worker_cancel, worker_dir, file, tx))
+        .context("starting the drill thread")?;
+    Ok(RunHandle { rx, dir, config, cancel, join: Some(join) })
+}
+
+fn worker(
+    drill: &'static dyn Drill,
+    meta: DrillMeta,
+    cfg: RunConfig,
+    cancel: Arc<AtomicBool>,
+    dir: PathBuf,
+    file: std::fs::File,
+    tx: mpsc::Sender<Event>,
+) {
+    let started = Instant::now();
+    let finals: Arc<Mutex<BTreeMap<String, f64>>> = Arc::default();
+    let writer = Arc::new(Mutex::new(BufWriter::new(file)));
+    let sink = {
+        let finals = finals.clone();
+        let writer = writer.clone();
+        let tx = tx.clone();
+        let mut last_flush = Instant::now();
+        move |e: Event| {
+            if let Event::Metric { name, value, .. } = &e {
+                finals.lock().expect("finals").insert(name.clone(), *value);
+            }
+            if let Ok(line) = serde_json::to_string(&e) {
+                let mut w = writer.lock().expect("writer");
+                let _ = writeln!(w, "{line}");
+                let important = !matches!(e, Event::Metric { .. } | Event::Progress { .. });
+                if important || last_flush.elapsed().as_millis() > 250 {
+                    let _ = w.flush();
+                    last_flush = Instant::now();
+                }
+            }
+            let _ = tx.send(e);
+        }
+    };
+    let mut sink: Box<dyn FnMut(Event) + Send> = Box::new(sink);
+    let (status, claims, mut sink) = match device::select(cfg.device) {
+        Err(e) => {
+            sink(Event::Log(format!("device: {e}")));
+            (RunStatus::Failed(e.to_string()), Vec::new(), sink)
+        }
+        Ok(device) => {
+            sink(Event::Started {
+                drill: cfg.drill.clone(),
+                preset: cfg.preset.clone(),
+                seed: cfg.seed,
+                device: device::describe(&device),
+                params: cfg.params.clone(),
+            });
+            let mut ctx = RunCtx::new(meta.clone(), cfg.params.clone(), &cfg.preset, cfg.seed, device, cancel, sink);
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drill.run(&mut ctx)));
+            let status = match outcome {
+                Ok(Ok(())) => {
+                    let measured: Vec<&str> = ctx.claims().iter().map(|c| c.id.as_str()).collect();
+                    let missing: Vec<&str> =
+                        meta.claims.iter().map(|c| c.id.as_str()).filter(|id| !measured.contains(id)).collect();
+                    if !missing.is_empty() {
+                        RunStatus::Failed(format!("the drill ended without measuring: {}", missing.join(", ")))
+                    } else if ctx.claims().iter().all(|c| c.pass) {
+                        RunStatus::Passed
+                    } else {
+                        RunStatus::ClaimsFailed
+                    }
+                }
+                Ok(Err(e)) if e.is::<Cancelled>() => RunStatus::Cancelled,
+                Ok(Err(e)) => RunStatus::Failed(format!("{e:#}")),
+                Err(panic) => {
+                    let msg = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_else(|| "unknown panic".into());
+                    RunStatus::Failed(format!("the drill panicked: {msg}"))
+                }
+            };
+            let claims = ctx.claims().to_vec();
+            (status, claims, ctx.into_sink())
+        }
+    };
+    let report = Report {
+        drill: cfg.drill.clone(),
+        preset: cfg.preset.clone(),
+        seed: cfg.seed,
+        status,
+        claims,
+        wall_s: started.elapsed().as_secs_f64(),
+        finals: finals.lock().expect("finals").clone(),
+    };
+    if let Ok(json) = serde_json::to_vec_pretty(&report) {
+        let _ = crate::fsutil::write_atomic(&dir.join("report.json"), &json);
+    }
+    sink(Event::Finished(report));
+    let _ = writer.lock().expect("writer").flush();
+}
+
+/// A saved run, as listed in the runs view and used for overlays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub dir: PathBuf,
+    pub name: String,
+    pub config: Option<RunConfig>,
+    pub report: Option<Report>,
+}
+
+/// Saved runs of a drill, newest first.
+pub fn list_runs(runs_root: &Path, drill: &str) -> Vec<RunRecord> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(runs_root.join(drill)) else { return out };
+    for e in entries.flatten() {
+        let dir = e.path();
+        if !dir.is_dir() {
+            continue;
+        }
+        out.push(load_run(&dir));
+    }
+    out.sort_by(|a, b| b.name.cmp(&a.name));
+    out
+}
+
+pub fn load_run(dir: &Path) -> RunRecord {
+    let config = std::fs::read_to_string(dir.join("config.toml")).ok().and_then(|s| toml::from_str(&s).ok());
+    let report = std::fs::read_to_string(dir.join("report.json")).ok().and_then(|s| serde_json::from_str(&s).ok());
+    RunRecord {
+        dir: dir.to_path_buf(),
+        name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        config,
+        report,
+    }
+}
+
+/// Events of a saved run; a torn last line (a killed process) is skipped.
+pub fn load_events(dir: &Path) -> Result<Vec<Event>> {
+    let text = std::fs::read_to_string(dir.join("metrics.jsonl"))
+        .with_context(|| format!("reading {}/metrics.jsonl", dir.display()))?;
+    Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+}
+
+/// One point of a series.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub step: f64,
+    pub t: f64,
+    pub value: f64,
+}
+
+/// Metric series by name, in the order they first appeared.
+pub fn series(events: &[Event]) -> Vec<(String, Vec<Point>)> {
+    let mut out: Vec<(String, Vec<Point>)> = Vec::new();
+    for e in events {
+        if let Event::Metric { step, name, value, t } = e {
+            let p = Point { step: *step as f64, t: *t, value: *value };
+            match out.iter_mut().find(|(n, _)| n == name) {
+                Some((_, pts)) => pts.push(p),
+                None => out.push((name.clone(), vec![p])),
+            }
+        }
+    }
+    out
+}
