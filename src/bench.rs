@@ -146,8 +146,10 @@ pub fn bench_generate(cfg: &BenchConfig, device: &Device) -> Result<GenResult> {
     let rate = |use_cache: bool| -> Result<f64> {
         let gc = GenConfig { use_cache, ..GenConfig::greedy(new, vec![]) };
         generate(&model, &prompts, &gc, &mut Rng::new(0))?; // warm-up
+                                                            // Runs are short: repeat for two seconds (at least five) and take the median.
         let mut times = Vec::new();
-        for _ in 0..3 {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(2) || times.len() < 5 {
             let s = Instant::now();
             generate(&model, &prompts, &gc, &mut Rng::new(0))?;
             times.push(s.elapsed().as_secs_f64());

@@ -97,6 +97,7 @@ enum DrillCmd {
 }
 
 fn main() -> ExitCode {
+    agentlab::ml::device::init_cpu_threads();
     let args = Cli::parse();
     let content = match agentlab::content::Content::load(args.content.as_deref()) {
         Ok(c) => c,

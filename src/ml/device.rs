@@ -41,6 +41,18 @@ impl std::fmt::Display for DeviceChoice {
     }
 }
 
+/// candle runs large elementwise ops on a second, spinning thread pool next
+/// to rayon's; on a laptop's few cores the two fight. Unless the user chose
+/// otherwise, give that pool no extra threads (rayon still uses every core
+/// for the matmuls and the fused model). Must run before the first candle op;
+/// `main` calls it at start-up.
+pub fn init_cpu_threads() {
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        // SAFETY (edition 2021: safe fn): called at start-up, before other threads read the environment.
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+    }
+}
+
 pub fn select(choice: DeviceChoice) -> Result<Device> {
     match choice {
         DeviceChoice::Cpu => Ok(Device::Cpu),

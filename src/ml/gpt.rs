@@ -249,6 +249,10 @@ pub struct Gpt {
     pub cfg: GptConfig,
     pub varmap: VarMap,
     pub device: Device,
+    /// Parameter layout of the fused CPU op, when it covers this config.
+    fused: Option<std::sync::Arc<super::fused::Layout>>,
+    /// Use the fused op on the CPU (on by default; tests compare both paths).
+    pub use_fused: bool,
     pub wte: Tensor,
     pub wpe: Option<Tensor>,
     pub blocks: Vec<Block>,
@@ -337,7 +341,8 @@ impl Gpt {
         let ln_f = p.norm("ln_f", d)?;
         let lm_head =
             if cfg.tied { None } else { Some(p.add("lm_head.weight", &[cfg.vocab, d], Init::Normal(std))?) };
-        Ok(Gpt { cfg, varmap, device: device.clone(), wte, wpe, blocks, ln_f, lm_head })
+        let fused = super::fused::Layout::new(&cfg).map(std::sync::Arc::new);
+        Ok(Gpt { cfg, varmap, device: device.clone(), fused, use_fused: true, wte, wpe, blocks, ln_f, lm_head })
     }
 
     /// All parameters by name, sorted.
@@ -355,7 +360,26 @@ impl Gpt {
     }
 
     /// Logits `[B,T,V]` for token ids `[B,T]` (u32), positions `0..T`, causal.
+    /// On the CPU this runs the fused op (`src/ml/fused/`), elsewhere the
+    /// composed model below; both give the same values and gradients.
     pub fn forward(&self, tokens: &Tensor) -> Result<Tensor> {
+        match &self.fused {
+            Some(layout) if self.use_fused && self.device.is_cpu() => {
+                let params = layout.concat(&self.vars())?;
+                super::fused::GptOp::new(self.cfg.clone(), layout.clone(), true)
+                    .forward(&tokens.to_dtype(DType::U32)?, &params)
+            }
+            _ => self.forward_composed(tokens),
+        }
+    }
+
+    /// The fused CPU layout, when the fused path applies to this model.
+    pub fn fused_layout(&self) -> Option<&super::fused::Layout> {
+        self.fused.as_deref().filter(|_| self.use_fused && self.device.is_cpu())
+    }
+
+    /// The model written as candle ops, block by block (the reference).
+    pub fn forward_composed(&self, tokens: &Tensor) -> Result<Tensor> {
         let (_, t) = tokens.dims2()?;
         let mask = ops::causal_mask(t, &self.device)?;
         self.run(tokens, Positions::Range(t), &mask, None)

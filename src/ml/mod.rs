@@ -5,6 +5,7 @@
 pub mod checkpoint;
 pub mod data;
 pub mod device;
+pub mod fused;
 pub mod gpt;
 pub mod loss;
 pub mod ops;

@@ -107,16 +107,35 @@ pub fn generate(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rn
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
     let mut done = vec![false; b];
     let mut cache = KvCache::new(model.cfg.n_layers);
+    // On the CPU the fused decoder keeps the cache in plain buffers.
+    let mut decoder = match (cfg.use_cache, model.fused_layout()) {
+        (true, Some(layout)) => {
+            let w = layout.concat(&model.vars())?.to_vec1::<f32>()?;
+            Some(super::fused::decode::Decoder::new(&model.cfg, layout, w, b, p_len + budget.max(1)))
+        }
+        _ => None,
+    };
+    let rows_of = |flat: Vec<f32>| -> Vec<Vec<f32>> { flat.chunks(model.cfg.vocab).map(|c| c.to_vec()).collect() };
 
     // First pass over the whole (padded) prompt.
-    let tokens = Tensor::from_vec(rows.iter().flatten().copied().collect::<Vec<u32>>(), (b, p_len), &model.device)?;
-    let mask = ops::cached_mask(&pads, p_len, &model.device)?;
-    let logits = if cfg.use_cache {
-        model.run(&tokens, Positions::PerRow(&pos), &mask, Some(&mut cache))?
-    } else {
-        model.run(&tokens, Positions::PerRow(&pos), &mask, None)?
+    let mut last = match decoder.as_mut() {
+        Some(dec) => {
+            let toks: Vec<u32> = rows.iter().flatten().copied().collect();
+            let ps: Vec<u32> = pos.iter().flatten().copied().collect();
+            rows_of(dec.step(&toks, &ps, p_len, &pads)?)
+        }
+        None => {
+            let tokens =
+                Tensor::from_vec(rows.iter().flatten().copied().collect::<Vec<u32>>(), (b, p_len), &model.device)?;
+            let mask = ops::cached_mask(&pads, p_len, &model.device)?;
+            let logits = if cfg.use_cache {
+                model.run(&tokens, Positions::PerRow(&pos), &mask, Some(&mut cache))?
+            } else {
+                model.run(&tokens, Positions::PerRow(&pos), &mask, None)?
+            };
+            logits.narrow(1, p_len - 1, 1)?.squeeze(1)?.to_vec2::<f32>()?
+        }
     };
-    let mut last = logits.narrow(1, p_len - 1, 1)?.squeeze(1)?.to_vec2::<f32>()?;
 
     for _ in 0..budget {
         let mut step_tokens = Vec::with_capacity(b);
@@ -138,6 +157,11 @@ pub fn generate(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rn
             pads[i].push(false);
             pos[i].push(next_pos[i]);
             next_pos[i] += 1;
+        }
+        if let Some(dec) = decoder.as_mut() {
+            let step_pos: Vec<u32> = pos.iter().map(|p| *p.last().expect("non-empty")).collect();
+            last = rows_of(dec.step(&step_tokens, &step_pos, 1, &pads)?);
+            continue;
         }
         let logits = if cfg.use_cache {
             let t = Tensor::from_vec(step_tokens, (b, 1), &model.device)?;

@@ -1,0 +1,180 @@
+//! Incremental decoding with a KV cache on plain slices (CPU, inference only).
+//!
+//! The same forward as the training op, but for `t` new positions per row at
+//! a time, attending to every cached key. Keys and values of each layer live
+//! in `[b, h, capacity, hd]` buffers allocated once per generation, so a new
+//! token costs one row of each matrix product and one pass over the cache.
+//! Semantics match `ops::cached_mask`: a query sees earlier keys that are not
+//! padding, and always itself.
+
+use rayon::prelude::*;
+
+use super::kernels;
+use super::linalg::{matmul, View};
+use super::Layout;
+use crate::ml::gpt::GptConfig;
+
+pub struct Decoder<'a> {
+    cfg: &'a GptConfig,
+    lay: &'a Layout,
+    w: Vec<f32>,
+    b: usize,
+    cap: usize,
+    len: usize,
+    k: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
+}
+
+impl<'a> Decoder<'a> {
+    /// `w`: the flat parameters (`Layout::concat`, copied out once).
+    pub fn new(cfg: &'a GptConfig, lay: &'a Layout, w: Vec<f32>, b: usize, cap: usize) -> Decoder<'a> {
+        let size = b * cap * cfg.d_model;
+        let layers = cfg.n_layers;
+        Decoder { cfg, lay, w, b, cap, len: 0, k: vec![vec![0.0; size]; layers], v: vec![vec![0.0; size]; layers] }
+    }
+
+    /// Run `t` new tokens per row (`tokens`, `pos`: row-major `b × t`) and
+    /// return the logits of each row's last new position, `[b, vocab]`.
+    /// `pad[r][j]`: key `j` of row `r` is padding (length = positions so far + t).
+    pub fn step(&mut self, tokens: &[u32], pos: &[u32], t: usize, pad: &[Vec<bool>]) -> candle_core::Result<Vec<f32>> {
+        let (cfg, lay, w) = (self.cfg, self.lay, &self.w);
+        let (b, d, vocab) = (self.b, cfg.d_model, cfg.vocab);
+        let (h, hd) = (cfg.n_heads, d / cfg.n_heads);
+        let n = b * t;
+        if self.len + t > self.cap {
+            candle_core::bail!("decoder: {} positions exceed its capacity {}", self.len + t, self.cap);
+        }
+        let mut x = vec![0f32; n * d];
+        for (i, row) in x.chunks_mut(d).enumerate() {
+            let (tok, p) = (tokens[i] as usize, pos[i] as usize);
+            if tok >= vocab || p >= cfg.context {
+                candle_core::bail!("decoder: token {tok} or position {p} out of range");
+            }
+            for j in 0..d {
+                row[j] = w[lay.wte + tok * d + j] + w[lay.wpe + p * d + j];
+            }
+        }
+        let scale = 1.0 / (hd as f32).sqrt();
+        let s_total = self.len + t;
+        let (mut hbuf, mut xhat, mut rstd) = (vec![0f32; n * d], vec![0f32; n * d], vec![0f32; n]);
+        let mut qkv = vec![0f32; n * 3 * d];
+        let mut att = vec![0f32; n * d];
+        let (mut u, mut g) = (vec![0f32; n * 4 * d], vec![0f32; n * 4 * d]);
+        for (l, o) in lay.blocks.iter().enumerate() {
+            kernels::layer_norm(
+                &x,
+                &w[o.ln1_w..o.ln1_w + d],
+                &w[o.ln1_b..o.ln1_b + d],
+                d,
+                &mut hbuf,
+                &mut xhat,
+                &mut rstd,
+            );
+            matmul(
+                &mut qkv,
+                3 * d,
+                View::rm(&hbuf, n, d),
+                View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(),
+                false,
+                true,
+            );
+            kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]);
+            // Append the new keys and values to the cache, head-major.
+            let (kc, vc) = (&mut self.k[l], &mut self.v[l]);
+            for r in 0..b {
+                for ti in 0..t {
+                    let row = &qkv[(r * t + ti) * 3 * d..(r * t + ti + 1) * 3 * d];
+                    for hi in 0..h {
+                        let at = ((r * h + hi) * self.cap + self.len + ti) * hd;
+                        kc[at..at + hd].copy_from_slice(&row[d + hi * hd..d + (hi + 1) * hd]);
+                        vc[at..at + hd].copy_from_slice(&row[2 * d + hi * hd..2 * d + (hi + 1) * hd]);
+                    }
+                }
+            }
+            let (kc, vc, cap, len) = (&*kc, &*vc, self.cap, self.len);
+            att.par_chunks_mut(t * d).enumerate().for_each(|(r, att_r)| {
+                let mut scores = vec![0f32; t * s_total];
+                for hi in 0..h {
+                    let base = (r * h + hi) * cap * hd;
+                    let q = View::strided(&qkv[r * t * 3 * d + hi * hd..], t, hd, 3 * d);
+                    let k = View::rm(&kc[base..base + s_total * hd], s_total, hd);
+                    matmul(&mut scores, s_total, q, k.t(), false, false);
+                    for ti in 0..t {
+                        let qpos = len + ti;
+                        let row = &mut scores[ti * s_total..(ti + 1) * s_total];
+                        let mut max = f32::NEG_INFINITY;
+                        for (j, sc) in row.iter_mut().enumerate() {
+                            let visible = j <= qpos && (!pad[r][j] || j == qpos);
+                            *sc = if visible { *sc * scale } else { f32::NEG_INFINITY };
+                            max = max.max(*sc);
+                        }
+                        let mut sum = 0.0;
+                        for sc in row.iter_mut() {
+                            *sc = (*sc - max).exp();
+                            sum += *sc;
+                        }
+                        row.iter_mut().for_each(|sc| *sc /= sum);
+                    }
+                    let v = View::rm(&vc[base..base + s_total * hd], s_total, hd);
+                    matmul(&mut att_r[hi * hd..], d, View::rm(&scores, t, s_total), v, false, false);
+                }
+            });
+            matmul(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true, true);
+            kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]);
+            kernels::layer_norm(
+                &x,
+                &w[o.ln2_w..o.ln2_w + d],
+                &w[o.ln2_b..o.ln2_b + d],
+                d,
+                &mut hbuf,
+                &mut xhat,
+                &mut rstd,
+            );
+            matmul(
+                &mut u,
+                4 * d,
+                View::rm(&hbuf, n, d),
+                View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(),
+                false,
+                true,
+            );
+            kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]);
+            kernels::gelu(&u, &mut g);
+            matmul(
+                &mut x,
+                d,
+                View::rm(&g, n, 4 * d),
+                View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(),
+                true,
+                true,
+            );
+            kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]);
+        }
+        self.len += t;
+        // Only each row's last position is needed for the next token.
+        let mut last = vec![0f32; b * d];
+        for r in 0..b {
+            last[r * d..(r + 1) * d].copy_from_slice(&x[((r + 1) * t - 1) * d..(r + 1) * t * d]);
+        }
+        let (mut hf, mut xh, mut rs) = (vec![0f32; b * d], vec![0f32; b * d], vec![0f32; b]);
+        kernels::layer_norm(
+            &last,
+            &w[lay.lnf_w..lay.lnf_w + d],
+            &w[lay.lnf_b..lay.lnf_b + d],
+            d,
+            &mut hf,
+            &mut xh,
+            &mut rs,
+        );
+        let mut logits = vec![0f32; b * vocab];
+        matmul(
+            &mut logits,
+            vocab,
+            View::rm(&hf, b, d),
+            View::rm(&w[lay.head..lay.head + vocab * d], vocab, d).t(),
+            false,
+            true,
+        );
+        Ok(logits)
+    }
+}

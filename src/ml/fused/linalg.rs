@@ -1,0 +1,237 @@
+//! Matrix products on plain `f32` slices, over the `gemm` crate (the same
+//! kernels candle uses, here called directly with strides so that transposes
+//! cost nothing and results can be accumulated in place).
+
+use gemm::{gemm, Parallelism};
+
+/// A strided matrix view: element (i, j) is `data[i·rs + j·cs]`.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    pub data: &'a [f32],
+    pub rows: usize,
+    pub cols: usize,
+    pub rs: usize,
+    pub cs: usize,
+}
+
+impl<'a> View<'a> {
+    /// Row-major `rows × cols` with row stride `cols`.
+    pub fn rm(data: &'a [f32], rows: usize, cols: usize) -> View<'a> {
+        View { data, rows, cols, rs: cols, cs: 1 }
+    }
+
+    /// Row-major with an explicit row stride (a column block of a wider matrix).
+    pub fn strided(data: &'a [f32], rows: usize, cols: usize, rs: usize) -> View<'a> {
+        View { data, rows, cols, rs, cs: 1 }
+    }
+
+    /// The transpose, as a view of the same memory.
+    pub fn t(self) -> View<'a> {
+        View { data: self.data, rows: self.cols, cols: self.rows, rs: self.cs, cs: self.rs }
+    }
+
+    fn check(&self) {
+        if self.rows > 0 && self.cols > 0 {
+            let last = (self.rows - 1) * self.rs + (self.cols - 1) * self.cs;
+            assert!(last < self.data.len(), "matrix view out of bounds: {self:?}");
+        }
+    }
+}
+
+/// Use gemm's own threads only when the product is big enough to pay for them.
+fn parallelism(m: usize, n: usize, k: usize, allow: bool) -> Parallelism {
+    // Few rows (decoding one token per sequence) split badly across threads.
+    if allow && m >= 32 && m * n * k >= 1 << 18 {
+        Parallelism::Rayon(0)
+    } else {
+        Parallelism::None
+    }
+}
+
+/// `c = c·[acc] + a·b` for `a: m×k`, `b: k×n`, `c` row-major `m×n` with row
+/// stride `ldc`. `threads`: let gemm split the work (false inside a parallel loop).
+pub fn matmul(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool) {
+    assert_eq!(a.cols, b.rows, "inner dimensions differ");
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!((m - 1) * ldc + n <= c.len(), "output too small");
+    a.check();
+    b.check();
+    if k == 0 {
+        if !acc {
+            for i in 0..m {
+                c[i * ldc..i * ldc + n].fill(0.0);
+            }
+        }
+        return;
+    }
+    if m <= SMALL_M && a.cs == 1 && b.rs == 1 {
+        return small_m_times_transposed(c, ldc, a, b, acc, threads);
+    }
+    if m <= SMALL_M && a.cs == 1 && b.cs == 1 {
+        return small_m_times_rows(c, ldc, a, b, acc);
+    }
+    // SAFETY: the views and the output were bounds-checked above; gemm reads
+    // `a` and `b` through their strides and writes `c` (row-major, stride ldc)
+    // only, and `c` does not alias the inputs (it is a unique borrow).
+    unsafe {
+        gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            ldc as isize,
+            acc,
+            a.data.as_ptr(),
+            a.cs as isize,
+            a.rs as isize,
+            b.data.as_ptr(),
+            b.cs as isize,
+            b.rs as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism(m, n, k, threads),
+        )
+    }
+}
+
+/// Below this many rows (one token per sequence when decoding), gemm's
+/// packing of the whole right-hand side costs more than the product itself;
+/// the two kernels below read each weight once instead.
+const SMALL_M: usize = 16;
+
+super::simd::multiversion! {
+/// Dot product with 16 independent lanes, so it vectorises without fast-math.
+fn dot(x: &[f32], y: &[f32]) -> f32 {
+    let mut acc = [0f32; 16];
+    let (xc, yc) = (x.chunks_exact(16), y.chunks_exact(16));
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (xs, ys) in xc.zip(yc) {
+        let xs: &[f32; 16] = xs.try_into().expect("16 lanes");
+        let ys: &[f32; 16] = ys.try_into().expect("16 lanes");
+        for l in 0..16 {
+            acc[l] += xs[l] * ys[l];
+        }
+    }
+    acc.iter().sum::<f32>() + xr.iter().zip(yr).map(|(a, b)| a * b).sum::<f32>()
+}
+}
+
+/// `c (+)= a·b` where `b`'s columns are contiguous rows in memory (b = Wᵀ of a
+/// row-major weight W): every output is a dot product of two contiguous rows.
+fn small_m_times_transposed(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool) {
+    use rayon::prelude::*;
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    // Outputs computed column by column into a transposed buffer, then placed.
+    let mut t = vec![0f32; n * m];
+    let block = |(jb, out): (usize, &mut [f32])| {
+        for (jj, col) in out.chunks_mut(m).enumerate() {
+            let j = jb * 64 + jj;
+            let wrow = &b.data[j * b.cs..j * b.cs + k];
+            for (i, o) in col.iter_mut().enumerate() {
+                *o = dot(&a.data[i * a.rs..i * a.rs + k], wrow);
+            }
+        }
+    };
+    if threads && n * k >= 1 << 16 {
+        t.par_chunks_mut(64 * m).enumerate().for_each(block);
+    } else {
+        t.chunks_mut(64 * m).enumerate().for_each(block);
+    }
+    for i in 0..m {
+        let row = &mut c[i * ldc..i * ldc + n];
+        for (j, slot) in row.iter_mut().enumerate() {
+            *slot = if acc { *slot + t[j * m + i] } else { t[j * m + i] };
+        }
+    }
+}
+
+/// `c (+)= a·b` with `b` row-major: each output row accumulates scaled rows of `b`.
+fn small_m_times_rows(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool) {
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    for i in 0..m {
+        let out = &mut c[i * ldc..i * ldc + n];
+        if !acc {
+            out.fill(0.0);
+        }
+        for p in 0..k {
+            axpy(out, a.data[i * a.rs + p], &b.data[p * b.rs..p * b.rs + n]);
+        }
+    }
+}
+
+super::simd::multiversion! {
+/// `out += s·row`.
+fn axpy(out: &mut [f32], s: f32, row: &[f32]) {
+    for (o, r) in out.iter_mut().zip(row) {
+        *o += s * r;
+    }
+}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(a: View, b: View) -> Vec<f32> {
+        let mut c = vec![0.0; a.rows * b.cols];
+        for i in 0..a.rows {
+            for j in 0..b.cols {
+                for p in 0..a.cols {
+                    c[i * b.cols + j] += a.data[i * a.rs + p * a.cs] * b.data[p * b.rs + j * b.cs];
+                }
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn transposed_strided_and_accumulated_products() {
+        let a: Vec<f32> = (0..35).map(|i| (i as f32 * 0.37).sin()).collect(); // 5×7
+        let b: Vec<f32> = (0..21).map(|i| (i as f32 * 0.11).cos()).collect(); // 3×7
+                                                                              // a (5×7) · bᵀ (7×3)
+        let av = View::rm(&a, 5, 7);
+        let bv = View::rm(&b, 3, 7).t();
+        let mut c = vec![0.0; 15];
+        matmul(&mut c, 3, av, bv, false, true);
+        for (x, y) in c.iter().zip(naive(av, bv)) {
+            assert!((x - y).abs() < 1e-5);
+        }
+        // Accumulate into the right half of a wider output.
+        let mut wide = [1.0; 5 * 6];
+        matmul(&mut wide[3..], 6, av, bv, true, false);
+        let want = naive(av, bv);
+        for i in 0..5 {
+            for j in 0..3 {
+                assert!((wide[i * 6 + 3 + j] - (1.0 + want[i * 3 + j])).abs() < 1e-5);
+                assert_eq!(wide[i * 6 + j], 1.0, "left half untouched");
+            }
+        }
+        // Few rows take the small-m kernels: same results.
+        let few = View::rm(&a[..14], 2, 7);
+        let mut c3 = vec![0.0; 2 * 3];
+        matmul(&mut c3, 3, few, bv, false, true);
+        for (x, y) in c3.iter().zip(naive(few, bv)) {
+            assert!((x - y).abs() < 1e-5);
+        }
+        let rows = View::rm(&b, 7, 3);
+        let mut c4 = vec![0.5; 2 * 3];
+        matmul(&mut c4, 3, few, rows, true, false);
+        for (x, y) in c4.iter().zip(naive(few, rows)) {
+            assert!((x - (0.5 + y)).abs() < 1e-5);
+        }
+        // A column block of a wider matrix as input.
+        let sub = View::strided(&a[2..], 5, 3, 7);
+        let mut c2 = vec![0.0; 5 * 5];
+        matmul(&mut c2, 5, sub, View::rm(&a[..15], 3, 5), false, false);
+        for (x, y) in c2.iter().zip(naive(sub, View::rm(&a[..15], 3, 5))) {
+            assert!((x - y).abs() < 1e-5);
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! The tiny GPT as **one** candle op on the CPU, with a hand-written backward.
+//!
+//! Why: candle runs the composed model (`src/ml/gpt.rs`) as ~40 small ops per
+//! layer, each allocating its output and, in the backward pass, zero-filling
+//! and accumulating gradients one tensor at a time. For the small models the
+//! drills train that bookkeeping, not arithmetic, dominated a step (config S
+//! trained at about a quarter of PyTorch's speed). Here the whole forward is
+//! a straight sequence of matrix products (`gemm`, called with strides so
+//! transposes are free and residual adds accumulate in place) and row-wise
+//! kernels, and the backward is the same sequence in reverse over the
+//! activations the forward saved.
+//!
+//! The op takes the token ids and all parameters concatenated in a fixed order
+//! (`Layout`), so candle's autograd still works around it: the loss is
+//! computed on the returned logits with ordinary candle ops, and the gradient
+//! of the concatenation flows back into every `Var` of the model's `VarMap`.
+//!
+//! It covers the default architecture (learned positions, GELU MLP, tied or
+//! untied head) on the CPU; RoPE, SwiGLU and GPUs use the composed model.
+//! `tests` checks values and gradients against the composed model.
+
+mod attention;
+pub mod decode;
+mod kernels;
+pub mod linalg;
+pub(crate) mod simd;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use candle_core::{CpuStorage, CustomOp2, Layout as TLayout, Result, Shape, Tensor, Var};
+
+use super::gpt::GptConfig;
+use attention::Dims;
+use linalg::{matmul, View};
+
+/// Offsets of one block's parameters in the flat vector.
+#[derive(Debug, Clone)]
+struct BlockOffsets {
+    ln1_w: usize,
+    ln1_b: usize,
+    qkv_w: usize,
+    qkv_b: usize,
+    proj_w: usize,
+    proj_b: usize,
+    ln2_w: usize,
+    ln2_b: usize,
+    fc_w: usize,
+    fc_b: usize,
+    fc2_w: usize,
+    fc2_b: usize,
+}
+
+/// Recycled `f32` buffers: a training step reuses the previous step's
+/// activation memory instead of page-faulting and zero-filling fresh pages
+/// (that alone was a tenth of a step). Contents of a taken buffer are stale
+/// numbers; every caller either overwrites it fully or asks for zeros.
+#[derive(Default)]
+pub struct Pool {
+    free: Mutex<Vec<Vec<f32>>>,
+}
+
+impl Pool {
+    fn take(&self, n: usize) -> Vec<f32> {
+        let mut free = self.free.lock().expect("pool lock");
+        let best = free
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.capacity() >= n)
+            .min_by_key(|(_, v)| v.capacity())
+            .map(|(i, _)| i);
+        match best {
+            Some(i) => {
+                let mut v = free.swap_remove(i);
+                if v.len() >= n {
+                    v.truncate(n);
+                } else {
+                    v.resize(n, 0.0);
+                }
+                v
+            }
+            None => vec![0.0; n],
+        }
+    }
+
+    fn zeroed(&self, n: usize) -> Vec<f32> {
+        let mut v = self.take(n);
+        v.fill(0.0);
+        v
+    }
+
+    fn give(&self, v: Vec<f32>) {
+        let mut free = self.free.lock().expect("pool lock");
+        // Bounded: a model with a few dozen activation buffers per layer.
+        if free.len() < 512 {
+            free.push(v);
+        }
+    }
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool({} free)", self.free.lock().map(|v| v.len()).unwrap_or(0))
+    }
+}
+
+/// Where every parameter sits in the concatenation the op receives.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Parameter names in concatenation order, with their sizes.
+    pub order: Vec<(String, usize)>,
+    pub total: usize,
+    wte: usize,
+    wpe: usize,
+    blocks: Vec<BlockOffsets>,
+    lnf_w: usize,
+    lnf_b: usize,
+    head: usize,
+    /// Shared by every forward/backward of the model.
+    pool: Arc<Pool>,
+}
+
+impl Layout {
+    /// The layout for a config, or `None` if the fused path does not cover it.
+    pub fn new(cfg: &GptConfig) -> Option<Layout> {
+        use super::gpt::{MlpKind, PosEncoding};
+        if cfg.pos != PosEncoding::Learned || cfg.mlp != MlpKind::Gelu {
+            return None;
+        }
+        let d = cfg.d_model;
+        let mut order = Vec::new();
+        let mut total = 0;
+        let mut add = |name: String, n: usize| -> usize {
+            let off = total;
+            order.push((name, n));
+            total += n;
+            off
+        };
+        let wte = add("wte.weight".into(), cfg.vocab * d);
+        let wpe = add("wpe.weight".into(), cfg.context * d);
+        let mut blocks = Vec::new();
+        for l in 0..cfg.n_layers {
+            let n = |s: &str| format!("blocks.{l}.{s}");
+            blocks.push(BlockOffsets {
+                ln1_w: add(n("ln1.weight"), d),
+                ln1_b: add(n("ln1.bias"), d),
+                qkv_w: add(n("attn.qkv.weight"), 3 * d * d),
+                qkv_b: add(n("attn.qkv.bias"), 3 * d),
+                proj_w: add(n("attn.proj.weight"), d * d),
+                proj_b: add(n("attn.proj.bias"), d),
+                ln2_w: add(n("ln2.weight"), d),
+                ln2_b: add(n("ln2.bias"), d),
+                fc_w: add(n("mlp.fc.weight"), 4 * d * d),
+                fc_b: add(n("mlp.fc.bias"), 4 * d),
+                fc2_w: add(n("mlp.proj.weight"), 4 * d * d),
+                fc2_b: add(n("mlp.proj.bias"), d),
+            });
+        }
+        let lnf_w = add("ln_f.weight".into(), d);
+        let lnf_b = add("ln_f.bias".into(), d);
+        let head = if cfg.tied { wte } else { add("lm_head.weight".into(), cfg.vocab * d) };
+        Some(Layout { order, total, wte, wpe, blocks, lnf_w, lnf_b, head, pool: Arc::default() })
+    }
+
+    /// All parameters as one flat tensor, in layout order (differentiable).
+    pub fn concat(&self, vars: &BTreeMap<String, Var>) -> Result<Tensor> {
+        let parts = self
+            .order
+            .iter()
+            .map(|(name, _)| {
+                vars.get(name)
+                    .ok_or_else(|| candle_core::Error::Msg(format!("fused GPT: no parameter {name}")))
+                    .and_then(|v| v.as_tensor().flatten_all())
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::cat(&parts, 0)
+    }
+}
+
+/// Activations of one block kept for the backward pass.
+struct BlockSaved {
+    xhat1: Vec<f32>,
+    rstd1: Vec<f32>,
+    h1: Vec<f32>,
+    qkv: Vec<f32>,
+    p: Vec<f32>,
+    att: Vec<f32>,
+    xhat2: Vec<f32>,
+    rstd2: Vec<f32>,
+    h2: Vec<f32>,
+    u: Vec<f32>,
+    g: Vec<f32>,
+}
+
+struct Saved {
+    tokens: Vec<u32>,
+    blocks: Vec<BlockSaved>,
+    xhatf: Vec<f32>,
+    rstdf: Vec<f32>,
+    hf: Vec<f32>,
+}
+
+impl Saved {
+    fn recycle(self, pool: &Pool) {
+        for b in self.blocks {
+            for v in [b.xhat1, b.rstd1, b.h1, b.qkv, b.p, b.att, b.xhat2, b.rstd2, b.h2, b.u, b.g] {
+                pool.give(v);
+            }
+        }
+        for v in [self.xhatf, self.rstdf, self.hf] {
+            pool.give(v);
+        }
+    }
+}
+
+/// One forward call of the fused model (a new op per call, holding its activations).
+pub struct GptOp {
+    cfg: GptConfig,
+    layout: Arc<Layout>,
+    save: bool,
+    saved: Mutex<Option<Saved>>,
+}
+
+impl Drop for GptOp {
+    fn drop(&mut self) {
+        if let Some(saved) = self.saved.get_mut().ok().and_then(|s| s.take()) {
+            saved.recycle(&self.layout.pool);
+        }
+    }
+}
+
+impl GptOp {
+    pub fn new(cfg: GptConfig, layout: Arc<Layout>, save: bool) -> GptOp {
+        GptOp { cfg, layout, save, saved: Mutex::new(None) }
+    }
+
+    /// Token ids `[b, t]` (u32) and the flat parameters → logits `[b, t, vocab]`.
+    pub fn forward(self, tokens: &Tensor, params: &Tensor) -> Result<Tensor> {
+        tokens.apply_op2(params, self)
+    }
+
+    fn run(&self, tokens: &[u32], b: usize, t: usize, w: &[f32]) -> Result<(Vec<f32>, Saved)> {
+        let cfg = &self.cfg;
+        let lay = &self.layout;
+        let (d, v) = (cfg.d_model, cfg.vocab);
+        let n = b * t;
+        if t > cfg.context {
+            candle_core::bail!("sequence of {t} tokens exceeds the model context of {}", cfg.context);
+        }
+        let pool = &lay.pool;
+        // Token + position embeddings.
+        let mut x = pool.take(n * d);
+        for (i, row) in x.chunks_mut(d).enumerate() {
+            let tok = tokens[i] as usize;
+            if tok >= v {
+                candle_core::bail!("token id {tok} is outside the vocabulary of {v}");
+            }
+            let te = &w[lay.wte + tok * d..lay.wte + (tok + 1) * d];
+            let pe = &w[lay.wpe + (i % t) * d..lay.wpe + (i % t + 1) * d];
+            for j in 0..d {
+                row[j] = te[j] + pe[j];
+            }
+        }
+        let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
+        let mut blocks = Vec::with_capacity(cfg.n_layers);
+        for o in &lay.blocks {
+            // x += Attn(LN(x))
+            let (mut h1, mut xhat1, mut rstd1) = (pool.take(n * d), pool.take(n * d), pool.take(n));
+            kernels::layer_norm(
+                &x,
+                &w[o.ln1_w..o.ln1_w + d],
+                &w[o.ln1_b..o.ln1_b + d],
+                d,
+                &mut h1,
+                &mut xhat1,
+                &mut rstd1,
+            );
+            let mut qkv = pool.take(n * 3 * d);
+            matmul(
+                &mut qkv,
+                3 * d,
+                View::rm(&h1, n, d),
+                View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(),
+                false,
+                true,
+            );
+            kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]);
+            let (mut att, mut p) = (pool.take(n * d), pool.take(b * dims.h * t * t));
+            attention::forward(&qkv, dims, &mut att, &mut p);
+            matmul(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true, true);
+            kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]);
+            // x += MLP(LN(x))
+            let (mut h2, mut xhat2, mut rstd2) = (pool.take(n * d), pool.take(n * d), pool.take(n));
+            kernels::layer_norm(
+                &x,
+                &w[o.ln2_w..o.ln2_w + d],
+                &w[o.ln2_b..o.ln2_b + d],
+                d,
+                &mut h2,
+                &mut xhat2,
+                &mut rstd2,
+            );
+            let mut u = pool.take(n * 4 * d);
+            matmul(
+                &mut u,
+                4 * d,
+                View::rm(&h2, n, d),
+                View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(),
+                false,
+                true,
+            );
+            kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]);
+            let mut g = pool.take(n * 4 * d);
+            kernels::gelu(&u, &mut g);
+            matmul(
+                &mut x,
+                d,
+                View::rm(&g, n, 4 * d),
+                View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(),
+                true,
+                true,
+            );
+            kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]);
+            let block = BlockSaved { xhat1, rstd1, h1, qkv, p, att, xhat2, rstd2, h2, u, g };
+            if self.save {
+                blocks.push(block);
+            } else {
+                Saved { tokens: Vec::new(), blocks: vec![block], xhatf: Vec::new(), rstdf: Vec::new(), hf: Vec::new() }
+                    .recycle(pool);
+            }
+        }
+        let (mut hf, mut xhatf, mut rstdf) = (pool.take(n * d), pool.take(n * d), pool.take(n));
+        kernels::layer_norm(
+            &x,
+            &w[lay.lnf_w..lay.lnf_w + d],
+            &w[lay.lnf_b..lay.lnf_b + d],
+            d,
+            &mut hf,
+            &mut xhatf,
+            &mut rstdf,
+        );
+        let mut logits = vec![0f32; n * v];
+        matmul(&mut logits, v, View::rm(&hf, n, d), View::rm(&w[lay.head..lay.head + v * d], v, d).t(), false, true);
+        pool.give(x);
+        Ok((logits, Saved { tokens: tokens.to_vec(), blocks, xhatf, rstdf, hf }))
+    }
+
+    /// Gradient of every parameter, in layout order, from `dlogits` `[b·t, vocab]`.
+    fn backward(&self, s: &Saved, t: usize, w: &[f32], dlogits: &[f32]) -> Vec<f32> {
+        let cfg = &self.cfg;
+        let lay = &self.layout;
+        let (d, v) = (cfg.d_model, cfg.vocab);
+        let n = s.tokens.len();
+        let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
+        let pool = &lay.pool;
+        let mut gw = vec![0f32; lay.total];
+
+        // Head: logits = hf · Wᵀ.
+        matmul(&mut gw[lay.head..lay.head + v * d], d, View::rm(dlogits, n, v).t(), View::rm(&s.hf, n, d), true, true);
+        let mut dhf = pool.take(n * d);
+        matmul(&mut dhf, d, View::rm(dlogits, n, v), View::rm(&w[lay.head..lay.head + v * d], v, d), false, true);
+        let mut dx = pool.zeroed(n * d);
+        {
+            let (gwl, gbl) = gw[lay.lnf_w..lay.lnf_b + d].split_at_mut(d);
+            kernels::layer_norm_backward(&dhf, &s.xhatf, &s.rstdf, &w[lay.lnf_w..lay.lnf_w + d], d, &mut dx, gwl, gbl);
+        }
+        for (o, a) in lay.blocks.iter().zip(&s.blocks).rev() {
+            // MLP: x_out = x_mid + gelu(LN2(x_mid)·Wfcᵀ + bfc)·W2ᵀ + b2.
+            matmul(
+                &mut gw[o.fc2_w..o.fc2_w + 4 * d * d],
+                4 * d,
+                View::rm(&dx, n, d).t(),
+                View::rm(&a.g, n, 4 * d),
+                true,
+                true,
+            );
+            kernels::bias_grad(&dx, d, &mut gw[o.fc2_b..o.fc2_b + d]);
+            let mut du = pool.take(n * 4 * d);
+            matmul(
+                &mut du,
+                4 * d,
+                View::rm(&dx, n, d),
+                View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d),
+                false,
+                true,
+            );
+            kernels::gelu_backward(&a.u, &mut du);
+            matmul(
+                &mut gw[o.fc_w..o.fc_w + 4 * d * d],
+                d,
+                View::rm(&du, n, 4 * d).t(),
+                View::rm(&a.h2, n, d),
+                true,
+                true,
+            );
+            kernels::bias_grad(&du, 4 * d, &mut gw[o.fc_b..o.fc_b + 4 * d]);
+            let mut dh2 = pool.take(n * d);
+            matmul(
+                &mut dh2,
+                d,
+                View::rm(&du, n, 4 * d),
+                View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d),
+                false,
+                true,
+            );
+            {
+                let (gwl, gbl) = gw[o.ln2_w..o.ln2_b + d].split_at_mut(d);
+                kernels::layer_norm_backward(&dh2, &a.xhat2, &a.rstd2, &w[o.ln2_w..o.ln2_w + d], d, &mut dx, gwl, gbl);
+            }
+            // Attention: x_mid = x_in + Attn(LN1(x_in))·Wpᵀ + bp.
+            matmul(&mut gw[o.proj_w..o.proj_w + d * d], d, View::rm(&dx, n, d).t(), View::rm(&a.att, n, d), true, true);
+            kernels::bias_grad(&dx, d, &mut gw[o.proj_b..o.proj_b + d]);
+            let mut datt = pool.take(n * d);
+            matmul(&mut datt, d, View::rm(&dx, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d), false, true);
+            let mut dqkv = pool.take(n * 3 * d);
+            attention::backward(&a.qkv, &a.p, &datt, dims, &mut dqkv);
+            matmul(
+                &mut gw[o.qkv_w..o.qkv_w + 3 * d * d],
+                d,
+                View::rm(&dqkv, n, 3 * d).t(),
+                View::rm(&a.h1, n, d),
+                true,
+                true,
+            );
+            kernels::bias_grad(&dqkv, 3 * d, &mut gw[o.qkv_b..o.qkv_b + 3 * d]);
+            let mut dh1 = pool.take(n * d);
+            matmul(
+                &mut dh1,
+                d,
+                View::rm(&dqkv, n, 3 * d),
+                View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d),
+                false,
+                true,
+            );
+            {
+                let (gwl, gbl) = gw[o.ln1_w..o.ln1_b + d].split_at_mut(d);
+                kernels::layer_norm_backward(&dh1, &a.xhat1, &a.rstd1, &w[o.ln1_w..o.ln1_w + d], d, &mut dx, gwl, gbl);
+            }
+            for buf in [du, dh2, datt, dqkv, dh1] {
+                pool.give(buf);
+            }
+        }
+        pool.give(dhf);
+        // Embeddings: scatter-add the residual stream's gradient.
+        for (i, row) in dx.chunks(d).enumerate() {
+            let tok = s.tokens[i] as usize;
+            let te = &mut gw[lay.wte + tok * d..lay.wte + (tok + 1) * d];
+            te.iter_mut().zip(row).for_each(|(a, g)| *a += g);
+            let pe = &mut gw[lay.wpe + (i % t) * d..lay.wpe + (i % t + 1) * d];
+            pe.iter_mut().zip(row).for_each(|(a, g)| *a += g);
+        }
+        pool.give(dx);
+        gw
+    }
+}
+
+fn contiguous<'a, T: candle_core::WithDType>(s: &'a CpuStorage, l: &TLayout, what: &str) -> Result<&'a [T]> {
+    let (start, end) = l
+        .contiguous_offsets()
+        .ok_or_else(|| candle_core::Error::Msg(format!("fused GPT: {what} must be contiguous")))?;
+    Ok(&s.as_slice::<T>()?[start..end])
+}
+
+impl CustomOp2 for GptOp {
+    fn name(&self) -> &'static str {
+        "fused-gpt"
+    }
+
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &TLayout, s2: &CpuStorage, l2: &TLayout) -> Result<(CpuStorage, Shape)> {
+        let (b, t) = l1.shape().dims2()?;
+        if l2.shape().elem_count() != self.layout.total {
+            candle_core::bail!(
+                "fused GPT: {} parameters given, {} expected",
+                l2.shape().elem_count(),
+                self.layout.total
+            );
+        }
+        let tokens = contiguous::<u32>(s1, l1, "tokens")?;
+        let w = contiguous::<f32>(s2, l2, "parameters")?;
+        let (logits, saved) = self.run(tokens, b, t, w)?;
+        if self.save {
+            *self.saved.lock().expect("fused GPT lock") = Some(saved);
+        }
+        Ok((CpuStorage::F32(logits), Shape::from((b, t, self.cfg.vocab))))
+    }
+
+    fn bwd(
+        &self,
+        tokens: &Tensor,
+        params: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let (_, t) = tokens.dims2()?;
+        let grad = grad_res.contiguous()?;
+        let (gs, gl) = grad.storage_and_layout();
+        let (ps, pl) = params.storage_and_layout();
+        let (candle_core::Storage::Cpu(gs), candle_core::Storage::Cpu(ps)) = (&*gs, &*ps) else {
+            candle_core::bail!("fused GPT runs on the CPU only");
+        };
+        let dlogits = contiguous::<f32>(gs, gl, "logit gradient")?;
+        let w = contiguous::<f32>(ps, pl, "parameters")?;
+        let mut guard = self.saved.lock().expect("fused GPT lock");
+        if guard.is_none() {
+            // Forward ran without saving (or state was lost): recompute it.
+            let (ts, tl) = tokens.storage_and_layout();
+            let candle_core::Storage::Cpu(ts) = &*ts else { candle_core::bail!("fused GPT runs on the CPU only") };
+            let toks = contiguous::<u32>(ts, tl, "tokens")?;
+            let (b, _) = tokens.dims2()?;
+            let op = GptOp::new(self.cfg.clone(), self.layout.clone(), true);
+            *guard = Some(op.run(toks, b, t, w)?.1);
+        }
+        let saved = guard.as_ref().expect("set above");
+        let gw = self.backward(saved, t, w, dlogits);
+        Ok((None, Some(Tensor::from_vec(gw, self.layout.total, params.device())?)))
+    }
+}
+
+#[cfg(test)]
+mod tests;
