@@ -20,14 +20,14 @@ def name(syllables):
 
 places = []
 seen = set()
-while len(places) < 240:
+while len(places) < 2000:
     n = name(random.choice([2, 2, 3]))
     if 4 <= len(n) <= 8 and n not in seen:
         seen.add(n)
         places.append(n)
 
 cities = []
-while len(cities) < 240:
+while len(cities) < 2000:
     n = name(2)
     if 4 <= len(n) <= 7 and n not in seen:
         seen.add(n)
@@ -38,6 +38,6 @@ with open("assets/world/facts.tsv", "w") as f:
     f.write("# entity\tattribute\tvalue — a fictional world for agentlab's tools (scripts/gen_world.py)\n")
     for p, c in zip(places, cities):
         f.write(f"{p}\tcapital\t{c}\n")
-        f.write(f"{p}\tpopulation\t{random.randint(100, 9999)}\n")
+        f.write(f"{p}\tpopulation\t{random.randint(1000, 9999)}\n")
         f.write(f"{p}\tfounded\t{random.randint(1000, 1999)}\n")
         f.write(f"{p}\tflag\t{random.choice(colours)}\n")

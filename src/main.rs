@@ -54,6 +54,16 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Pretrain the lab's base model (shipped in assets/models/base; minutes on a CPU).
+    Pretrain {
+        #[arg(long, default_value_t = 6000)]
+        steps: usize,
+        #[arg(long, default_value_t = 20261122)]
+        seed: u64,
+        /// Where to write config.json, model.safetensors and tokenizer.json.
+        #[arg(long, default_value = "assets/models/base")]
+        out: PathBuf,
+    },
     /// Measure training and generation speed and UI latency (JSON with --json).
     Bench {
         #[arg(long)]
@@ -119,6 +129,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
+        Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
         Command::Bench { json, only, seconds, device } => cli::bench(&content, json, only.as_deref(), seconds, device),
     };
     match result {

@@ -224,6 +224,7 @@ pub fn drill_run(
     let config = crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params };
     let mut handle = crate::runner::start(meta, config, &crate::paths::runs_dir()?)?;
     let mut report = None;
+    let started = std::time::Instant::now();
     let mut last_print = std::time::Instant::now() - std::time::Duration::from_secs(10);
     let mut last_values: std::collections::BTreeMap<String, f64> = Default::default();
     for event in handle.rx.iter() {
@@ -234,7 +235,7 @@ pub fn drill_run(
                 Event::Started { device, preset, seed, .. } => {
                     println!("▶ {id} · preset {preset} · seed {seed} · {device}")
                 }
-                Event::Phase(p) => println!("── {p}"),
+                Event::Phase(p) => println!("── {p}  [{:.1} s]", started.elapsed().as_secs_f64()),
                 Event::Log(l) => println!("   {l}"),
                 Event::Metric { name, value, .. } => {
                     last_values.insert(name.clone(), *value);
@@ -309,5 +310,29 @@ pub fn export(run_dir: &std::path::Path, svg: bool, csv: bool, out: Option<&std:
         crate::plot::export_run(run_dir, format, out)?
     };
     println!("{}", path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab pretrain`: train and save the lab's base model and tokenizer.
+pub fn pretrain(steps: usize, seed: u64, out: &std::path::Path) -> Result<ExitCode> {
+    use crate::ml::base;
+    let device = candle_core::Device::Cpu;
+    let started = std::time::Instant::now();
+    let tok = base::train_tokenizer(seed)?;
+    println!(
+        "tokenizer: {} tokens ({:.1} s)",
+        crate::ml::tokenizer::Tokenize::vocab_size(&tok),
+        started.elapsed().as_secs_f64()
+    );
+    let mut ema = None;
+    let model = base::pretrain(&tok, steps, seed, &device, |step, loss| {
+        let e = ema.map_or(loss, |m: f64| 0.98 * m + 0.02 * loss);
+        ema = Some(e);
+        if step % 250 == 0 || step + 1 == steps {
+            println!("step {step:>6}/{steps} · loss {e:.4} · {:.0} s", started.elapsed().as_secs_f64());
+        }
+    })?;
+    base::save(&model, &tok, out)?;
+    println!("saved {} ({} parameters) in {:.0} s", out.display(), model.num_params(), started.elapsed().as_secs_f64());
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@
 pub mod events;
 pub mod react_tool_call_loop;
 pub mod sft_basics;
+pub mod turn_credit_assignment;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +32,11 @@ pub trait Drill: Send + Sync {
 
 /// Every drill the program can run.
 pub fn registry() -> Vec<&'static dyn Drill> {
-    vec![&sft_basics::SftBasics, &react_tool_call_loop::ReactToolCallLoop]
+    vec![
+        &sft_basics::SftBasics,
+        &react_tool_call_loop::ReactToolCallLoop,
+        &turn_credit_assignment::TurnCreditAssignment,
+    ]
 }
 
 pub fn find(id: &str) -> Option<&'static dyn Drill> {

@@ -66,13 +66,15 @@ impl FactTable {
         self.index.get(&(entity.to_lowercase(), attribute.to_lowercase())).map(|&i| self.facts[i].value.as_str())
     }
 
-    /// The `lookup` tool: input `"Entity attribute"`.
+    /// The `lookup` tool: input `"attribute of Entity"` or `"Entity attribute"`.
     pub fn lookup(&self, input: &str) -> Result<String, String> {
         let words: Vec<&str> = input.split_whitespace().collect();
-        let [entity, attribute] = words.as_slice() else {
-            return Err(format!("lookup expects \"Entity attribute\", got \"{}\"", input.trim()));
+        let (entity, attribute) = match words.as_slice() {
+            [attribute, "of", entity] => (*entity, *attribute),
+            [entity, attribute] => (*entity, *attribute),
+            _ => return Err(format!("lookup expects \"attribute of Place\", got \"{}\"", input.trim())),
         };
-        self.get(entity, attribute).map(str::to_string).ok_or_else(|| format!("no fact for {entity} {attribute}"))
+        self.get(entity, attribute).map(str::to_string).ok_or_else(|| format!("no fact for {attribute} of {entity}"))
     }
 
     /// The `search` tool: up to `k` facts sharing the most words with the query.
@@ -107,6 +109,7 @@ mod tests {
         let pop = w.lookup(&format!("{e} population")).unwrap();
         assert!(pop.parse::<u32>().is_ok());
         assert!(w.lookup(&format!("{} capital", e.to_lowercase())).is_ok(), "case-insensitive");
+        assert_eq!(w.lookup(&format!("population of {e}")).unwrap(), pop, "both word orders");
     }
 
     #[test]

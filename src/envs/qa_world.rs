@@ -114,40 +114,75 @@ impl QaWorld {
 
     /// Play one episode; `policy(transcript)` returns the agent's next line.
     pub fn run<E>(&self, q: &Question, policy: &mut dyn FnMut(&str) -> Result<String, E>) -> Result<QaEpisode, E> {
-        let mut ep = QaEpisode {
-            segments: vec![(Role::Prompt, q.prompt())],
-            turn_rewards: Vec::new(),
-            searches: 0,
-            answered: false,
-            correct: false,
-        };
-        let mut transcript = q.prompt();
-        for _ in 0..self.cfg.max_turns {
-            let mut line = policy(&transcript)?;
-            if let Some(nl) = line.find('\n') {
-                line.truncate(nl);
-            }
-            line.push('\n');
-            transcript.push_str(&line);
-            ep.segments.push((Role::Agent, line.clone()));
-            match parse_action(&line) {
-                QaAction::Search(query) => {
-                    ep.searches += 1;
-                    ep.turn_rewards.push(-self.cfg.search_cost);
-                    let obs = self.search(&query);
-                    transcript.push_str(&obs);
-                    ep.segments.push((Role::Env, obs));
-                }
-                QaAction::Answer(a) => {
-                    ep.answered = true;
-                    ep.correct = a == q.truth;
-                    ep.turn_rewards.push(self.cfg.w_correct * f32::from(ep.correct as u8) + self.cfg.w_format);
-                    return Ok(ep);
-                }
-                QaAction::Invalid => ep.turn_rewards.push(0.0),
-            }
+        let mut s = QaSession::new(q.clone());
+        while !s.done {
+            let line = policy(&s.transcript)?;
+            self.apply(&mut s, &line);
         }
-        Ok(ep)
+        Ok(s.episode)
+    }
+
+    /// Apply one agent line to an episode in progress (batched rollouts drive many).
+    pub fn apply(&self, s: &mut QaSession, line: &str) {
+        if s.done {
+            return;
+        }
+        let mut line = line.to_string();
+        if let Some(nl) = line.find('\n') {
+            line.truncate(nl);
+        }
+        line.push('\n');
+        s.transcript.push_str(&line);
+        s.episode.segments.push((Role::Agent, line.clone()));
+        match parse_action(&line) {
+            QaAction::Search(query) => {
+                s.episode.searches += 1;
+                s.episode.turn_rewards.push(-self.cfg.search_cost);
+                let obs = self.search(&query);
+                s.transcript.push_str(&obs);
+                s.episode.segments.push((Role::Env, obs));
+            }
+            QaAction::Answer(a) => {
+                s.episode.answered = true;
+                s.episode.correct = a == s.question.truth;
+                s.episode
+                    .turn_rewards
+                    .push(self.cfg.w_correct * f32::from(s.episode.correct as u8) + self.cfg.w_format);
+                s.done = true;
+                return;
+            }
+            QaAction::Invalid => s.episode.turn_rewards.push(0.0),
+        }
+        if s.episode.turn_rewards.len() >= self.cfg.max_turns {
+            s.done = true;
+        }
+    }
+}
+
+/// An episode in progress.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QaSession {
+    pub question: Question,
+    pub episode: QaEpisode,
+    pub transcript: String,
+    pub done: bool,
+}
+
+impl QaSession {
+    pub fn new(question: Question) -> QaSession {
+        let prompt = question.prompt();
+        QaSession {
+            episode: QaEpisode {
+                segments: vec![(Role::Prompt, prompt.clone())],
+                turn_rewards: Vec::new(),
+                searches: 0,
+                answered: false,
+                correct: false,
+            },
+            transcript: prompt,
+            question,
+            done: false,
+        }
     }
 }
 

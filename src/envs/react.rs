@@ -150,33 +150,50 @@ pub fn prompt(question: &str) -> String {
     format!("Question: {question}\n")
 }
 
-/// Run the loop: `policy(transcript)` returns the agent's next turn.
-pub fn run_episode<E>(
-    policy: &mut dyn FnMut(&str) -> Result<String, E>,
-    question: &str,
-    tools: &Tools,
-    max_steps: usize,
-) -> Result<Episode, E> {
-    let mut ep = Episode { segments: vec![(Role::Prompt, prompt(question))], ..Default::default() };
-    let mut transcript = prompt(question);
-    for _ in 0..max_steps {
-        let turn = policy(&transcript)?;
+/// One episode in progress: the loop's state between agent turns. Drills that
+/// run many episodes at once (one batched generation per turn) drive several
+/// sessions; [`run_episode`] drives one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub episode: Episode,
+    /// Everything so far: the text the policy continues.
+    pub transcript: String,
+    pub done: bool,
+}
+
+impl Session {
+    pub fn new(question: &str) -> Session {
+        Session {
+            episode: Episode { segments: vec![(Role::Prompt, prompt(question))], ..Default::default() },
+            transcript: prompt(question),
+            done: false,
+        }
+    }
+
+    /// Apply the agent's turn: parse it, keep the part that is the step,
+    /// run the tool and append the environment's observation.
+    pub fn apply(&mut self, turn: &str, tools: &Tools, max_steps: usize) {
+        if self.done {
+            return;
+        }
+        let ep = &mut self.episode;
         ep.steps += 1;
         if turn.lines().any(|l| l.trim_start().starts_with("Observation:")) {
             ep.hallucinated_observations += 1;
         }
-        let step = parse_step(&turn);
+        let step = parse_step(turn);
         // Keep only what the step needs: text after the action is not the agent's to write.
-        let mut kept = turn[..step_end(&turn)].to_string();
+        let mut kept = turn[..step_end(turn)].to_string();
         if !kept.ends_with('\n') {
             kept.push('\n');
         }
-        transcript.push_str(&kept);
+        self.transcript.push_str(&kept);
         ep.segments.push((Role::Agent, kept));
         let observation = match step {
             Step::Final(a) => {
                 ep.answer = Some(a);
-                return Ok(ep);
+                self.done = true;
+                return;
             }
             Step::Action { tool, input } => {
                 ep.tool_calls += 1;
@@ -197,10 +214,27 @@ pub fn run_episode<E>(
                 "Observation: error: write Action: tool[input] or Final Answer: answer\n".to_string()
             }
         };
-        transcript.push_str(&observation);
+        self.transcript.push_str(&observation);
         ep.segments.push((Role::Env, observation));
+        if ep.steps >= max_steps {
+            self.done = true;
+        }
     }
-    Ok(ep)
+}
+
+/// Run the loop: `policy(transcript)` returns the agent's next turn.
+pub fn run_episode<E>(
+    policy: &mut dyn FnMut(&str) -> Result<String, E>,
+    question: &str,
+    tools: &Tools,
+    max_steps: usize,
+) -> Result<Episode, E> {
+    let mut s = Session::new(question);
+    while !s.done {
+        let turn = policy(&s.transcript)?;
+        s.apply(&turn, tools, max_steps);
+    }
+    Ok(s.episode)
 }
 
 #[cfg(test)]

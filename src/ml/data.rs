@@ -57,6 +57,35 @@ pub fn batch(examples: &[&Example], device: &Device) -> Result<(Tensor, Tensor)>
     Ok((Tensor::from_vec(x, (examples.len(), t), device)?, Tensor::from_vec(y, (examples.len(), t), device)?))
 }
 
+/// Batches of similar lengths: a batch is padded to its longest example, so
+/// mixing a 40-token and a 150-token example wastes most of the short row.
+/// Examples are sorted by length once; a batch is a random window of that
+/// order (a random start, then the next `b`), so lengths in a batch are close
+/// while every example stays equally likely over many batches.
+#[derive(Debug, Clone)]
+pub struct LengthBuckets {
+    order: Vec<usize>,
+}
+
+impl LengthBuckets {
+    pub fn new(examples: &[Example]) -> LengthBuckets {
+        let mut order: Vec<usize> = (0..examples.len()).collect();
+        order.sort_by_key(|&i| examples[i].len());
+        LengthBuckets { order }
+    }
+
+    /// Indices of one batch of `b` examples.
+    pub fn sample(&self, b: usize, rng: &mut super::rng::Rng) -> Vec<usize> {
+        let n = self.order.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let b = b.min(n);
+        let start = rng.below(n - b + 1);
+        self.order[start..start + b].to_vec()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +98,18 @@ mod tests {
         assert_eq!(x.to_vec2::<u32>().unwrap(), vec![vec![5, 6, 7], vec![8, 9, PAD]]);
         assert_eq!(y.to_vec2::<i64>().unwrap(), vec![vec![6, 7, -100], vec![-100, -100, -100]]);
         assert_eq!(a.trained_tokens(), 2);
+    }
+
+    #[test]
+    fn buckets_group_similar_lengths() {
+        let ex: Vec<Example> = (0..100).map(|i| Example::all_trained(vec![1; 1 + (i * 37) % 100])).collect();
+        let buckets = LengthBuckets::new(&ex);
+        let mut rng = super::super::rng::Rng::new(1);
+        for _ in 0..20 {
+            let idx = buckets.sample(8, &mut rng);
+            let lens: Vec<usize> = idx.iter().map(|&i| ex[i].len()).collect();
+            assert_eq!(lens.len(), 8);
+            assert!(lens.iter().max().unwrap() - lens.iter().min().unwrap() <= 8, "{lens:?}");
+        }
     }
 }

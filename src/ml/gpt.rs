@@ -350,6 +350,19 @@ impl Gpt {
         self.varmap.data().lock().expect("varmap lock").iter().map(|(k, v)| (k.clone(), v.clone())).collect()
     }
 
+    /// A new model with the same config and a copy of these weights (a
+    /// checkpoint in memory: train the copy, the original stays).
+    pub fn fork(&self, seed: u64) -> Result<Gpt> {
+        let copy = Gpt::new(self.cfg.clone(), seed, &self.device)?;
+        let mine = self.vars();
+        for (name, v) in copy.vars() {
+            if let Some(src) = mine.get(&name) {
+                v.set(&src.as_tensor().copy()?)?;
+            }
+        }
+        Ok(copy)
+    }
+
     /// Parameters whose name passes `keep` (to train a subset and freeze the rest).
     pub fn vars_where(&self, keep: impl Fn(&str) -> bool) -> Vec<Var> {
         self.vars().into_iter().filter(|(k, _)| keep(k)).map(|(_, v)| v).collect()

@@ -2,6 +2,7 @@
 //! optimizer, decoding, checkpoints and device choice. Nothing here knows
 //! about drills or the UI.
 
+pub mod base;
 pub mod checkpoint;
 pub mod data;
 pub mod device;

@@ -145,6 +145,18 @@ pub fn train_bpe(corpus: &[String], vocab_size: usize) -> Result<Bpe> {
     Ok(Bpe { inner: tok.into() })
 }
 
+impl Bpe {
+    /// The tokenizer as JSON (the `tokenizer.json` format of the `tokenizers` crate).
+    pub fn to_json(&self) -> Result<String> {
+        self.inner.to_string(false).map_err(|e| anyhow!("saving the tokenizer: {e}"))
+    }
+
+    pub fn from_json(json: &str) -> Result<Bpe> {
+        let inner: tokenizers::Tokenizer = json.parse().map_err(|e| anyhow!("reading a tokenizer: {e}"))?;
+        Ok(Bpe { inner })
+    }
+}
+
 impl Tokenize for Bpe {
     fn encode(&self, text: &str) -> Vec<u32> {
         self.inner.encode(text, false).map(|e| e.get_ids().to_vec()).unwrap_or_default()
@@ -184,5 +196,12 @@ mod tests {
         assert!(ids.len() < text.len() / 2, "merges learned: {} ids", ids.len());
         assert_eq!(bpe.decode(&ids), text);
         assert!(bpe.vocab_size() <= 300);
+        // The special tokens keep the ids the rest of the code uses.
+        assert_eq!(bpe.decode(&[BOS, ids[0], EOS]), bpe.decode(&[ids[0]]));
+        assert_eq!(bpe.inner.token_to_id("<bos>"), Some(BOS));
+        assert_eq!(bpe.inner.token_to_id("<eos>"), Some(EOS));
+        assert_eq!(bpe.inner.token_to_id("<pad>"), Some(PAD));
+        let again = Bpe::from_json(&bpe.to_json().unwrap()).unwrap();
+        assert_eq!(again.encode(text), ids);
     }
 }

@@ -56,6 +56,7 @@ impl Baseline {
         }
     }
 
+    /// Advantages of a group: `Â_i = (r_i − b_i) / s`.
     pub fn advantages(self, rewards: &[f32]) -> Vec<f32> {
         match self {
             Baseline::None => rewards.to_vec(),
@@ -63,24 +64,45 @@ impl Baseline {
             Baseline::Rloo => rloo_advantages(rewards),
         }
     }
+
+    /// The same rule as a per-sample baseline `b_i` and a common scale `s`, so
+    /// that other returns of the same episode (a later turn's return-to-go)
+    /// can be measured against it: `Â = (G − b_i) / s`.
+    pub fn baseline_and_scale(self, rewards: &[f32]) -> (Vec<f32>, f32) {
+        let g = rewards.len();
+        if g < 2 && self != Baseline::None {
+            return (rewards.to_vec(), 1.0);
+        }
+        match self {
+            Baseline::None => (vec![0.0; g], 1.0),
+            Baseline::Group(GroupNorm::MeanOnly) => (vec![mean_std(rewards).0; g], 1.0),
+            Baseline::Group(GroupNorm::MeanStd) => {
+                let (mu, sd) = mean_std(rewards);
+                (vec![mu; g], sd + STD_EPS)
+            }
+            Baseline::Rloo => {
+                let total: f32 = rewards.iter().sum();
+                (rewards.iter().map(|r| (total - r) / (g - 1) as f32).collect(), 1.0)
+            }
+        }
+    }
 }
 
-fn mean(xs: &[f32]) -> f32 {
-    xs.iter().sum::<f32>() / xs.len() as f32
+/// Mean and population standard deviation (ddof 0).
+pub fn mean_std(xs: &[f32]) -> (f32, f32) {
+    let mu = xs.iter().sum::<f32>() / xs.len().max(1) as f32;
+    let var = xs.iter().map(|r| (r - mu).powi(2)).sum::<f32>() / xs.len().max(1) as f32;
+    (mu, var.sqrt())
 }
 
 pub fn group_advantages(rewards: &[f32], norm: GroupNorm) -> Vec<f32> {
     if rewards.len() < 2 {
         return vec![0.0; rewards.len()];
     }
-    let mu = mean(rewards);
+    let (mu, sd) = mean_std(rewards);
     match norm {
         GroupNorm::MeanOnly => rewards.iter().map(|r| r - mu).collect(),
-        GroupNorm::MeanStd => {
-            let var = rewards.iter().map(|r| (r - mu).powi(2)).sum::<f32>() / rewards.len() as f32;
-            let sd = var.sqrt();
-            rewards.iter().map(|r| (r - mu) / (sd + STD_EPS)).collect()
-        }
+        GroupNorm::MeanStd => rewards.iter().map(|r| (r - mu) / (sd + STD_EPS)).collect(),
     }
 }
 
@@ -115,6 +137,20 @@ mod tests {
         for i in 0..r.len() {
             for j in 0..r.len() {
                 assert_eq!(r[i] < r[j], a[i] < a[j], "order of {i},{j}");
+            }
+        }
+    }
+
+    #[test]
+    fn baseline_and_scale_reproduce_the_advantages() {
+        let r = [0.9f32, 1.1, -0.2, 1.1, 0.3];
+        for b in
+            [Baseline::None, Baseline::Group(GroupNorm::MeanStd), Baseline::Group(GroupNorm::MeanOnly), Baseline::Rloo]
+        {
+            let (base, s) = b.baseline_and_scale(&r);
+            let via: Vec<f32> = r.iter().zip(&base).map(|(x, bi)| (x - bi) / s).collect();
+            for (a, c) in via.iter().zip(b.advantages(&r)) {
+                assert!((a - c).abs() < 1e-5, "{b:?}");
             }
         }
     }

@@ -50,10 +50,13 @@ impl<'a> Decoder<'a> {
             if tok >= vocab || p >= cfg.context {
                 candle_core::bail!("decoder: token {tok} or position {p} out of range");
             }
-            for j in 0..d {
-                row[j] = w[lay.wte + tok * d + j] + w[lay.wpe + p * d + j];
+            row.copy_from_slice(&w[lay.wte + tok * d..lay.wte + (tok + 1) * d]);
+            if let Some(wpe) = lay.wpe {
+                kernels::add_into(row, &w[wpe + p * d..wpe + (p + 1) * d]);
             }
         }
+        // RoPE angles at each token's own absolute position.
+        let rope = lay.wpe.is_none().then(|| super::rope::Table::new(hd, pos));
         let scale = 1.0 / (hd as f32).sqrt();
         let s_total = self.len + t;
         let (mut hbuf, mut xhat, mut rstd) = (vec![0f32; n * d], vec![0f32; n * d], vec![0f32; n]);
@@ -79,6 +82,9 @@ impl<'a> Decoder<'a> {
                 true,
             );
             kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]);
+            if let Some(table) = &rope {
+                super::rope::rotate_qk(&mut qkv, d, hd, table, n, false);
+            }
             // Append the new keys and values to the cache, head-major.
             let (kc, vc) = (&mut self.k[l], &mut self.v[l]);
             for r in 0..b {

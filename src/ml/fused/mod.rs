@@ -15,14 +15,15 @@
 //! computed on the returned logits with ordinary candle ops, and the gradient
 //! of the concatenation flows back into every `Var` of the model's `VarMap`.
 //!
-//! It covers the default architecture (learned positions, GELU MLP, tied or
-//! untied head) on the CPU; RoPE, SwiGLU and GPUs use the composed model.
+//! It covers the GELU MLP with learned positions or RoPE, tied or untied
+//! head, on the CPU; SwiGLU and GPUs use the composed model.
 //! `tests` checks values and gradients against the composed model.
 
 mod attention;
 pub mod decode;
 mod kernels;
 pub mod linalg;
+mod rope;
 pub(crate) mod simd;
 
 use std::collections::BTreeMap;
@@ -111,7 +112,8 @@ pub struct Layout {
     pub order: Vec<(String, usize)>,
     pub total: usize,
     wte: usize,
-    wpe: usize,
+    /// Learned position table, or `None` with RoPE.
+    wpe: Option<usize>,
     blocks: Vec<BlockOffsets>,
     lnf_w: usize,
     lnf_b: usize,
@@ -124,7 +126,7 @@ impl Layout {
     /// The layout for a config, or `None` if the fused path does not cover it.
     pub fn new(cfg: &GptConfig) -> Option<Layout> {
         use super::gpt::{MlpKind, PosEncoding};
-        if cfg.pos != PosEncoding::Learned || cfg.mlp != MlpKind::Gelu {
+        if cfg.mlp != MlpKind::Gelu {
             return None;
         }
         let d = cfg.d_model;
@@ -137,7 +139,7 @@ impl Layout {
             off
         };
         let wte = add("wte.weight".into(), cfg.vocab * d);
-        let wpe = add("wpe.weight".into(), cfg.context * d);
+        let wpe = (cfg.pos == PosEncoding::Learned).then(|| add("wpe.weight".into(), cfg.context * d));
         let mut blocks = Vec::new();
         for l in 0..cfg.n_layers {
             let n = |s: &str| format!("blocks.{l}.{s}");
@@ -255,13 +257,13 @@ impl GptOp {
             if tok >= v {
                 candle_core::bail!("token id {tok} is outside the vocabulary of {v}");
             }
-            let te = &w[lay.wte + tok * d..lay.wte + (tok + 1) * d];
-            let pe = &w[lay.wpe + (i % t) * d..lay.wpe + (i % t + 1) * d];
-            for j in 0..d {
-                row[j] = te[j] + pe[j];
+            row.copy_from_slice(&w[lay.wte + tok * d..lay.wte + (tok + 1) * d]);
+            if let Some(wpe) = lay.wpe {
+                kernels::add_into(row, &w[wpe + (i % t) * d..wpe + (i % t + 1) * d]);
             }
         }
         let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
+        let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
         let mut blocks = Vec::with_capacity(cfg.n_layers);
         for o in &lay.blocks {
             // x += Attn(LN(x))
@@ -285,6 +287,9 @@ impl GptOp {
                 true,
             );
             kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]);
+            if let Some(table) = &rope {
+                rope::rotate_qk(&mut qkv, d, dims.hd, table, t, false);
+            }
             let (mut att, mut p) = (pool.take(n * d), pool.take(b * dims.h * t * t));
             attention::forward(&qkv, dims, &mut att, &mut p);
             matmul(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true, true);
@@ -352,6 +357,7 @@ impl GptOp {
         let (d, v) = (cfg.d_model, cfg.vocab);
         let n = s.tokens.len();
         let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
+        let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
         let pool = &lay.pool;
         let mut gw = vec![0f32; lay.total];
 
@@ -414,6 +420,10 @@ impl GptOp {
             matmul(&mut datt, d, View::rm(&dx, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d), false, true);
             let mut dqkv = pool.take(n * 3 * d);
             attention::backward(&a.qkv, &a.p, &datt, dims, &mut dqkv);
+            if let Some(table) = &rope {
+                // Gradients of the rotated q, k → gradients of q, k: rotate back.
+                rope::rotate_qk(&mut dqkv, d, dims.hd, table, t, true);
+            }
             matmul(
                 &mut gw[o.qkv_w..o.qkv_w + 3 * d * d],
                 d,
@@ -444,10 +454,10 @@ impl GptOp {
         // Embeddings: scatter-add the residual stream's gradient.
         for (i, row) in dx.chunks(d).enumerate() {
             let tok = s.tokens[i] as usize;
-            let te = &mut gw[lay.wte + tok * d..lay.wte + (tok + 1) * d];
-            te.iter_mut().zip(row).for_each(|(a, g)| *a += g);
-            let pe = &mut gw[lay.wpe + (i % t) * d..lay.wpe + (i % t + 1) * d];
-            pe.iter_mut().zip(row).for_each(|(a, g)| *a += g);
+            kernels::add_into(&mut gw[lay.wte + tok * d..lay.wte + (tok + 1) * d], row);
+            if let Some(wpe) = lay.wpe {
+                kernels::add_into(&mut gw[wpe + (i % t) * d..wpe + (i % t + 1) * d], row);
+            }
         }
         pool.give(dx);
         gw

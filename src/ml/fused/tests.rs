@@ -61,3 +61,10 @@ fn fused_matches_composed_untied_and_full_context() {
 fn fused_matches_composed_at_bench_width() {
     compare(GptConfig::new(64, 128, 2, 4, 64), 2, 33);
 }
+
+#[test]
+fn fused_matches_composed_with_rope() {
+    let mut cfg = GptConfig::new(17, 32, 2, 4, 12);
+    cfg.pos = crate::ml::gpt::PosEncoding::Rope;
+    compare(cfg, 3, 11);
+}

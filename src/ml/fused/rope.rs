@@ -1,0 +1,54 @@
+//! Rotary position embeddings (Su et al., arXiv:2104.09864) on the fused QKV
+//! buffer. Each head's query and key are split in halves (x₁, x₂) and rotated
+//! by θ = p·10000^(−2j/d_h): (x₁cos θ − x₂sin θ, x₂cos θ + x₁sin θ) — the
+//! same convention as `gpt::apply_rope`. The backward of a rotation is the
+//! rotation by −θ, applied to the gradients of q and k.
+
+use rayon::prelude::*;
+
+/// cos and sin of every (position, pair) angle.
+pub struct Table {
+    half: usize,
+    cos: Vec<f32>,
+    sin: Vec<f32>,
+}
+
+impl Table {
+    /// Angles for the given positions (one row of the table per position).
+    pub fn new(hd: usize, positions: &[u32]) -> Table {
+        let half = hd / 2;
+        let mut cos = Vec::with_capacity(positions.len() * half);
+        let mut sin = Vec::with_capacity(positions.len() * half);
+        for &p in positions {
+            for j in 0..half {
+                let inv = 1.0 / 10000f32.powf(2.0 * j as f32 / hd as f32);
+                let a = p as f32 * inv;
+                cos.push(a.cos());
+                sin.push(a.sin());
+            }
+        }
+        Table { half, cos, sin }
+    }
+}
+
+/// Rotate q and k of every row of `qkv` (`[rows, 3d]`) in place. Row `i` uses
+/// table row `i % period` (training: position within the sequence; decoding:
+/// `period` = rows, one table row per row). `inverse` rotates by −θ.
+pub fn rotate_qk(qkv: &mut [f32], d: usize, hd: usize, table: &Table, period: usize, inverse: bool) {
+    let half = table.half;
+    qkv.par_chunks_mut(3 * d).enumerate().for_each(|(i, row)| {
+        let r = (i % period) * half;
+        let (cos, sin) = (&table.cos[r..r + half], &table.sin[r..r + half]);
+        for part in 0..2 {
+            for h in 0..d / hd {
+                let x = &mut row[part * d + h * hd..part * d + (h + 1) * hd];
+                for j in 0..half {
+                    let (x1, x2) = (x[j], x[j + half]);
+                    let s = if inverse { -sin[j] } else { sin[j] };
+                    x[j] = x1 * cos[j] - x2 * s;
+                    x[j + half] = x2 * cos[j] + x1 * s;
+                }
+            }
+        }
+    });
+}
