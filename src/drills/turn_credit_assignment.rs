@@ -32,6 +32,7 @@ use crate::rl::advantage::{Baseline, GroupNorm};
 use crate::rl::entropy::entropy_from_logits;
 use crate::rl::kl::kl_k3;
 use crate::rl::pg::{aggregate, masked_pg_loss, Aggregation};
+use crate::rl::ppo::ppo_clip_loss;
 use crate::rl::returns::discounted_returns;
 
 pub struct TurnCreditAssignment;
@@ -109,11 +110,15 @@ fn warm_start_text(
     rng: &mut Rng,
 ) -> Vec<(Role, String)> {
     let mut segs = vec![(Role::Prompt, q.prompt())];
-    if !q.known || rng.bool(needless) {
+    let searched = !q.known || rng.bool(needless);
+    if searched {
         segs.push((Role::Agent, format!("search[{}]\n", q.entity)));
         segs.push((Role::Env, world.search(&q.entity)));
     }
-    let answer = if rng.bool(wrong) { rng.choose(capitals).clone() } else { q.truth.clone() };
+    // The sloppy habit: after a search, sometimes answer something other than what the
+    // observation says. Memorised answers stay clean, so answering a known place
+    // directly really is the better policy.
+    let answer = if searched && rng.bool(wrong) { rng.choose(capitals).clone() } else { q.truth.clone() };
     segs.push((Role::Agent, format!("answer[{answer}]\n")));
     segs
 }
@@ -121,6 +126,8 @@ fn warm_start_text(
 struct Stats {
     reward: f64,
     accuracy: f64,
+    /// Accuracy on known places when the agent answers without searching: its memory.
+    memory_accuracy: f64,
     searches_known: f64,
     searches_unknown: f64,
 }
@@ -134,6 +141,13 @@ fn stats(rs: &[Rollout]) -> Stats {
     Stats {
         reward: rs.iter().map(|r| r.session.episode.total_reward() as f64).sum::<f64>() / n,
         accuracy: rs.iter().filter(|r| r.session.episode.correct).count() as f64 / n,
+        memory_accuracy: mean(&|r| {
+            (r.session.question.known && r.session.episode.searches == 0).then_some(if r.session.episode.correct {
+                1.0
+            } else {
+                0.0
+            })
+        }),
         searches_known: mean(&|r| r.session.question.known.then_some(r.session.episode.searches as f64)),
         searches_unknown: mean(&|r| (!r.session.question.known).then_some(r.session.episode.searches as f64)),
     }
@@ -166,6 +180,7 @@ impl Drill for TurnCreditAssignment {
         };
         let turn_credit = ctx.text("credit")? == "turn";
         let mask_obs = ctx.bool("mask_observations")?;
+        let (ppo_epochs, clip_eps) = (ctx.usize("ppo_epochs")?, ctx.f64("clip_eps")?);
         let agg = Aggregation::parse(&ctx.text("aggregation")?).unwrap_or(Aggregation::TokenMean);
 
         ctx.phase("data");
@@ -200,8 +215,9 @@ impl Drill for TurnCreditAssignment {
         let policy = base_model.fork(ctx.seed)?;
         let mut warm: Vec<Example> = Vec::new();
         for i in 0..4000 {
-            // Known places appear often enough to be memorised; unknown ones teach searching.
-            let q = if i % 2 == 0 { &known[rng.below(known.len())] } else { &unknown[rng.below(unknown.len())] };
+            // Known places (two in three examples) appear often enough to be memorised;
+            // the others teach searching.
+            let q = if i % 3 != 0 { &known[rng.below(known.len())] } else { &unknown[rng.below(unknown.len())] };
             let segs = warm_start_text(&world, q, needless, wrong, &capitals, &mut rng);
             let mut ids = vec![BOS];
             let mut train = vec![false];
@@ -247,8 +263,8 @@ impl Drill for TurnCreditAssignment {
         let before =
             stats(&rollouts(&policy, &tok, &world, &eval_qs, decoding, &stop, &mut Rng::new(ctx.seed ^ 0xe0))?);
         ctx.log(format!(
-            "warm start: mean reward {:.3}, accuracy {:.2}, searches per episode {:.2} on known places and {:.2} on the others",
-            before.reward, before.accuracy, before.searches_known, before.searches_unknown
+            "warm start: mean reward {:.3}, accuracy {:.2} (from memory on known places {:.2}), searches per episode {:.2} on known places and {:.2} on the others",
+            before.reward, before.accuracy, before.memory_accuracy, before.searches_known, before.searches_unknown
         ));
 
         ctx.phase("RL");
@@ -287,12 +303,17 @@ impl Drill for TurnCreditAssignment {
                 if sd < 1e-6 {
                     zero_std += 1;
                 }
-                let adv0 = baseline.advantages(&totals);
+                // A group whose episodes all score the same carries no signal
+                // for a group baseline: every advantage in it is zero. (Without
+                // this, GRPO's division by a std of ~0 would blow up float noise
+                // and the later turns' returns-to-go.)
+                let silent = sd < 1e-4 && baseline != Baseline::None;
+                let adv0 = if silent { vec![0.0; totals.len()] } else { baseline.advantages(&totals) };
                 max_group_mean = max_group_mean.max((adv0.iter().sum::<f32>() / adv0.len() as f32).abs() as f64);
                 // Every turn's return-to-go against the episode-level baseline of its group.
                 let (base, scale) = baseline.baseline_and_scale(&totals);
                 for (r, b_i) in returns.iter().zip(&base) {
-                    turn_adv.push(r.iter().map(|g_t| (g_t - b_i) / scale).collect());
+                    turn_adv.push(r.iter().map(|g_t| if silent { 0.0 } else { (g_t - b_i) / scale }).collect());
                 }
             }
 
@@ -341,11 +362,7 @@ impl Drill for TurnCreditAssignment {
                 (b, tmax - 1),
                 &ctx.device,
             )?;
-            let logits = policy.forward(&x)?;
-            let inputs = logits.narrow(1, 0, tmax - 1)?;
             let targets = x.narrow(1, 1, tmax - 1)?;
-            let logp = token_logprobs(&inputs, &targets)?;
-            let pg = masked_pg_loss(&logp, &adv, &mask, agg)?;
             let agent_mask = Tensor::from_vec(
                 seqs.iter()
                     .flat_map(|s| shift(padf(&s.1.iter().zip(&s.3).map(|(m, o)| if *o { 0.0 } else { *m }).collect())))
@@ -354,12 +371,34 @@ impl Drill for TurnCreditAssignment {
                 &ctx.device,
             )?;
             let ref_logp = token_logprobs(&reference.forward(&x)?.narrow(1, 0, tmax - 1)?, &targets)?.detach();
-            let kl = aggregate(&kl_k3(&logp, &ref_logp)?.mul(&agent_mask)?, &agent_mask, Aggregation::TokenMean)?;
-            let loss = if kl_coef > 0.0 { (&pg + (&kl * kl_coef)?)? } else { pg.clone() };
-            let loss_v = ctx.finite("RL loss", loss.to_scalar::<f32>()? as f64, step)?;
-            let mut grads = loss.backward()?;
-            clip_grad_norm(&mut grads, &vars, 1.0)?;
-            opt.step(&grads)?;
+            // One update is the plain policy gradient. With ppo_epochs > 1 the
+            // same rollouts are reused, and the clipped ratio to the sampling
+            // policy keeps the later updates close to it.
+            let mut old_logp: Option<Tensor> = None;
+            let (mut loss_v, mut kl_v, mut clip_frac) = (0.0, 0.0, 0.0);
+            let mut logits = None;
+            for _ in 0..ppo_epochs {
+                let lg = policy.forward(&x)?;
+                let logp = token_logprobs(&lg.narrow(1, 0, tmax - 1)?, &targets)?;
+                let old = old_logp.get_or_insert_with(|| logp.detach()).clone();
+                let pg = if ppo_epochs > 1 {
+                    let out = ppo_clip_loss(&logp, &old, &adv, &mask, clip_eps, agg)?;
+                    clip_frac = out.clip_frac;
+                    out.loss
+                } else {
+                    masked_pg_loss(&logp, &adv, &mask, agg)?
+                };
+                let kl = aggregate(&kl_k3(&logp, &ref_logp)?.mul(&agent_mask)?, &agent_mask, Aggregation::TokenMean)?;
+                let loss = if kl_coef > 0.0 { (&pg + (&kl * kl_coef)?)? } else { pg.clone() };
+                loss_v = ctx.finite("RL loss", loss.to_scalar::<f32>()? as f64, step)?;
+                kl_v = kl.to_scalar::<f32>()? as f64;
+                let mut grads = loss.backward()?;
+                clip_grad_norm(&mut grads, &vars, 1.0)?;
+                opt.step(&grads)?;
+                logits.get_or_insert(lg);
+            }
+            let logits = logits.ok_or_else(|| anyhow::anyhow!("ppo_epochs must be at least 1"))?;
+            let inputs = logits.narrow(1, 0, tmax - 1)?;
 
             let st = stats(&rs);
             rewards_hist.push(st.reward);
@@ -376,7 +415,10 @@ impl Drill for TurnCreditAssignment {
             ctx.metric(step, "searches_known", st.searches_known);
             ctx.metric(step, "searches_unknown", st.searches_unknown);
             ctx.metric(step, "accuracy", st.accuracy);
-            ctx.metric(step, "kl_to_warm_start", kl.to_scalar::<f32>()? as f64);
+            ctx.metric(step, "kl_to_warm_start", kl_v);
+            if ppo_epochs > 1 {
+                ctx.metric(step, "ppo_clip_fraction", clip_frac);
+            }
             ctx.metric(step, "entropy", ent);
             ctx.metric(step, "response_tokens", resp_len);
             ctx.metric(step, "pg_loss (not a progress signal)", loss_v);
@@ -387,8 +429,8 @@ impl Drill for TurnCreditAssignment {
         ctx.phase("evaluate");
         let after = stats(&rollouts(&policy, &tok, &world, &eval_qs, decoding, &stop, &mut Rng::new(ctx.seed ^ 0xe1))?);
         ctx.log(format!(
-            "after RL: mean reward {:.3}, accuracy {:.2}, searches per episode {:.2} on known places and {:.2} on the others",
-            after.reward, after.accuracy, after.searches_known, after.searches_unknown
+            "after RL: mean reward {:.3}, accuracy {:.2} (from memory on known places {:.2}), searches per episode {:.2} on known places and {:.2} on the others",
+            after.reward, after.accuracy, after.memory_accuracy, after.searches_known, after.searches_unknown
         ));
         ctx.view(View::Table {
             title: "Before and after RL (256 sampled episodes each)".into(),

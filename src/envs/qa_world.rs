@@ -7,8 +7,8 @@
 //! ```text
 //! Q: capital of Zondnaus?          ← prompt
 //! search[Zondnaus]                 ← agent
-//! Obs: Zondnaus capital Didreir    ← environment (masked in the loss)
-//! answer[Didreir]                  ← agent
+//! Obs: Zondnaus capital Brisaul, flag blue ← environment (masked in the loss)
+//! answer[Brisaul]                  ← agent
 //! ```
 //!
 //! Reward, per turn so that returns can be discounted by turn:

@@ -2,12 +2,12 @@
 //! **parse → route → observe → loop**.
 //!
 //! ```text
-//! Question: What is the population of Zondnaus plus 17?      ← prompt   (masked)
-//! Action: lookup[Zondnaus population]                        ← agent    (trained)
-//! Observation: 196                                           ← env      (masked)
-//! Action: calc[196+17]                                       ← agent
-//! Observation: 213                                           ← env
-//! Final Answer: 213                                          ← agent
+//! Question: population of Zondnaus + 17?                     ← prompt   (masked)
+//! Action: lookup[population of Zondnaus]                     ← agent    (trained)
+//! Observation: 5665                                          ← env      (masked)
+//! Action: calc[5665 + 17]                                    ← agent
+//! Observation: 5682                                          ← env
+//! Final Answer: 5682                                         ← agent
 //! ```
 //!
 //! The observation is written by the *environment*, never by the model: the

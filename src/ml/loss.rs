@@ -41,8 +41,10 @@ pub fn masked_ce_sum(logits: &Tensor, labels: &Tensor) -> Result<(Tensor, f64)> 
 
 /// Log-probability of each given token: `log softmax(logits)[tokens]`, `[B,T,V] × [B,T] → [B,T]`.
 pub fn token_logprobs(logits: &Tensor, tokens: &Tensor) -> Result<Tensor> {
-    let logp = candle_nn::ops::log_softmax(logits, D::Minus1)?;
-    logp.gather(&tokens.to_dtype(DType::U32)?.unsqueeze(D::Minus1)?, D::Minus1)?.squeeze(D::Minus1)
+    // gather needs contiguous operands; callers often pass shifted views (`narrow`).
+    let logp = candle_nn::ops::log_softmax(&logits.contiguous()?, D::Minus1)?;
+    let index = tokens.to_dtype(DType::U32)?.contiguous()?.unsqueeze(D::Minus1)?;
+    logp.gather(&index, D::Minus1)?.squeeze(D::Minus1)
 }
 
 /// Build `[B,T]` next-token labels from sequences and per-token "train on this" flags:
