@@ -37,7 +37,7 @@ fn draw(app: &mut App, w: u16, h: u16) -> Vec<String> {
     })
     .unwrap();
     let buf = term.backend().buffer().clone();
-    // A wide symbol (✅, ⚠️) covers two cells: skip the cell it covers.
+    // A wide symbol (✅, ⚠) covers two cells: skip the cell it covers.
     (0..h)
         .map(|y| {
             let mut line = String::new();
@@ -354,6 +354,11 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     assert!(lines[0].contains("Quiz · track 3 · L1"), "{}", lines[0]);
     assert!(s.contains("item 1/8") && s.contains("track 3 Agentic") && s.contains("L1 concept"), "{s}");
     assert!(s.contains("a) A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
+    // The help overlay lists every quiz key.
+    key(&mut a, KeyCode::Char('?'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("Quiz keys") && s.contains("✅ know · ⚠ fuzzy · ❌ don't") && s.contains("J K"), "{s}");
+    key(&mut a, KeyCode::Esc);
     // A single-answer choice is graded at once.
     key(&mut a, KeyCode::Char('b'));
     let s = screen(&draw(&mut a, 100, 30));
@@ -460,10 +465,10 @@ fn numeric_order_and_open_items_are_answered_on_screen() {
     let s = screen(&draw(&mut a, 100, 36));
     assert!(s.contains("Reference answer") && s.contains("quick note"), "{s}");
     key(&mut a, KeyCode::Char('3'));
-    // The end: score and a second pass with the ⚠️/❌ items only.
+    // The end: score and a second pass with the ⚠/❌ items only.
     let s = screen(&draw(&mut a, 100, 36));
-    assert!(s.contains("Auto-graded: 2/2 correct") && s.contains("✅ 1 know · ⚠️ 1 fuzzy · ❌ 1"), "{s}");
-    assert!(s.contains("2 item(s) rated ⚠️/❌") && s.contains("r goes over them again"), "{s}");
+    assert!(s.contains("Auto-graded: 2/2 correct") && s.contains("✅ 1 know · ⚠ 1 fuzzy · ❌ 1"), "{s}");
+    assert!(s.contains("2 item(s) rated ⚠/❌") && s.contains("r goes over them again"), "{s}");
     key(&mut a, KeyCode::Char('r'));
     let s = screen(&draw(&mut a, 100, 36));
     assert!(s.contains("item 1/2") && s.contains("pass 2"), "{s}");
@@ -498,8 +503,8 @@ fn review_screen_shows_due_items_and_brings_back_weak_ones() {
     let lines = draw(&mut a, 100, 30);
     let s = screen(&lines);
     assert!(s.contains("review 1/2") && s.contains("due now") && s.contains("retention 0.90"), "{s}");
-    assert!(lines[29].contains("more ⚠️/❌") && lines[29].contains("retention"), "footer: {}", lines[29]);
-    // First due item: ⚠️; second: ✅. Pass 2 brings back only the ⚠️ one.
+    assert!(lines[29].contains("more ⚠/❌") && lines[29].contains("retention"), "footer: {}", lines[29]);
+    // First due item: ⚠; second: ✅. Pass 2 brings back only the ⚠ one.
     key(&mut a, KeyCode::Char('b'));
     key(&mut a, KeyCode::Char('2'));
     keys(&mut a, "abd");
@@ -507,18 +512,18 @@ fn review_screen_shows_due_items_and_brings_back_weak_ones() {
     key(&mut a, KeyCode::Char('1'));
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("review 1/1") && s.contains("pass 2"), "{s}");
-    assert!(s.contains("In GRPO, what plays the role"), "the ⚠️ item is back: {s}");
+    assert!(s.contains("In GRPO, what plays the role"), "the ⚠ item is back: {s}");
     key(&mut a, KeyCode::Char('b'));
     key(&mut a, KeyCode::Char('1'));
     let s = screen(&draw(&mut a, 100, 30));
-    assert!(s.contains("Done: 3 answers") && s.contains("1 item(s) rated ⚠️/❌ are not due yet"), "{s}");
-    // m adds the not-yet-due ⚠️ item; +/- change the retention, saved.
+    assert!(s.contains("Done: 3 answers") && s.contains("1 item(s) rated ⚠/❌ are not due yet"), "{s}");
+    // m adds the not-yet-due ⚠ item; +/- change the retention, saved.
     key(&mut a, KeyCode::Char('+'));
     assert_eq!(a.store.progress.settings.desired_retention, 0.91);
     assert_eq!(Store::open(&dir.path().join("progress.json"), t0()).progress.settings.desired_retention, 0.91);
     key(&mut a, KeyCode::Char('m'));
     let s = screen(&draw(&mut a, 100, 30));
-    assert!(s.contains("not yet due (⚠️/❌)") && s.contains("Every sample in a GRPO group"), "{s}");
+    assert!(s.contains("not yet due (⚠/❌)") && s.contains("Every sample in a GRPO group"), "{s}");
     assert!(s.contains("retention 0.91"), "{s}");
 }
 

@@ -290,11 +290,8 @@ pub fn progress(
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(
-        out,
-        "{:<36} {:>10} {:>10} {:>10} {:>5} {:>7}",
-        "track (mastery: ✅ and not due)", "L1", "L2", "L3", "due", "drills"
-    )?;
+    writeln!(out, "mastery = share of a level's items rated ✅ and not due again yet")?;
+    writeln!(out, "{:<36} {:>10} {:>10} {:>10} {:>5} {:>7}", "track", "L1", "L2", "L3", "due", "drills")?;
     for row in &s.tracks {
         let cells: Vec<String> = row
             .levels

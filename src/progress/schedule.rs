@@ -60,7 +60,9 @@ impl Rating {
     pub fn emoji(self) -> &'static str {
         match self {
             Rating::Know => "✅",
-            Rating::Fuzzy => "⚠️",
+            // Without the emoji selector (U+FE0F): terminals disagree on the width of "⚠️",
+            // which shifts the rest of a TUI line; plain "⚠" is one cell everywhere.
+            Rating::Fuzzy => "⚠",
             Rating::Dont => "❌",
         }
     }

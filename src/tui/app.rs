@@ -61,10 +61,9 @@ pub const MIN_HEIGHT: u16 = 16;
 impl App {
     pub fn new(content: Content) -> App {
         let store = Store::open_default(Utc::now()).unwrap_or_else(|e| {
-            Store::in_memory(
-                std::env::temp_dir().join("agentlab-progress.json"),
-                format!("{e:#}; progress is kept for this session only"),
-            )
+            let tmp = std::env::temp_dir().join("agentlab-progress.json");
+            let notice = format!("{e:#}; progress is saved to {} instead", tmp.display());
+            Store::in_memory(tmp, notice)
         });
         App::with_store(content, store)
     }

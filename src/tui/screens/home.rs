@@ -37,7 +37,7 @@ pub const HELP: &[Hint] = &[
     ("Enter l", "open the track's cheatsheet / the drill"),
     ("g G", "first / last"),
     ("z", "quiz on the selected track (choose the level)"),
-    ("r", "review: due items, then ⚠️/❌ on request"),
+    ("r", "review: due items, then ⚠/❌ on request"),
     ("p", "progress: mastery, drills passed, due, history"),
 ];
 

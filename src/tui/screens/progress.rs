@@ -26,7 +26,7 @@ pub struct State {
 pub const HINTS: &[Hint] = &[("r", "review"), ("z", "quiz"), ("Esc", "back")];
 
 pub const HELP: &[Hint] =
-    &[("r", "open Review (due items, then ⚠️/❌ on request)"), ("z", "open a quiz"), ("Esc Backspace", "back")];
+    &[("r", "open Review (due items, then ⚠/❌ on request)"), ("z", "open a quiz"), ("Esc Backspace", "back")];
 
 impl State {
     pub fn on_key(&mut self, key: KeyEvent) -> Action {
@@ -130,7 +130,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             Span::raw(if total > 0 { format!(" {}/{}/{}", d.know, d.fuzzy, d.dont) } else { String::new() }),
         ]));
     }
-    frame.render_widget(Paragraph::new(hist).block(panel(" Ratings per day (✅/⚠️/❌) ")), hist_area);
+    frame.render_widget(Paragraph::new(hist).block(panel(" Ratings per day (✅/⚠/❌) ")), hist_area);
 
     let mut f = vec![Line::from(Span::styled(
         format!("Desired retention {:.2} · state file {}", sum.desired_retention, s.path),

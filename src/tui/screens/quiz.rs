@@ -1,5 +1,5 @@
 //! Quiz: pick a track and a level, then one item at a time; every rating is
-//! saved at once. At the end, the ⚠️/❌ items can be gone over again (a new
+//! saved at once. At the end, the ⚠/❌ items can be gone over again (a new
 //! pass holds only them).
 
 use chrono::{DateTime, Utc};
@@ -97,7 +97,7 @@ impl State {
                 h
             }
             Phase::Done if !self.passes.again.is_empty() => {
-                vec![("r", "again: ⚠️/❌ items"), ("v", "review"), ("Esc", "back")]
+                vec![("r", "again: ⚠/❌ items"), ("v", "review"), ("Esc", "back")]
             }
             Phase::Done => vec![("v", "review"), ("p", "progress"), ("Esc", "back")],
         }
@@ -177,7 +177,7 @@ pub fn help() -> Vec<Hint> {
     ];
     h.extend_from_slice(question::HELP);
     h.extend_from_slice(&[
-        ("r", "at the end: go over the ⚠️/❌ items again"),
+        ("r", "at the end: go over the ⚠/❌ items again"),
         ("v p", "at the end: open Review / Progress"),
         ("Esc", "leave the quiz (every rating is already saved)"),
     ]);
@@ -202,7 +202,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
                         q.item.level.describe(),
                         kind_name(q),
                         if s.passes.pass > 1 {
-                            format!(" · pass {} (⚠️/❌ items)", s.passes.pass)
+                            format!(" · pass {} (⚠/❌ items)", s.passes.pass)
                         } else {
                             String::new()
                         }
@@ -269,7 +269,7 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
         )),
         Line::raw(""),
         Line::raw(format!("Auto-graded: {right}/{graded} correct on the first pass.")),
-        Line::raw(format!("Your ratings: ✅ {k} know · ⚠️ {f} fuzzy · ❌ {d} don't (saved).")),
+        Line::raw(format!("Your ratings: ✅ {k} know · ⚠ {f} fuzzy · ❌ {d} don't (saved).")),
         Line::raw(""),
     ];
     if s.passes.again.is_empty() {
@@ -277,7 +277,7 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
         lines.push(Line::raw("Next: v opens Review, p shows Progress, Esc goes back."));
     } else {
         lines.push(Line::raw(format!(
-            "{} item(s) rated ⚠️/❌ in this pass. Next: r goes over them again (pass {}).",
+            "{} item(s) rated ⚠/❌ in this pass. Next: r goes over them again (pass {}).",
             s.passes.again.len(),
             s.passes.pass + 1
         )));

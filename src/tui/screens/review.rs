@@ -1,5 +1,5 @@
 //! Review: the items FSRS says are due now; after each pass the ones rated
-//! ⚠️/❌ come back until every one is ✅. `m` adds every ⚠️/❌ item that is
+//! ⚠/❌ come back until every one is ✅. `m` adds every ⚠/❌ item that is
 //! not yet due; `+`/`-` change the desired retention (saved).
 
 use chrono::{DateTime, Utc};
@@ -24,7 +24,7 @@ pub struct State {
     pub question: Option<Question>,
     /// Items due when the review opened.
     pub due_at_start: usize,
-    /// ⚠️/❌ items not yet due that `m` would add.
+    /// ⚠/❌ items not yet due that `m` would add.
     pub more: usize,
     /// Where `m` appended items: (pass, index in that pass's queue).
     pub more_from: Option<(usize, usize)>,
@@ -67,7 +67,7 @@ impl State {
         };
         if !self.is_typing() && self.question.as_ref().is_none_or(|q| !q.graded()) {
             if self.more > 0 {
-                h.push(("m", "more ⚠️/❌"));
+                h.push(("m", "more ⚠/❌"));
             }
             h.push(("+ -", "retention"));
         }
@@ -82,13 +82,13 @@ impl State {
                 KeyCode::Char('m') => {
                     let ids = self.more_ids(content, store, now);
                     if ids.is_empty() {
-                        return Action::Flash("no ⚠️/❌ item is waiting: nothing more to review".into());
+                        return Action::Flash("no ⚠/❌ item is waiting: nothing more to review".into());
                     }
                     let n = ids.len();
                     self.more_from = Some((self.passes.pass, self.passes.queue.len()));
                     self.passes.extend(ids);
                     self.advance(content, store, now);
-                    return Action::Flash(format!("{n} ⚠️/❌ item(s) not yet due added"));
+                    return Action::Flash(format!("{n} ⚠/❌ item(s) not yet due added"));
                 }
                 KeyCode::Char(c @ ('+' | '-')) => {
                     let r = store.progress.settings.desired_retention + if c == '+' { 0.01 } else { -0.01 };
@@ -133,7 +133,7 @@ impl State {
 pub fn help() -> Vec<Hint> {
     let mut h = question::HELP.to_vec();
     h.extend_from_slice(&[
-        ("m", "add every ⚠️/❌ item not yet due"),
+        ("m", "add every ⚠/❌ item not yet due"),
         ("+ -", "desired retention ± 0.01 (0.70–0.99, saved)"),
         ("p", "when done: open Progress"),
         ("Esc", "leave (every rating is already saved)"),
@@ -148,9 +148,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
             let t = crate::content::tracks::track(q.item.track).map_or("", |t| t.title);
             let from_more = s.more_from.is_some_and(|(pass, at)| pass == s.passes.pass && s.passes.pos >= at);
             let what = if from_more {
-                "not yet due (⚠️/❌)".to_string()
+                "not yet due (⚠/❌)".to_string()
             } else if s.passes.pass > 1 {
-                format!("pass {} (⚠️/❌ come back)", s.passes.pass)
+                format!("pass {} (⚠/❌ come back)", s.passes.pass)
             } else {
                 "due now".to_string()
             };
@@ -174,18 +174,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
                 lines.push(Line::raw("Nothing is due now."));
             } else {
                 lines.push(Line::raw(format!(
-                    "Done: {} answers · ✅ {k} · ⚠️ {f} · ❌ {d} · every item of the last pass is ✅.",
+                    "Done: {} answers · ✅ {k} · ⚠ {f} · ❌ {d} · every item of the last pass is ✅.",
                     s.passes.ratings.len()
                 )));
             }
             lines.push(Line::raw(""));
             if s.more > 0 {
                 lines.push(Line::raw(format!(
-                    "{} item(s) rated ⚠️/❌ are not due yet. Next: m reviews them now.",
+                    "{} item(s) rated ⚠/❌ are not due yet. Next: m reviews them now.",
                     s.more
                 )));
             } else {
-                lines.push(Line::raw("No ⚠️/❌ item is waiting. Next: Esc goes back; take a quiz from Home (z)."));
+                lines.push(Line::raw("No ⚠/❌ item is waiting. Next: Esc goes back; take a quiz from Home (z)."));
             }
             lines.push(Line::raw(""));
             lines.push(Line::from(Span::styled(

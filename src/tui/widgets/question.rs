@@ -5,7 +5,7 @@
 //! toggle, then Enter); `numeric` — type a number, Enter; `order` — `↑↓`
 //! select, `J`/`K` (or Shift-↑↓) move the step, Enter; `open` — type notes
 //! (optional), Enter reveals the reference. Then the explanation and links,
-//! and the rating 1 ✅ / 2 ⚠️ / 3 ❌ (✅ is refused after a wrong answer).
+//! and the rating 1 ✅ / 2 ⚠ / 3 ❌ (✅ is refused after a wrong answer).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -185,7 +185,7 @@ impl Question {
             KeyCode::Char(c @ '1'..='3') => {
                 let rating = Rating::from_key(&c.to_string()).unwrap_or(Rating::Dont);
                 if !rating.allowed(correct) {
-                    self.error = Some("the answer was wrong, so it cannot be ✅: rate 2 ⚠️ or 3 ❌".into());
+                    self.error = Some("the answer was wrong, so it cannot be ✅: rate 2 ⚠ or 3 ❌".into());
                     return Outcome::Flash("a wrong answer cannot be rated ✅ know".into());
                 }
                 self.error = None;
@@ -219,7 +219,7 @@ impl Question {
     pub fn hints(&self) -> Vec<Hint> {
         match (&self.phase, &self.item.answer) {
             (Phase::Graded { .. }, _) => {
-                let mut h = vec![("1 2 3", "rate ✅ ⚠️ ❌"), ("↑↓", "scroll")];
+                let mut h = vec![("1 2 3", "rate ✅ ⚠ ❌"), ("↑↓", "scroll")];
                 if self.item.sheet.is_some() {
                     h.push(("s", "sheet"));
                 }
@@ -243,7 +243,7 @@ pub const HELP: &[Hint] = &[
     ("0-9 . - e", "numeric: type the number, Enter submits, Backspace erases"),
     ("↑↓ / J K", "order: select a step / move it down or up (also Shift-↑↓), Enter submits"),
     ("Enter", "open: reveal the reference answer (typing notes is optional)"),
-    ("1 2 3", "rate: ✅ know · ⚠️ fuzzy · ❌ don't (no ✅ after a wrong answer)"),
+    ("1 2 3", "rate: ✅ know · ⚠ fuzzy · ❌ don't (no ✅ after a wrong answer)"),
     ("s d", "open the item's cheatsheet section / drill"),
     ("↑↓ j k", "scroll the explanation"),
 ];
