@@ -16,6 +16,7 @@ pub mod markdown;
 pub mod ml;
 pub mod paths;
 pub mod plot;
+pub mod progress;
 pub mod rl;
 pub mod runner;
 pub mod tui;

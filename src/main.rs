@@ -64,6 +64,32 @@ enum Command {
         #[arg(long, default_value = "assets/models/base")]
         out: PathBuf,
     },
+    /// Take a quiz on stdin/stdout: one answer line per item, then a rating line 1/2/3.
+    Quiz {
+        /// Track number (0–7) or slug; all tracks when left out.
+        #[arg(long)]
+        track: Option<String>,
+        /// L1 (concept), L2 (implementation), L3 (research) or all.
+        #[arg(long)]
+        level: Option<String>,
+        /// At most this many items.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Review the items due now (FSRS); ⚠️/❌ items come back after each pass.
+    Review {
+        /// Set the desired retention (0.70–0.99, default 0.9) and save it.
+        #[arg(long)]
+        retention: Option<f64>,
+        /// Also review every ⚠️/❌ item that is not yet due.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Mastery per track and level, drills passed, items due, ratings per day.
+    Progress {
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure training and generation speed and UI latency (JSON with --json).
     Bench {
         #[arg(long)]
@@ -106,6 +132,19 @@ enum DrillCmd {
     },
 }
 
+/// Run a headless study session on stdin/stdout with the learner's store.
+fn study(
+    f: impl FnOnce(&mut agentlab::progress::Store, &mut cli::study::Session) -> anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
+    let mut store = cli::study::open_store(chrono::Utc::now())?;
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let mut out = std::io::stdout();
+    let now = chrono::Utc::now;
+    let mut io = cli::study::Session { input: &mut input, out: &mut out, now: &now };
+    f(&mut store, &mut io)
+}
+
 fn main() -> ExitCode {
     agentlab::ml::device::init_cpu_threads();
     let args = Cli::parse();
@@ -131,6 +170,15 @@ fn main() -> ExitCode {
         Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
         Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
         Command::Bench { json, only, seconds, device } => cli::bench(&content, json, only.as_deref(), seconds, device),
+        Command::Quiz { track, level, limit } => study(|store, io| {
+            let (t, l) = cli::study::parse_filters(track.as_deref(), level.as_deref())?;
+            cli::study::quiz(&content, store, t, l, limit, io)
+        }),
+        Command::Review { retention, all } => {
+            study(|store, io| cli::study::review(&content, store, retention, all, io))
+        }
+        Command::Progress { json } => cli::study::open_store(chrono::Utc::now())
+            .and_then(|store| cli::study::progress(&content, &store, chrono::Utc::now(), json, &mut std::io::stdout())),
     };
     match result {
         Ok(code) => code,

@@ -44,7 +44,7 @@ fn version_and_help() {
     let (out, _) = text(&agentlab(&["--version"]));
     assert!(out.starts_with("agentlab "), "{out}");
     let (out, _) = text(&agentlab(&["--help"]));
-    for cmd in ["sheets", "sheet", "validate"] {
+    for cmd in ["sheets", "sheet", "validate", "quiz", "review", "progress"] {
         assert!(out.contains(cmd), "{cmd} in help:\n{out}");
     }
 }
@@ -143,4 +143,150 @@ fn drill_commands_and_exit_codes() {
     let last: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "finished");
     assert_eq!(last["data"]["status"]["status"], "claims_failed");
+}
+
+/// Run `agentlab ARGS` in `home` with `input` piped to stdin.
+fn study(home: &Path, args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+        .args(args)
+        .env("AGENTLAB_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The answer line that is right (or wrong) for an item, as a script would type it.
+fn answer_line(item: &agentlab::content::QuizItem, right: bool) -> String {
+    use agentlab::content::Answer;
+    use agentlab::progress::grade::{letter, order_shuffle};
+    match &item.answer {
+        Answer::Choice { choices, correct } => {
+            if right {
+                correct.iter().map(|&i| letter(i).to_string()).collect::<Vec<_>>().join(",")
+            } else {
+                letter((0..choices.len()).find(|i| !correct.contains(i)).unwrap()).to_string()
+            }
+        }
+        Answer::Numeric { value, tolerance } => if right { *value } else { value + 10.0 * tolerance + 1.0 }.to_string(),
+        Answer::Order { steps } => {
+            // Shown row r holds step shown[r]; the right answer lists rows so steps come out 0, 1, 2, …
+            let shown = order_shuffle(item);
+            let mut rows: Vec<usize> = (0..steps.len()).map(|s| shown.iter().position(|&x| x == s).unwrap()).collect();
+            if !right {
+                rows.swap(0, 1);
+            }
+            rows.iter().map(|r| (r + 1).to_string()).collect::<Vec<_>>().join(" ")
+        }
+        Answer::Open { .. } => "my own answer".into(),
+    }
+}
+
+#[test]
+fn headless_quiz_driven_by_piped_input_scores_and_saves() {
+    let content = agentlab::content::Content::embedded().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    // Track 3, every level, 10 items in content order: wrong on items 2 and 5, right elsewhere.
+    let items = agentlab::progress::session::quiz_items(&content, Some(3), None, Some(10));
+    assert_eq!(items.len(), 10);
+    let mut input = String::new();
+    let mut graded = 0;
+    let mut right = 0;
+    for (k, item) in items.iter().enumerate() {
+        let ok = k != 2 && k != 5;
+        if k == 0 {
+            input.push_str("zz\n"); // bad input: re-prompted
+        }
+        input.push_str(&answer_line(item, ok));
+        input.push('\n');
+        if item.answer.auto_graded() {
+            graded += 1;
+            right += usize::from(ok);
+        }
+        if !ok {
+            input.push_str("1\n3\n"); // ✅ refused after a wrong answer, then ❌
+        } else if k == 7 {
+            input.push_str("2\n");
+        } else {
+            input.push_str("x\n1\n"); // bad rating, then ✅
+        }
+    }
+    let o = study(home.path(), &["quiz", "--track", "3", "--limit", "10"], &input);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains("\"z\" is not a choice"), "bad answers are re-prompted:\n{out}");
+    assert!(out.contains("cannot be ✅"), "{out}");
+    assert!(out.contains("type 1, 2 or 3"), "{out}");
+    assert!(out.contains(&format!("score: {right}/{graded} auto-graded correct · ✅ 7 · ⚠️ 1 · ❌ 2")), "{out}");
+    assert!(!out.contains("input ended"), "{out}");
+
+    // The state file holds the ten items; progress --json reports them.
+    let o = study(home.path(), &["progress", "--json"], "");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let row = &v["summary"]["tracks"][3];
+    let seen: u64 = (0..3).map(|l| row["levels"][l]["seen"].as_u64().unwrap()).sum();
+    assert_eq!(seen, 10, "{row}");
+    assert_eq!(v["summary"]["due_now"], 0);
+    assert!(v["state_file"].as_str().unwrap().starts_with(home.path().to_str().unwrap()));
+    let (out, _) = text(&study(home.path(), &["progress"], ""));
+    assert!(out.contains("Agentic & Long-horizon RL") && out.contains("due now: 0"), "{out}");
+
+    // Review: nothing due yet; --all brings back exactly the ⚠️/❌ items (2, 5 and 7).
+    let (out, _) = text(&study(home.path(), &["review"], ""));
+    assert!(out.contains("nothing is due now") && out.contains("3 ⚠️/❌ item(s) are not yet due"), "{out}");
+    let mut input = String::new();
+    for k in [2, 5, 7] {
+        input.push_str(&format!("{}\n1\n", answer_line(items[k], true)));
+    }
+    let (out, _) = text(&study(home.path(), &["review", "--all", "--retention", "0.85"], &input));
+    assert!(out.contains("desired retention set to 0.85"), "{out}");
+    assert!(out.contains("review 1/3") && !out.contains("review 1/4"), "{out}");
+    for k in [2, 5, 7] {
+        assert!(out.contains(items[k].prompt.lines().next().unwrap()), "item {k} comes back:\n{out}");
+    }
+    assert!(out.contains("✅ 3 · ⚠️ 0 · ❌ 0"), "{out}");
+    let (out, _) = text(&study(home.path(), &["review", "--all"], ""));
+    assert!(out.contains("nothing is due now"), "all ✅ now:\n{out}");
+}
+
+#[test]
+fn headless_quiz_ends_cleanly_at_eof_and_saves_what_was_answered() {
+    let home = tempfile::tempdir().unwrap();
+    let o = study(home.path(), &["quiz", "--track", "3", "--level", "L1"], "b\n1\na,b,d\n");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.contains("input ended: 1 answer(s) saved"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.path().join("progress.json")).unwrap()).unwrap();
+    assert_eq!(v["items"].as_object().unwrap().len(), 1);
+    // Bad filters are clear errors.
+    let o = study(home.path(), &["quiz", "--level", "L9"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("unknown level \"L9\""));
+    let o = study(home.path(), &["review", "--retention", "2"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("between 0.7 and 0.99"), "{}", text(&o).1);
+}
+
+#[test]
+fn headless_commands_report_a_bad_state_file_and_keep_it() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join("progress.json"), "not json at all").unwrap();
+    let o = study(home.path(), &["progress"], "");
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("is corrupt") && err.contains("kept as") && err.contains("progress.json.corrupt-"), "{err}");
+    assert!(out.contains("due now: 0"));
+    let kept: Vec<_> = std::fs::read_dir(home.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("progress.json.corrupt-"))
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(std::fs::read_to_string(home.path().join(&kept[0])).unwrap(), "not json at all");
 }

@@ -6,8 +6,20 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
+/// Every test runs on a temporary data dir (runs, progress), never the real home.
+fn isolated_home() -> &'static std::path::Path {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        std::env::set_var("AGENTLAB_HOME", d.path());
+        d
+    })
+    .path()
+}
+
 /// A fresh app that has been drawn once, as the event loop does before any key.
 fn app_at(w: u16, h: u16) -> App {
+    isolated_home();
     let mut a = App::new(Content::embedded().unwrap());
     draw(&mut a, w, h);
     a
@@ -25,7 +37,19 @@ fn draw(app: &mut App, w: u16, h: u16) -> Vec<String> {
     })
     .unwrap();
     let buf = term.backend().buffer().clone();
-    (0..h).map(|y| (0..w).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>()).collect()
+    // A wide symbol (✅, ⚠) covers two cells: skip the cell it covers.
+    (0..h)
+        .map(|y| {
+            let mut line = String::new();
+            let mut x = 0;
+            while x < w {
+                let sym = buf[(x, y)].symbol();
+                line.push_str(sym);
+                x += unicode_width::UnicodeWidthStr::width(sym).max(1) as u16;
+            }
+            line
+        })
+        .collect()
 }
 
 fn key(app: &mut App, code: KeyCode) {
@@ -285,4 +309,259 @@ fn drill_parameters_are_edited_and_bad_values_refused() {
     assert!(matches!(a.stack.last(), Some(Screen::Reader(_))));
     key(&mut a, KeyCode::Esc);
     assert!(matches!(a.stack.last(), Some(Screen::Drill(_))));
+}
+
+// ---------------------------------------------------------------- quiz, review, progress
+
+use agentlab::content::{Answer, Level, Link};
+use agentlab::markdown::Target;
+use agentlab::progress::{Rating, Store};
+use agentlab::tui::screens::Screen;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 4, 1, 9, 0, 0).unwrap()
+}
+
+/// An app on its own temporary progress file, at a fixed time.
+fn study_app(dir: &std::path::Path, w: u16, h: u16) -> App {
+    isolated_home();
+    let store = Store::open(&dir.join("progress.json"), t0());
+    let mut a = App::with_store(Content::embedded().unwrap(), store);
+    a.now_override = Some(t0());
+    a.refresh_summary();
+    draw(&mut a, w, h);
+    a
+}
+
+#[test]
+fn quiz_screen_asks_grades_and_saves_ratings() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 100, 30);
+    // Home → track 3 → z opens the quiz setup with track 3 selected.
+    let home = screen(&draw(&mut a, 100, 30));
+    assert!(home.contains("z") && home.contains("quiz") && home.contains("review") && home.contains("progress"));
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Char('j'));
+    }
+    key(&mut a, KeyCode::Char('z'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("1. Track") && s.contains("2. Level") && s.contains("▶ 3 Agentic"), "{s}");
+    assert!(s.contains("Track 3 · L1 concept · 8 items"), "{s}");
+    key(&mut a, KeyCode::Enter);
+    let lines = draw(&mut a, 100, 30);
+    let s = screen(&lines);
+    assert!(lines[0].contains("Quiz · track 3 · L1"), "{}", lines[0]);
+    assert!(s.contains("item 1/8") && s.contains("track 3 Agentic") && s.contains("L1 concept"), "{s}");
+    assert!(s.contains("a) A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
+    // The help overlay lists every quiz key.
+    key(&mut a, KeyCode::Char('?'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("Quiz keys") && s.contains("✅ know · ⚠ fuzzy · ❌ don't") && s.contains("J K"), "{s}");
+    key(&mut a, KeyCode::Esc);
+    // A single-answer choice is graded at once.
+    key(&mut a, KeyCode::Char('b'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("✓ Correct") && s.contains("Why") && s.contains("Rate yourself"), "{s}");
+    assert!(s.contains(" s  Agentic & Long-horizon RL § ") && s.contains(" d  drill:"), "links: {s}");
+    key(&mut a, KeyCode::Char('1'));
+    assert_eq!(a.store.progress.items["arl-l1-critic-free"].last_rating(), Some(Rating::Know));
+    assert!(dir.path().join("progress.json").exists(), "saved at once");
+    // Several correct: toggle, then Enter.
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("item 2/8") && s.contains("[ ] "), "{s}");
+    keys(&mut a, "abd");
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("[x] ") && s.contains("Toggle the correct choices"), "{s}");
+    key(&mut a, KeyCode::Enter);
+    assert!(screen(&draw(&mut a, 100, 30)).contains("✓ Correct"));
+    key(&mut a, KeyCode::Char('2'));
+    // A wrong answer cannot be rated ✅.
+    key(&mut a, KeyCode::Char('b'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("✗ Not quite") && s.contains("✓ a) Nothing") && s.contains("✗ b)"), "{s}");
+    key(&mut a, KeyCode::Char('1'));
+    assert!(a.flash.as_deref().unwrap_or("").contains("cannot be rated ✅"), "{:?}", a.flash);
+    assert!(screen(&draw(&mut a, 100, 30)).contains("item 3/8"), "still on the same item");
+    key(&mut a, KeyCode::Char('3'));
+    assert!(screen(&draw(&mut a, 100, 30)).contains("item 4/8"));
+    assert_eq!(a.store.progress.items.len(), 3);
+    // The saved file has what the screen recorded.
+    let on_disk = Store::open(&dir.path().join("progress.json"), t0());
+    assert_eq!(on_disk.progress, a.store.progress);
+    // Esc leaves; Home now shows a mastery bar for track 3.
+    key(&mut a, KeyCode::Esc);
+    key(&mut a, KeyCode::Esc);
+    let lines = draw(&mut a, 100, 30);
+    let row = lines.iter().find(|l| l.contains("3 Agentic")).unwrap();
+    assert!(row.contains("4%") && !row.contains("not started"), "mastery bar on Home (1 of 27 ✅): {row}");
+}
+
+/// A quiz screen over the given items, as the quiz would show them.
+fn quiz_over(a: &mut App, ids: &[&str]) {
+    use agentlab::progress::session::Passes;
+    use agentlab::tui::screens::quiz;
+    use agentlab::tui::widgets::question::Question;
+    let item = a.content.items().find(|i| i.id == ids[0]).unwrap().clone();
+    let mut s = quiz::State::setup(item.track, None);
+    s.passes = Passes::new(ids.iter().map(|s| s.to_string()).collect());
+    s.phase = quiz::Phase::Asking;
+    s.question = Some(Question::new(&item));
+    a.stack.push(Screen::Quiz(Box::new(s)));
+}
+
+#[test]
+fn numeric_order_and_open_items_are_answered_on_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 100, 36);
+    let find = |k: agentlab::content::Kind| a.content.items().find(|i| i.answer.kind() == k).unwrap().clone();
+    let (num, ord, open) = (
+        find(agentlab::content::Kind::Numeric),
+        find(agentlab::content::Kind::Order),
+        find(agentlab::content::Kind::Open),
+    );
+    quiz_over(&mut a, &[&num.id, &ord.id, &open.id]);
+    // Numeric: letters are refused, the number is typed, Enter grades with the tolerance.
+    let Answer::Numeric { value, .. } = num.answer else { panic!() };
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("item 1/3") && s.contains("numeric") && s.contains("Your answer: █"), "{s}");
+    key(&mut a, KeyCode::Char('x'));
+    assert!(screen(&draw(&mut a, 100, 36)).contains("only a number"));
+    keys(&mut a, "q?"); // typed, not quit/help: then refused as non-numbers
+    assert!(!a.should_quit() && !a.help);
+    keys(&mut a, &value.to_string());
+    key(&mut a, KeyCode::Enter);
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("✓ Correct") && s.contains("Expected:"), "{s}");
+    key(&mut a, KeyCode::Char('1'));
+    // Order: shown shuffled; J moves the selected step down; Enter grades.
+    let Answer::Order { steps } = &ord.answer else { panic!() };
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("item 2/3") && s.contains("Put the steps in order") && s.contains("J/K move it"), "{s}");
+    // Sort by moving: bubble each correct step up to its place.
+    for target in 0..steps.len() {
+        let Some(Screen::Quiz(q)) = a.stack.last() else { panic!() };
+        let q = q.question.as_ref().unwrap();
+        let at = q.arrangement.iter().position(|&s| s == target).unwrap();
+        for _ in 0..at {
+            key(&mut a, KeyCode::Down);
+        }
+        for _ in target..at {
+            key(&mut a, KeyCode::Char('K'));
+        }
+        for _ in 0..steps.len() {
+            key(&mut a, KeyCode::Up);
+        }
+    }
+    key(&mut a, KeyCode::Enter);
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("✓ Correct") && s.contains("Correct order:"), "{s}");
+    key(&mut a, KeyCode::Char('2'));
+    // Open: notes are typed (q is a letter here), Enter reveals the reference; any rating is allowed.
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("item 3/3") && s.contains("Enter to reveal"), "{s}");
+    keys(&mut a, "quick note");
+    key(&mut a, KeyCode::Enter);
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("Reference answer") && s.contains("quick note"), "{s}");
+    key(&mut a, KeyCode::Char('3'));
+    // The end: score and a second pass with the ⚠/❌ items only.
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("Auto-graded: 2/2 correct") && s.contains("✅ 1 know · ⚠ 1 fuzzy · ❌ 1"), "{s}");
+    assert!(s.contains("2 item(s) rated ⚠/❌") && s.contains("r goes over them again"), "{s}");
+    key(&mut a, KeyCode::Char('r'));
+    let s = screen(&draw(&mut a, 100, 36));
+    assert!(s.contains("item 1/2") && s.contains("pass 2"), "{s}");
+}
+
+#[test]
+fn reader_quiz_links_open_the_quiz_for_that_track_and_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 100, 30);
+    a.follow(Target::Lab(Link::Quiz { track: 3, level: Some(Level::L2) }));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("item 1/12") && s.contains("L2 implementation"), "{s}");
+    a.follow(Target::Lab(Link::Quiz { track: 5, level: None }));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("▶ 5 Continual") && s.contains("Enter starts the quiz"), "setup for the track: {s}");
+}
+
+#[test]
+fn review_screen_shows_due_items_and_brings_back_weak_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 100, 30);
+    let ids: Vec<String> =
+        a.content.items().filter(|i| i.track == 3 && i.level == Level::L1).take(3).map(|i| i.id.clone()).collect();
+    let earlier = t0() - Duration::days(10);
+    a.store.record(&ids[0], 3, Level::L1, Some(true), Rating::Know, earlier).unwrap();
+    a.store.record(&ids[1], 3, Level::L1, Some(true), Rating::Know, earlier).unwrap();
+    a.store.record(&ids[2], 3, Level::L1, None, Rating::Fuzzy, t0() - Duration::hours(1)).unwrap();
+    a.refresh_summary();
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("2 due for review (r)") && s.contains("2 due"), "Home shows the due count:\n{s}");
+    key(&mut a, KeyCode::Char('r'));
+    let lines = draw(&mut a, 100, 30);
+    let s = screen(&lines);
+    assert!(s.contains("review 1/2") && s.contains("due now") && s.contains("retention 0.90"), "{s}");
+    assert!(lines[29].contains("more ⚠/❌") && lines[29].contains("retention"), "footer: {}", lines[29]);
+    // First due item: ⚠; second: ✅. Pass 2 brings back only the ⚠ one.
+    key(&mut a, KeyCode::Char('b'));
+    key(&mut a, KeyCode::Char('2'));
+    keys(&mut a, "abd");
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Char('1'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("review 1/1") && s.contains("pass 2"), "{s}");
+    assert!(s.contains("In GRPO, what plays the role"), "the ⚠ item is back: {s}");
+    key(&mut a, KeyCode::Char('b'));
+    key(&mut a, KeyCode::Char('1'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("Done: 3 answers") && s.contains("1 item(s) rated ⚠/❌ are not due yet"), "{s}");
+    // m adds the not-yet-due ⚠ item; +/- change the retention, saved.
+    key(&mut a, KeyCode::Char('+'));
+    assert_eq!(a.store.progress.settings.desired_retention, 0.91);
+    assert_eq!(Store::open(&dir.path().join("progress.json"), t0()).progress.settings.desired_retention, 0.91);
+    key(&mut a, KeyCode::Char('m'));
+    let s = screen(&draw(&mut a, 100, 30));
+    assert!(s.contains("not yet due (⚠/❌)") && s.contains("Every sample in a GRPO group"), "{s}");
+    assert!(s.contains("retention 0.91"), "{s}");
+}
+
+#[test]
+fn progress_screen_shows_mastery_due_history_and_drills() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 120, 40);
+    let l1: Vec<String> =
+        a.content.items().filter(|i| i.track == 3 && i.level == Level::L1).map(|i| i.id.clone()).collect();
+    for id in &l1[..4] {
+        a.store.record(id, 3, Level::L1, Some(true), Rating::Know, t0() - Duration::hours(2)).unwrap();
+    }
+    a.store.record(&l1[4], 3, Level::L1, Some(false), Rating::Dont, t0() - Duration::days(1)).unwrap();
+    key(&mut a, KeyCode::Char('p'));
+    let lines = draw(&mut a, 120, 40);
+    let s = screen(&lines);
+    assert!(lines[0].contains("Progress"), "{}", lines[0]);
+    assert!(s.contains("Mastery") && s.contains("L1 concept") && s.contains("L3 research"), "{s}");
+    let row = lines.iter().find(|l| l.contains("3 Agentic")).unwrap();
+    assert!(row.contains("50%"), "4 of 8 L1 items ✅ and not due: {row}");
+    assert!(row.contains("0/1"), "drills passed of the track: {row}");
+    assert!(s.contains("Due now: 1") && s.contains("Next 7 days: 4"), "{s}");
+    assert!(s.contains("03-31") && s.contains("04-01 ████") && s.contains("4/0/0"), "history:\n{s}");
+    assert!(s.contains("0/0/1"), "yesterday's ❌:\n{s}");
+    assert!(s.contains("Desired retention 0.90") && s.contains("progress.json"), "{s}");
+    assert!(lines[39].contains("review") && lines[39].contains("Esc"), "footer: {}", lines[39]);
+    key(&mut a, KeyCode::Char('r'));
+    assert!(matches!(a.stack.last(), Some(Screen::Review(_))));
+}
+
+#[test]
+fn a_bad_progress_file_is_reported_on_the_status_line_and_the_app_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("progress.json"), r#"{"version": 99}"#).unwrap();
+    let mut a = study_app(dir.path(), 100, 30);
+    let lines = draw(&mut a, 100, 30);
+    assert!(lines[29].contains("newer agentlab"), "status line: {}", lines[29]);
+    assert!(dir.path().read_dir().unwrap().any(|e| e.unwrap().file_name().to_string_lossy().contains(".newer-")));
+    key(&mut a, KeyCode::Char('p'));
+    assert!(screen(&draw(&mut a, 100, 30)).contains("newer agentlab"), "also on the progress screen");
 }

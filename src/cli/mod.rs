@@ -1,5 +1,7 @@
 //! Headless commands: everything the TUI shows, printed for scripts and pipes.
 
+pub mod study;
+
 use std::collections::HashSet;
 use std::process::ExitCode;
 

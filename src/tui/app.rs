@@ -6,10 +6,13 @@ use ratatui::layout::Rect;
 
 use std::path::PathBuf;
 
-use super::screens::{drill, home, reader, Screen};
-use crate::content::{Content, Link};
+use chrono::{DateTime, Utc};
+
+use super::screens::{drill, home, progress, quiz, reader, review, Screen};
+use crate::content::{Content, Level, Link};
 use crate::markdown::Target;
 use crate::ml::device::DeviceChoice;
+use crate::progress::{Store, Summary};
 
 /// What a screen asks the app to do after a key.
 #[derive(Debug, PartialEq)]
@@ -22,6 +25,14 @@ pub enum Action {
     /// Open a drill's README in the reader.
     Readme(String),
     Flash(String),
+    /// Open a quiz: the setup page with `track` preselected, or straight
+    /// into the items when a level is given too.
+    OpenQuiz {
+        track: Option<u8>,
+        level: Option<Level>,
+    },
+    OpenReview,
+    OpenProgress,
 }
 
 pub struct App {
@@ -35,6 +46,12 @@ pub struct App {
     pub flash: Option<String>,
     quit: bool,
     pub area: Rect,
+    /// The learner state (`progress.json`), saved after every rating.
+    pub store: Store,
+    /// Mastery and due counts for Home, refreshed after every key.
+    pub summary: Summary,
+    /// A fixed clock for tests; `None` reads the system clock.
+    pub now_override: Option<DateTime<Utc>>,
 }
 
 /// Smallest terminal the UI draws into; below it a message asks to enlarge it.
@@ -43,13 +60,28 @@ pub const MIN_HEIGHT: u16 = 16;
 
 impl App {
     pub fn new(content: Content) -> App {
-        let (runs_root, flash) = match crate::paths::runs_dir() {
+        let store = Store::open_default(Utc::now()).unwrap_or_else(|e| {
+            let tmp = std::env::temp_dir().join("agentlab-progress.json");
+            let notice = format!("{e:#}; progress is saved to {} instead", tmp.display());
+            Store::in_memory(tmp, notice)
+        });
+        App::with_store(content, store)
+    }
+
+    /// An app on a given progress store (tests use a temporary one).
+    pub fn with_store(content: Content, store: Store) -> App {
+        let (runs_root, mut flash) = match crate::paths::runs_dir() {
             Ok(p) => (p, None),
             Err(e) => {
                 (std::env::temp_dir().join("agentlab-runs"), Some(format!("{e:#}; runs go to a temporary folder")))
             }
         };
+        // A progress file moved aside is told on the status line.
+        if let Some(n) = &store.notice {
+            flash = Some(n.clone());
+        }
         let home = Screen::Home(home::State::default());
+        let summary = crate::progress::summary::summarize(&store.progress, &content, &Default::default(), Utc::now());
         App {
             content,
             runs_root,
@@ -59,7 +91,21 @@ impl App {
             flash,
             quit: false,
             area: Rect::default(),
+            store,
+            summary,
+            now_override: None,
         }
+    }
+
+    /// The time used for grading and scheduling (read here, passed into the logic).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.now_override.unwrap_or_else(Utc::now)
+    }
+
+    /// Recompute Home's mastery bars and due count.
+    pub fn refresh_summary(&mut self) {
+        self.summary =
+            crate::progress::summary::summarize(&self.store.progress, &self.content, &Default::default(), self.now());
     }
 
     /// The drill screen for `id`.
@@ -143,13 +189,43 @@ impl App {
                 _ => {}
             }
         }
+        let now = self.now();
         let content = &self.content;
+        let store = &mut self.store;
         let action = match self.stack.last_mut().expect("non-empty") {
             Screen::Home(s) => s.on_key(key, content),
             Screen::Reader(s) => s.on_key(key),
             Screen::Drill(s) => s.on_key(key),
+            Screen::Quiz(s) => s.on_key(key, content, store, now),
+            Screen::Review(s) => s.on_key(key, content, store, now),
+            Screen::Progress(s) => s.on_key(key),
         };
         self.apply(action);
+        self.refresh_summary();
+    }
+
+    /// The quiz screen: setup with `track` preselected, or started when `level` is given.
+    pub fn quiz_screen(&self, track: Option<u8>, level: Option<Level>) -> Screen {
+        let s = match (track, level) {
+            (Some(t), Some(l)) => quiz::State::start(&self.content, t, Some(l)),
+            (t, l) => quiz::State::setup(t.unwrap_or(0), l.or(Some(Level::L1))),
+        };
+        Screen::Quiz(Box::new(s))
+    }
+
+    pub fn review_screen(&self) -> Screen {
+        Screen::Review(Box::new(review::State::new(&self.content, &self.store, self.now())))
+    }
+
+    /// The progress screen, a snapshot of now (drills passed read from the run history).
+    pub fn progress_screen(&self) -> Screen {
+        let passed = crate::progress::summary::drills_passed(&self.content, &self.runs_root);
+        let summary = crate::progress::summary::summarize(&self.store.progress, &self.content, &passed, self.now());
+        Screen::Progress(Box::new(progress::State {
+            summary,
+            path: self.store.path.display().to_string(),
+            notice: self.store.notice.clone(),
+        }))
     }
 
     pub fn apply(&mut self, action: Action) {
@@ -168,6 +244,18 @@ impl App {
                 None => self.flash = Some(format!("no drill \"{id}\"")),
             },
             Action::Follow(target) => self.follow(target),
+            Action::OpenQuiz { track, level } => {
+                let s = self.quiz_screen(track, level);
+                self.stack.push(s);
+            }
+            Action::OpenReview => {
+                let s = self.review_screen();
+                self.stack.push(s);
+            }
+            Action::OpenProgress => {
+                let s = self.progress_screen();
+                self.stack.push(s);
+            }
         }
     }
 
@@ -194,8 +282,9 @@ impl App {
                 Some(d) => self.stack.push(d),
                 None => self.flash = Some(format!("no drill \"{id}\"")),
             },
-            Target::Lab(Link::Quiz { track, .. }) => {
-                self.flash = Some(format!("The quiz of track {track} opens here once the quiz screen lands."));
+            Target::Lab(Link::Quiz { track, level }) => {
+                let s = self.quiz_screen(Some(track), level);
+                self.stack.push(s);
             }
         }
     }

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
-use super::screens::{drill, home, reader, Hint, Screen};
+use super::screens::{drill, home, progress, quiz, reader, review, Hint, Screen};
 
 pub fn accent() -> Style {
     Style::default().fg(Color::Rgb(0x5f, 0xd7, 0xff))
@@ -37,6 +37,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Home(s) => home::draw(frame, body, s, app),
         Screen::Reader(s) => reader::draw(frame, body, s),
         Screen::Drill(s) => drill::draw(frame, body, s),
+        Screen::Quiz(s) => quiz::draw(frame, body, s, &app.content),
+        Screen::Review(s) => review::draw(frame, body, s, &app.store, &app.content),
+        Screen::Progress(s) => progress::draw(frame, body, s),
     }
     draw_footer(frame, footer, app);
     if app.help {

@@ -28,13 +28,17 @@ pub struct State {
     pub drill: usize,
 }
 
-pub const HINTS: &[Hint] = &[("↑↓", "move"), ("Enter", "open"), ("Tab", "tracks/drills")];
+// Tab (tracks ↔ drills) is in the help overlay and the details pane: the footer must fit 80 columns.
+pub const HINTS: &[Hint] = &[("↑↓", "move"), ("Enter", "open"), ("z", "quiz"), ("r", "review"), ("p", "progress")];
 
 pub const HELP: &[Hint] = &[
     ("↑↓ j k", "move in the list"),
     ("Tab", "switch between tracks and drills"),
     ("Enter l", "open the track's cheatsheet / the drill"),
     ("g G", "first / last"),
+    ("z", "quiz on the selected track (choose the level)"),
+    ("r", "review: due items, then ⚠/❌ on request"),
+    ("p", "progress: mastery, drills passed, due, history"),
 ];
 
 impl State {
@@ -55,6 +59,15 @@ impl State {
                 }
             }
             KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right => return self.open(content),
+            KeyCode::Char('z') => {
+                let track = match self.focus {
+                    Focus::Tracks => TRACKS[self.track].number,
+                    Focus::Drills => content.drills.get(self.drill).map_or(0, |d| d.track),
+                };
+                return Action::OpenQuiz { track: Some(track), level: None };
+            }
+            KeyCode::Char('r') => return Action::OpenReview,
+            KeyCode::Char('p') => return Action::OpenProgress,
             _ => {}
         }
         Action::None
@@ -84,7 +97,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
     let [tracks_area, drills_area] = Layout::vertical([Constraint::Min(10), Constraint::Length(drills_h)]).areas(left);
 
     let bar_w = 8usize;
-    let title_w = (tracks_area.width as usize).saturating_sub(bar_w + 14).max(10);
+    // Room for " N due" only when something is due.
+    let due_w = if app.summary.due_now > 0 { 7 } else { 0 };
+    let title_w = (tracks_area.width as usize).saturating_sub(bar_w + 14 + due_w).max(10);
     let items: Vec<ListItem> = TRACKS
         .iter()
         .map(|t| {
@@ -97,14 +112,23 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
                 Span::styled(format!("{} ", t.number), Style::default().fg(Color::Yellow)),
                 Span::raw(format!("{title:<title_w$} ")),
             ];
-            spans.extend(mastery_bar(None, bar_w));
+            let row = app.summary.tracks.iter().find(|r| r.track == t.number);
+            spans.extend(mastery_bar(row.and_then(|r| r.total.fraction()), bar_w));
+            match row.map_or(0, |r| r.due) {
+                0 => {}
+                n => spans.push(Span::styled(format!(" {n} due"), Style::default().fg(Color::Yellow))),
+            }
             ListItem::new(Line::from(spans))
         })
         .collect();
     let mut ls = ListState::default().with_selected(Some(state.track));
+    let tracks_title = match app.summary.due_now {
+        0 => " Tracks · mastery ".to_string(),
+        n => format!(" Tracks · mastery · {n} due for review (r) "),
+    };
     let focused = |f: Focus| if state.focus == f { accent() } else { Style::default().fg(Color::DarkGray) };
     let list = List::new(items)
-        .block(panel(" Tracks ", focused(Focus::Tracks)))
+        .block(panel(&tracks_title, focused(Focus::Tracks)))
         .highlight_style(Style::default().add_modifier(Modifier::REVERSED))
         .highlight_symbol("▶ ");
     frame.render_stateful_widget(list, tracks_area, &mut ls);
@@ -187,7 +211,7 @@ fn track_detail(content: &Content, track: u8) -> Vec<Line<'static>> {
         None => lines.push(Line::raw("Quiz: none yet")),
     }
     lines.push(Line::raw(""));
-    lines.push(dim("Next: Enter reads the cheatsheet.".into()));
+    lines.push(dim("Next: Enter reads the cheatsheet; z takes its quiz; Tab moves to the drills.".into()));
     lines
 }
 

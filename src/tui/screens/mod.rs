@@ -2,7 +2,10 @@
 
 pub mod drill;
 pub mod home;
+pub mod progress;
+pub mod quiz;
 pub mod reader;
+pub mod review;
 
 /// A key and what it does, for the footer and the help overlay.
 pub type Hint = (&'static str, &'static str);
@@ -12,6 +15,9 @@ pub enum Screen {
     Home(home::State),
     Reader(Box<reader::State>),
     Drill(Box<drill::State>),
+    Quiz(Box<quiz::State>),
+    Review(Box<review::State>),
+    Progress(Box<progress::State>),
 }
 
 impl Screen {
@@ -20,6 +26,9 @@ impl Screen {
             Screen::Home(_) => "Home".into(),
             Screen::Reader(r) => r.title.clone(),
             Screen::Drill(d) => d.title(),
+            Screen::Quiz(q) => q.title(),
+            Screen::Review(_) => "Review".into(),
+            Screen::Progress(_) => "Progress".into(),
         }
     }
 
@@ -28,7 +37,9 @@ impl Screen {
         match self {
             Screen::Reader(r) => r.is_typing(),
             Screen::Drill(d) => d.is_typing(),
-            Screen::Home(_) => false,
+            Screen::Quiz(q) => q.is_typing(),
+            Screen::Review(r) => r.is_typing(),
+            Screen::Home(_) | Screen::Progress(_) => false,
         }
     }
 
@@ -38,6 +49,9 @@ impl Screen {
             Screen::Home(_) => "Home",
             Screen::Reader(_) => "Reader",
             Screen::Drill(_) => "Drill",
+            Screen::Quiz(_) => "Quiz",
+            Screen::Review(_) => "Review",
+            Screen::Progress(_) => "Progress",
         }
     }
 
@@ -47,6 +61,9 @@ impl Screen {
             Screen::Home(_) => home::HINTS.to_vec(),
             Screen::Reader(r) => r.hints(),
             Screen::Drill(d) => d.hints(),
+            Screen::Quiz(q) => q.hints(),
+            Screen::Review(r) => r.hints(),
+            Screen::Progress(_) => progress::HINTS.to_vec(),
         }
     }
 
@@ -56,6 +73,9 @@ impl Screen {
             Screen::Home(_) => home::HELP.to_vec(),
             Screen::Reader(_) => reader::HELP.to_vec(),
             Screen::Drill(_) => drill::HELP.to_vec(),
+            Screen::Quiz(_) => quiz::help(),
+            Screen::Review(_) => review::help(),
+            Screen::Progress(_) => progress::HELP.to_vec(),
         }
     }
 }

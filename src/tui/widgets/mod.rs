@@ -3,4 +3,5 @@
 pub mod bar;
 pub mod chart;
 pub mod claims;
+pub mod question;
 pub mod token_mask;

@@ -1,0 +1,334 @@
+//! Headless study: `agentlab quiz`, `agentlab review`, `agentlab progress`.
+//!
+//! A plain line-by-line session that a script can drive: for each item, one
+//! answer line (choice `b` or `a,c`; numeric `0.5`; order `3 1 2` or `cab`;
+//! open: any line, then the reference is shown), then one rating line
+//! (`1` ✅ know, `2` ⚠️ fuzzy, `3` ❌ don't). Bad input re-prompts; EOF ends
+//! the session cleanly with every rating given so far saved.
+
+use std::io::{BufRead, Write};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Result};
+use chrono::{DateTime, Utc};
+
+use crate::content::tracks::parse_track;
+use crate::content::{Answer, Content, Level, QuizItem};
+use crate::progress::grade::{self, letter, Response};
+use crate::progress::session::{due_now, quiz_items, weak_not_due, Passes};
+use crate::progress::summary::{drills_passed, summarize};
+use crate::progress::{Rating, Store};
+
+/// Input, output and clock of a session (stdin/stdout/system clock in the binary).
+pub struct Session<'a> {
+    pub input: &'a mut dyn BufRead,
+    pub out: &'a mut dyn Write,
+    pub now: &'a dyn Fn() -> DateTime<Utc>,
+}
+
+impl Session<'_> {
+    /// Print `prompt`, read a line; `None` at EOF.
+    fn ask(&mut self, prompt: &str) -> Result<Option<String>> {
+        write!(self.out, "{prompt}> ")?;
+        self.out.flush()?;
+        let mut line = String::new();
+        if self.input.read_line(&mut line)? == 0 {
+            writeln!(self.out)?;
+            return Ok(None);
+        }
+        Ok(Some(line.trim_end_matches(['\n', '\r']).to_string()))
+    }
+}
+
+/// Open the learner's store, telling stderr about a file moved aside.
+pub fn open_store(now: DateTime<Utc>) -> Result<Store> {
+    let store = Store::open_default(now)?;
+    if let Some(n) = &store.notice {
+        eprintln!("agentlab: {n}");
+    }
+    Ok(store)
+}
+
+/// Parse `--track` and `--level`.
+pub fn parse_filters(track: Option<&str>, level: Option<&str>) -> Result<(Option<u8>, Option<Level>)> {
+    let t = match track {
+        None => None,
+        Some(s) => Some(
+            parse_track(s)
+                .ok_or_else(|| anyhow!("unknown track \"{s}\": use 0–7 or a slug such as agentic-rl"))?
+                .number,
+        ),
+    };
+    let l = match level {
+        None => None,
+        Some(s) if s.eq_ignore_ascii_case("all") => None,
+        Some(s) => Some(Level::parse(s).ok_or_else(|| anyhow!("unknown level \"{s}\": use L1, L2, L3 or all"))?),
+    };
+    Ok((t, l))
+}
+
+/// Ask one item; `None` when the input ended.
+fn ask_item(io: &mut Session, item: &QuizItem, header: &str) -> Result<Option<(Option<bool>, Rating)>> {
+    let out = &mut *io.out;
+    writeln!(out, "\n── {header} · track {} · {} {} ──", item.track, item.level, item.level.describe())?;
+    writeln!(out, "{}", item.prompt)?;
+    let shown = grade::order_shuffle(item);
+    let prompt = match &item.answer {
+        Answer::Choice { choices, correct } => {
+            for (i, c) in choices.iter().enumerate() {
+                writeln!(out, "  {}) {c}", letter(i))?;
+            }
+            if correct.len() > 1 {
+                format!("answer (several are correct: letters such as a,c; a–{})", letter(choices.len() - 1))
+            } else {
+                format!("answer (a letter a–{})", letter(choices.len() - 1))
+            }
+        }
+        Answer::Numeric { .. } => "answer (a number)".to_string(),
+        Answer::Order { steps } => {
+            writeln!(out, "Put these steps in order:")?;
+            for (row, &s) in shown.iter().enumerate() {
+                writeln!(out, "  {}) {}", row + 1, steps[s])?;
+            }
+            format!("order (the step numbers first to last, e.g. {})", example(steps.len()))
+        }
+        Answer::Open { .. } => "your answer (any line; then the reference is shown)".to_string(),
+    };
+    let response = loop {
+        let Some(line) = io.ask(&prompt)? else { return Ok(None) };
+        let parsed = match &item.answer {
+            Answer::Choice { choices, .. } => grade::parse_choice(&line, choices.len()).map(Response::Choice),
+            Answer::Numeric { .. } => grade::parse_numeric(&line).map(Response::Numeric),
+            Answer::Order { steps } => grade::parse_order(&line, steps.len())
+                .map(|rows| Response::Order(rows.into_iter().map(|r| shown[r]).collect())),
+            Answer::Open { .. } => Ok(Response::Open),
+        };
+        match parsed {
+            Ok(r) => break r,
+            Err(m) => writeln!(io.out, "  ! {m}")?,
+        }
+    };
+    let correct = grade::grade(&item.answer, &response);
+    let out = &mut *io.out;
+    match (&item.answer, correct) {
+        (_, Some(true)) => writeln!(out, "✓ correct")?,
+        (Answer::Choice { choices, correct }, _) => {
+            let right: Vec<String> = correct.iter().map(|&i| format!("{}) {}", letter(i), choices[i])).collect();
+            writeln!(out, "✗ wrong: the answer is {}", right.join(" + "))?
+        }
+        (Answer::Numeric { value, tolerance }, _) => writeln!(out, "✗ wrong: the answer is {value} (± {tolerance})")?,
+        (Answer::Order { steps }, _) => {
+            writeln!(out, "✗ wrong: the order is")?;
+            for (i, s) in steps.iter().enumerate() {
+                writeln!(out, "  {}. {s}", i + 1)?;
+            }
+        }
+        (Answer::Open { reference }, _) => writeln!(out, "reference answer:\n{reference}")?,
+    }
+    writeln!(out, "why: {}", item.explanation)?;
+    let mut see = Vec::new();
+    if let Some(s) = &item.sheet {
+        see.push(format!("[sheet:{s}]"));
+    }
+    if let Some(d) = &item.drill {
+        see.push(format!("[drill:{d}]"));
+    }
+    if !see.is_empty() {
+        writeln!(out, "see: {}", see.join(" · "))?;
+    }
+    let rate_prompt = if correct == Some(false) {
+        "rate yourself: 2 ⚠️ fuzzy · 3 ❌ don't (a wrong answer cannot be ✅)".to_string()
+    } else {
+        "rate yourself: 1 ✅ know · 2 ⚠️ fuzzy · 3 ❌ don't".to_string()
+    };
+    loop {
+        let Some(line) = io.ask(&rate_prompt)? else { return Ok(None) };
+        match Rating::from_key(&line) {
+            Some(r) if r.allowed(correct) => return Ok(Some((correct, r))),
+            Some(_) => writeln!(io.out, "  ! the answer was wrong, so it cannot be ✅: type 2 or 3")?,
+            None => writeln!(io.out, "  ! type 1, 2 or 3")?,
+        }
+    }
+}
+
+fn example(n: usize) -> String {
+    (1..=n).rev().map(|k| k.to_string()).collect::<Vec<_>>().join(" ")
+}
+
+/// Run passes over `ids`; `repeat`: go on with the ⚠️/❌ items after each pass.
+/// Returns the passes and whether the input ended early.
+fn run_passes(
+    io: &mut Session,
+    content: &Content,
+    store: &mut Store,
+    ids: Vec<String>,
+    repeat: bool,
+    label: &str,
+) -> Result<(Passes, bool)> {
+    let mut passes = Passes::new(ids);
+    loop {
+        while let Some(id) = passes.current().map(str::to_string) {
+            let Some(item) = content.items().find(|i| i.id == id) else {
+                passes.rate(None, Rating::Dont);
+                continue;
+            };
+            let header = format!("{label} {}/{}", passes.pos + 1, passes.queue.len());
+            let Some((correct, rating)) = ask_item(io, item, &header)? else { return Ok((passes, true)) };
+            if let Err(e) = store.record(&item.id, item.track, item.level, correct, rating, (io.now)()) {
+                eprintln!("agentlab: {e:#} (this answer is kept only until the session ends)");
+            }
+            passes.rate(correct, rating);
+        }
+        if !repeat || !passes.next_pass() {
+            return Ok((passes, false));
+        }
+        writeln!(io.out, "\n══ pass {}: {} item(s) rated ⚠️/❌ come back ══", passes.pass, passes.queue.len())?;
+    }
+}
+
+fn report(io: &mut Session, passes: &Passes, ended: bool, store: &Store) -> Result<()> {
+    let (right, graded) = passes.score();
+    let [k, f, d] = passes.tally();
+    writeln!(io.out)?;
+    if ended {
+        writeln!(io.out, "input ended: {} answer(s) saved.", passes.ratings.len())?;
+    }
+    writeln!(io.out, "score: {right}/{graded} auto-graded correct · ✅ {k} · ⚠️ {f} · ❌ {d}")?;
+    writeln!(io.out, "progress saved in {}", store.path.display())?;
+    Ok(())
+}
+
+/// `agentlab quiz [--track T] [--level L] [--limit N]`: one pass over the items.
+pub fn quiz(
+    content: &Content,
+    store: &mut Store,
+    track: Option<u8>,
+    level: Option<Level>,
+    limit: Option<usize>,
+    io: &mut Session,
+) -> Result<ExitCode> {
+    let items = quiz_items(content, track, level, limit);
+    if items.is_empty() {
+        writeln!(io.out, "no quiz items match (track {track:?}, level {level:?})")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let what = match (track, level) {
+        (Some(t), Some(l)) => format!("track {t} · {l}"),
+        (Some(t), None) => format!("track {t} · all levels"),
+        (None, Some(l)) => format!("all tracks · {l}"),
+        (None, None) => "all tracks · all levels".into(),
+    };
+    writeln!(io.out, "quiz: {what} · {} item(s). Answer each, then rate yourself 1/2/3.", items.len())?;
+    let ids = items.iter().map(|i| i.id.clone()).collect();
+    let (passes, ended) = run_passes(io, content, store, ids, false, "item")?;
+    report(io, &passes, ended, store)?;
+    if !passes.again.is_empty() {
+        writeln!(io.out, "{} item(s) rated ⚠️/❌: `agentlab review --all` brings them back now.", passes.again.len())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab review [--retention R] [--all]`: the due items, passes until all ✅.
+pub fn review(
+    content: &Content,
+    store: &mut Store,
+    retention: Option<f64>,
+    all: bool,
+    io: &mut Session,
+) -> Result<ExitCode> {
+    if let Some(r) = retention {
+        if let Err(e) = store.set_retention(r) {
+            eprintln!("agentlab: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
+        writeln!(io.out, "desired retention set to {:.2} (saved)", store.progress.settings.desired_retention)?;
+    }
+    let now = (io.now)();
+    let mut ids = due_now(&store.progress, content, now);
+    let due = ids.len();
+    let weak = weak_not_due(&store.progress, content, now);
+    if all {
+        ids.extend(weak.iter().cloned());
+    }
+    if ids.is_empty() {
+        writeln!(io.out, "nothing is due now.")?;
+        if !weak.is_empty() {
+            writeln!(
+                io.out,
+                "{} ⚠️/❌ item(s) are not yet due: `agentlab review --all` reviews them now.",
+                weak.len()
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(
+        io.out,
+        "review: {due} item(s) due now{} · desired retention {:.2}",
+        if all { format!(" + {} ⚠️/❌ not yet due", ids.len() - due) } else { String::new() },
+        store.progress.settings.desired_retention
+    )?;
+    let (passes, ended) = run_passes(io, content, store, ids, true, "review")?;
+    report(io, &passes, ended, store)?;
+    if !all && !ended && !weak.is_empty() {
+        writeln!(io.out, "{} more ⚠️/❌ item(s) are not yet due: `agentlab review --all`.", weak.len())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab progress [--json]`
+pub fn progress(
+    content: &Content,
+    store: &Store,
+    now: DateTime<Utc>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<ExitCode> {
+    let passed = drills_passed(content, &crate::paths::runs_dir()?);
+    let s = summarize(&store.progress, content, &passed, now);
+    if json {
+        let v = serde_json::json!({ "state_file": store.path.display().to_string(), "summary": s });
+        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "mastery = share of a level's items rated ✅ and not due again yet")?;
+    writeln!(out, "{:<36} {:>10} {:>10} {:>10} {:>5} {:>7}", "track", "L1", "L2", "L3", "due", "drills")?;
+    for row in &s.tracks {
+        let cells: Vec<String> = row
+            .levels
+            .iter()
+            .map(|c| match c.fraction() {
+                None => "—".to_string(),
+                Some(f) => format!("{}/{} {:>3.0}%", c.mastered, c.items, f * 100.0),
+            })
+            .collect();
+        let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
+        let title: String = row.title.chars().take(33).collect();
+        writeln!(
+            out,
+            "{} {:<34} {:>10} {:>10} {:>10} {:>5} {:>7}",
+            row.track, title, cells[0], cells[1], cells[2], row.due, drills
+        )?;
+    }
+    let week: Vec<String> = s.due_next.iter().map(|n| n.to_string()).collect();
+    writeln!(out, "\ndue now: {} · next 7 days: {} (by day: {})", s.due_now, s.due_week(), week.join(" "))?;
+    writeln!(out, "ratings per day (last {} days, ✅/⚠️/❌):", s.history.len())?;
+    let active: Vec<_> = s.history.iter().filter(|d| d.know + d.fuzzy + d.dont > 0).collect();
+    if active.is_empty() {
+        writeln!(out, "  none yet: `agentlab quiz --track 3 --level L1` is a good start")?;
+    }
+    for d in active {
+        writeln!(
+            out,
+            "  {} {}{}{} {}/{}/{}",
+            d.date,
+            "✅".repeat(d.know.min(20)),
+            "⚠️".repeat(d.fuzzy.min(20)),
+            "❌".repeat(d.dont.min(20)),
+            d.know,
+            d.fuzzy,
+            d.dont
+        )?;
+    }
+    writeln!(out, "desired retention {:.2} · state file {}", s.desired_retention, store.path.display())?;
+    Ok(ExitCode::SUCCESS)
+}

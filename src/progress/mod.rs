@@ -1,0 +1,19 @@
+//! Persistent learner state and review scheduling (SPEC §6). No UI here:
+//! the TUI screens and the headless commands call into these modules, and
+//! every function that needs the time takes `now` as an argument.
+//!
+//! - [`grade`]: grading answers of each kind, parsing typed answers.
+//! - [`schedule`]: the ✅/⚠️/❌ rating and the FSRS schedule it drives.
+//! - [`store`]: the versioned `progress.json`, atomic writes, bad files moved aside.
+//! - [`session`]: what to ask next (quiz selection, review queue, passes).
+//! - [`summary`]: mastery, due counts, history, drills passed.
+
+pub mod grade;
+pub mod schedule;
+pub mod session;
+pub mod store;
+pub mod summary;
+
+pub use schedule::{Rating, Sched};
+pub use store::{Progress, Store};
+pub use summary::Summary;

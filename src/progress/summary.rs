@@ -1,0 +1,200 @@
+//! Figures for the progress screen, Home and `agentlab progress`.
+//!
+//! Mastery of a track × level = share of its items whose last rating is ✅
+//! and that are not due yet (an item due again has to be shown again to
+//! count). Days are counted from `now` in 24-hour windows.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::schedule::Rating;
+use super::store::Progress;
+use crate::content::{Content, Level, TRACKS};
+use crate::drills::RunStatus;
+
+/// Mastery of one track × level.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct Cell {
+    pub items: usize,
+    /// Items with at least one rating.
+    pub seen: usize,
+    /// Items rated ✅ last and not due.
+    pub mastered: usize,
+}
+
+impl Cell {
+    /// `None` while nothing has been answered.
+    pub fn fraction(&self) -> Option<f64> {
+        (self.seen > 0 && self.items > 0).then(|| self.mastered as f64 / self.items as f64)
+    }
+
+    fn add(&mut self, o: &Cell) {
+        self.items += o.items;
+        self.seen += o.seen;
+        self.mastered += o.mastered;
+    }
+}
+
+/// One track's row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrackRow {
+    pub track: u8,
+    pub title: String,
+    /// L1, L2, L3.
+    pub levels: [Cell; 3],
+    pub total: Cell,
+    /// Items of this track due now.
+    pub due: usize,
+    /// Drills of the track with at least one run where every claim held.
+    pub drills_passed: usize,
+    pub drills: usize,
+}
+
+/// Ratings given on one day.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Day {
+    pub date: NaiveDate,
+    pub know: usize,
+    pub fuzzy: usize,
+    pub dont: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub tracks: Vec<TrackRow>,
+    /// Due now (at `now` or earlier).
+    pub due_now: usize,
+    /// `due_next[k]`: items coming due in (now + k days, now + k+1 days], k = 0..7.
+    pub due_next: [usize; 7],
+    /// The last `HISTORY_DAYS` days, oldest first (UTC dates).
+    pub history: Vec<Day>,
+    pub desired_retention: f64,
+}
+
+pub const HISTORY_DAYS: usize = 14;
+
+impl Summary {
+    pub fn due_week(&self) -> usize {
+        self.due_next.iter().sum()
+    }
+}
+
+/// Passed drills by id (any run whose report says every claim held), from the run history.
+pub fn drills_passed(content: &Content, runs_root: &Path) -> BTreeMap<String, bool> {
+    content
+        .drills
+        .iter()
+        .map(|d| {
+            let passed = crate::runner::list_runs(runs_root, &d.id)
+                .iter()
+                .any(|r| r.report.as_ref().is_some_and(|rep| rep.status == RunStatus::Passed));
+            (d.id.clone(), passed)
+        })
+        .collect()
+}
+
+/// Compute everything at `now`; `passed` comes from [`drills_passed`] (empty: none known).
+pub fn summarize(
+    progress: &Progress,
+    content: &Content,
+    passed: &BTreeMap<String, bool>,
+    now: DateTime<Utc>,
+) -> Summary {
+    let mut tracks = Vec::new();
+    let mut due_now = 0;
+    let mut due_next = [0usize; 7];
+    for t in TRACKS.iter() {
+        let mut levels = [Cell::default(); 3];
+        let mut due = 0;
+        for item in content.items().filter(|i| i.track == t.number) {
+            let li = Level::ALL.iter().position(|l| *l == item.level).unwrap_or(0);
+            let cell = &mut levels[li];
+            cell.items += 1;
+            let Some(rec) = progress.items.get(&item.id) else { continue };
+            if rec.attempts.is_empty() {
+                continue;
+            }
+            cell.seen += 1;
+            let Some(s) = rec.sched else { continue };
+            if s.is_due(now) {
+                due += 1;
+            } else {
+                if rec.last_rating() == Some(Rating::Know) {
+                    cell.mastered += 1;
+                }
+                let k = ((s.due - now).num_seconds() - 1).max(0) / 86_400;
+                if let Some(slot) = due_next.get_mut(k as usize) {
+                    *slot += 1;
+                }
+            }
+        }
+        let mut total = Cell::default();
+        for c in &levels {
+            total.add(c);
+        }
+        due_now += due;
+        let drills: Vec<_> = content.drills_of(t.number).collect();
+        tracks.push(TrackRow {
+            track: t.number,
+            title: t.title.to_string(),
+            levels,
+            total,
+            due,
+            drills_passed: drills.iter().filter(|d| passed.get(&d.id).copied().unwrap_or(false)).count(),
+            drills: drills.len(),
+        });
+    }
+    let today = now.date_naive();
+    let mut history: Vec<Day> = (0..HISTORY_DAYS)
+        .rev()
+        .map(|k| Day { date: today - Duration::days(k as i64), know: 0, fuzzy: 0, dont: 0 })
+        .collect();
+    for rec in progress.items.values() {
+        for a in &rec.attempts {
+            if let Some(day) = history.iter_mut().find(|d| d.date == a.at.date_naive()) {
+                match a.rating {
+                    Rating::Know => day.know += 1,
+                    Rating::Fuzzy => day.fuzzy += 1,
+                    Rating::Dont => day.dont += 1,
+                }
+            }
+        }
+    }
+    Summary { tracks, due_now, due_next, history, desired_retention: progress.settings.desired_retention }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn mastery_counts_know_items_that_are_not_due() {
+        let content = Content::embedded().unwrap();
+        let l1: Vec<_> = super::super::session::quiz_items(&content, Some(3), Some(Level::L1), None);
+        let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 8, 0, 0).unwrap();
+        let mut p = Progress::default();
+        p.record(&l1[0].id, 3, Level::L1, Some(true), Rating::Know, t0);
+        p.record(&l1[1].id, 3, Level::L1, Some(true), Rating::Know, t0);
+        p.record(&l1[2].id, 3, Level::L1, Some(false), Rating::Dont, t0);
+        let s = summarize(&p, &content, &BTreeMap::new(), t0);
+        let row = &s.tracks[3];
+        assert_eq!(row.levels[0].items, l1.len());
+        assert_eq!(row.levels[0].seen, 3);
+        assert_eq!(row.levels[0].mastered, 2);
+        assert_eq!(row.levels[1].fraction(), None, "L2 not started");
+        assert_eq!(s.tracks[0].total.fraction(), None);
+        assert_eq!(s.due_now, 0);
+        assert_eq!(s.due_next[0], 1, "the ❌ item comes due within a day");
+        assert_eq!(s.due_next[1], 2, "the ✅ items in two days");
+        assert_eq!(s.history.last().unwrap(), &Day { date: t0.date_naive(), know: 2, fuzzy: 0, dont: 1 });
+        // Three days later everything is due and nothing counts as mastered.
+        let s = summarize(&p, &content, &BTreeMap::new(), t0 + Duration::days(3));
+        assert_eq!(s.due_now, 3);
+        assert_eq!(s.tracks[3].levels[0].mastered, 0);
+        assert_eq!(s.tracks[3].due, 3);
+    }
+}

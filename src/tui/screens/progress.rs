@@ -1,0 +1,147 @@
+//! Progress: mastery per track × level, drills passed, what comes due, and
+//! the ratings of the last two weeks. A snapshot taken when the screen opens.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+use super::Hint;
+use crate::progress::Summary;
+use crate::tui::app::Action;
+use crate::tui::ui::accent;
+use crate::tui::widgets::bar::mastery_bar;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub summary: Summary,
+    /// Where the state file lives.
+    pub path: String,
+    /// A problem with the state file, told to the learner.
+    pub notice: Option<String>,
+}
+
+pub const HINTS: &[Hint] = &[("r", "review"), ("z", "quiz"), ("Esc", "back")];
+
+pub const HELP: &[Hint] =
+    &[("r", "open Review (due items, then ⚠/❌ on request)"), ("z", "open a quiz"), ("Esc Backspace", "back")];
+
+impl State {
+    pub fn on_key(&mut self, key: KeyEvent) -> Action {
+        match key.code {
+            KeyCode::Char('r') => Action::OpenReview,
+            KeyCode::Char('z') => Action::OpenQuiz { track: None, level: None },
+            KeyCode::Esc | KeyCode::Backspace => Action::Back,
+            _ => Action::None,
+        }
+    }
+}
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
+    let sum = &s.summary;
+    let table_h = sum.tracks.len() as u16 + 3;
+    let [table, bottom, foot] =
+        Layout::vertical([Constraint::Length(table_h), Constraint::Min(6), Constraint::Length(2)]).areas(area);
+    let [due_area, hist_area] =
+        Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
+
+    // Mastery table: track, L1, L2, L3 bars, due, drills.
+    let bar_w = if table.width >= 110 { 8 } else { 4 };
+    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 7) + 22).clamp(8, 32);
+    let mut lines = vec![Line::from(Span::styled(
+        format!(
+            "{:<tw$} {:<w$} {:<w$} {:<w$} {:>4} {:>7}",
+            "track",
+            "L1 concept",
+            "L2 impl.",
+            "L3 research",
+            "due",
+            "drills",
+            tw = title_w + 2,
+            w = bar_w + 5
+        ),
+        dim(),
+    ))];
+    for row in &sum.tracks {
+        let mut title: String = row.title.chars().take(title_w).collect();
+        if row.title.chars().count() > title_w {
+            title.pop();
+            title.push('…');
+        }
+        let mut spans = vec![
+            Span::styled(format!("{} ", row.track), Style::default().fg(Color::Yellow)),
+            Span::raw(format!("{title:<title_w$} ")),
+        ];
+        for c in &row.levels {
+            match c.fraction() {
+                Some(f) => spans.extend(mastery_bar(Some(f), bar_w)),
+                None => spans.push(Span::styled(format!("{:<w$}", "—", w = bar_w + 5), dim())),
+            }
+            spans.push(Span::raw(" "));
+        }
+        spans.push(Span::styled(
+            format!("{:>4}", row.due),
+            if row.due > 0 { Style::default().fg(Color::Yellow) } else { dim() },
+        ));
+        let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
+        spans.push(Span::raw(format!(" {drills:>7}")));
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines).block(panel(" Mastery (✅ and not due) · drills passed ")), table);
+
+    // Due now and over the next 7 days.
+    let mut due = vec![
+        Line::from(vec![
+            Span::raw("Due now: "),
+            Span::styled(sum.due_now.to_string(), Style::default().fg(Color::Yellow).add_modifier(Modifier::BOLD)),
+        ]),
+        Line::raw(format!("Next 7 days: {}", sum.due_week())),
+    ];
+    let max = sum.due_next.iter().copied().max().unwrap_or(0).max(1);
+    for (k, n) in sum.due_next.iter().enumerate() {
+        let w = (n * 12).div_ceil(max);
+        due.push(Line::from(vec![
+            Span::styled(format!("  +{}d ", k + 1), dim()),
+            Span::styled("▇".repeat(w), accent()),
+            Span::raw(format!(" {n}")),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(due).block(panel(" Due ")), due_area);
+
+    // Ratings per day: one stacked bar a day.
+    let max = sum.history.iter().map(|d| d.know + d.fuzzy + d.dont).max().unwrap_or(0).max(1);
+    let avail = (hist_area.width as usize).saturating_sub(20).max(4);
+    let rows = (hist_area.height as usize).saturating_sub(2);
+    let mut hist = Vec::new();
+    for d in sum.history.iter().skip(sum.history.len().saturating_sub(rows)) {
+        let total = d.know + d.fuzzy + d.dont;
+        let scale = |n: usize| (n * avail).div_ceil(max);
+        hist.push(Line::from(vec![
+            Span::styled(d.date.format("%m-%d ").to_string(), dim()),
+            Span::styled("█".repeat(scale(d.know)), Style::default().fg(Color::Green)),
+            Span::styled("█".repeat(scale(d.fuzzy)), Style::default().fg(Color::Yellow)),
+            Span::styled("█".repeat(scale(d.dont)), Style::default().fg(Color::Red)),
+            Span::raw(if total > 0 { format!(" {}/{}/{}", d.know, d.fuzzy, d.dont) } else { String::new() }),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(hist).block(panel(" Ratings per day (✅/⚠/❌) ")), hist_area);
+
+    let mut f = vec![Line::from(Span::styled(
+        format!("Desired retention {:.2} · state file {}", sum.desired_retention, s.path),
+        dim(),
+    ))];
+    if let Some(n) = &s.notice {
+        f.push(Line::from(Span::styled(n.clone(), Style::default().fg(Color::Yellow))));
+    }
+    frame.render_widget(Paragraph::new(f).wrap(Wrap { trim: true }), foot);
+}
+
+fn panel(title: &str) -> Block<'_> {
+    Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(dim()).title(title)
+}

@@ -1,0 +1,426 @@
+//! One quiz item being answered, graded and rated: the part the Quiz and
+//! Review screens share. State and keys here; `draw` only reads it.
+//!
+//! Answering: `choice` — letters (one correct: graded at once; several:
+//! toggle, then Enter); `numeric` — type a number, Enter; `order` — `↑↓`
+//! select, `J`/`K` (or Shift-↑↓) move the step, Enter; `open` — type notes
+//! (optional), Enter reveals the reference. Then the explanation and links,
+//! and the rating 1 ✅ / 2 ⚠ / 3 ❌ (✅ is refused after a wrong answer).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+use crate::content::{Answer, Content, Link, QuizItem};
+use crate::markdown::Target;
+use crate::progress::grade::{self, letter, Response};
+use crate::progress::Rating;
+use crate::tui::app::link_label;
+use crate::tui::screens::Hint;
+use crate::tui::ui::accent;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    Answering,
+    /// Answered (or revealed): the explanation is shown, the rating is asked.
+    Graded {
+        response: Response,
+        correct: Option<bool>,
+    },
+}
+
+/// What the question asks its screen to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    None,
+    Rated { correct: Option<bool>, rating: Rating },
+    Follow(Target),
+    Flash(String),
+    Back,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    pub item: QuizItem,
+    pub phase: Phase,
+    /// Choice: toggled choices (multi-answer items).
+    pub picked: Vec<bool>,
+    /// Numeric answer or open notes being typed.
+    pub input: String,
+    /// Order: step indices as currently arranged, and the selected row.
+    pub arrangement: Vec<usize>,
+    pub cursor: usize,
+    /// Why the last input was refused.
+    pub error: Option<String>,
+    /// Scroll of the graded view.
+    pub scroll: u16,
+}
+
+impl Question {
+    pub fn new(item: &QuizItem) -> Question {
+        let n = match &item.answer {
+            Answer::Choice { choices, .. } => choices.len(),
+            _ => 0,
+        };
+        Question {
+            item: item.clone(),
+            phase: Phase::Answering,
+            picked: vec![false; n],
+            input: String::new(),
+            arrangement: grade::order_shuffle(item),
+            cursor: 0,
+            error: None,
+            scroll: 0,
+        }
+    }
+
+    fn multi(&self) -> bool {
+        matches!(&self.item.answer, Answer::Choice { correct, .. } if correct.len() > 1)
+    }
+
+    /// Letters are typed into a field (numeric answer, open notes).
+    pub fn is_typing(&self) -> bool {
+        self.phase == Phase::Answering && matches!(self.item.answer, Answer::Numeric { .. } | Answer::Open { .. })
+    }
+
+    pub fn graded(&self) -> bool {
+        matches!(self.phase, Phase::Graded { .. })
+    }
+
+    fn submit(&mut self, response: Response) {
+        let correct = grade::grade(&self.item.answer, &response);
+        self.phase = Phase::Graded { response, correct };
+        self.error = None;
+        self.scroll = 0;
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) -> Outcome {
+        if key.code == KeyCode::Esc {
+            return Outcome::Back;
+        }
+        match self.phase.clone() {
+            Phase::Answering => self.answer_key(key),
+            Phase::Graded { correct, .. } => self.rate_key(key, correct),
+        }
+    }
+
+    fn answer_key(&mut self, key: KeyEvent) -> Outcome {
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        match self.item.answer.clone() {
+            Answer::Choice { choices, .. } => match key.code {
+                KeyCode::Char(c) if c.is_ascii_lowercase() => {
+                    let k = (c as u8 - b'a') as usize;
+                    if k >= choices.len() {
+                        self.error = Some(format!("choose a letter a–{}", letter(choices.len() - 1)));
+                    } else if self.multi() {
+                        self.picked[k] = !self.picked[k];
+                        self.error = None;
+                    } else {
+                        self.submit(Response::Choice(vec![k]));
+                    }
+                }
+                KeyCode::Enter if self.multi() => {
+                    let picked: Vec<usize> = (0..choices.len()).filter(|&i| self.picked[i]).collect();
+                    if picked.is_empty() {
+                        self.error = Some("select at least one choice with its letter, then Enter".into());
+                    } else {
+                        self.submit(Response::Choice(picked));
+                    }
+                }
+                _ => {}
+            },
+            Answer::Numeric { .. } => match key.code {
+                KeyCode::Char(c) if c.is_ascii_digit() || "+-.eE".contains(c) => {
+                    if self.input.len() < 24 {
+                        self.input.push(c);
+                    }
+                    self.error = None;
+                }
+                KeyCode::Char(_) => self.error = Some("only a number: digits, '.', '-', 'e'".into()),
+                KeyCode::Backspace => {
+                    self.input.pop();
+                }
+                KeyCode::Enter => match grade::parse_numeric(&self.input) {
+                    Ok(x) => self.submit(Response::Numeric(x)),
+                    Err(m) => self.error = Some(m),
+                },
+                _ => {}
+            },
+            Answer::Order { .. } => {
+                let n = self.arrangement.len();
+                let up = key.code == KeyCode::Char('K') || (shift && key.code == KeyCode::Up);
+                let down = key.code == KeyCode::Char('J') || (shift && key.code == KeyCode::Down);
+                match key.code {
+                    _ if up || down => {
+                        let other =
+                            if up { self.cursor.checked_sub(1) } else { Some(self.cursor + 1).filter(|&c| c < n) };
+                        if let Some(o) = other {
+                            self.arrangement.swap(self.cursor, o);
+                            self.cursor = o;
+                        }
+                    }
+                    KeyCode::Up | KeyCode::Char('k') => self.cursor = self.cursor.saturating_sub(1),
+                    KeyCode::Down | KeyCode::Char('j') if self.cursor + 1 < n => self.cursor += 1,
+                    KeyCode::Enter => self.submit(Response::Order(self.arrangement.clone())),
+                    _ => {}
+                }
+            }
+            Answer::Open { .. } => match key.code {
+                KeyCode::Char(c) if self.input.chars().count() < 500 => self.input.push(c),
+                KeyCode::Backspace => {
+                    self.input.pop();
+                }
+                KeyCode::Enter => self.submit(Response::Open),
+                _ => {}
+            },
+        }
+        Outcome::None
+    }
+
+    fn rate_key(&mut self, key: KeyEvent, correct: Option<bool>) -> Outcome {
+        match key.code {
+            KeyCode::Char(c @ '1'..='3') => {
+                let rating = Rating::from_key(&c.to_string()).unwrap_or(Rating::Dont);
+                if !rating.allowed(correct) {
+                    self.error = Some("the answer was wrong, so it cannot be ✅: rate 2 ⚠ or 3 ❌".into());
+                    return Outcome::Flash("a wrong answer cannot be rated ✅ know".into());
+                }
+                self.error = None;
+                Outcome::Rated { correct, rating }
+            }
+            KeyCode::Char('s') => match self.sheet_link() {
+                Some(l) => Outcome::Follow(Target::Lab(l)),
+                None => Outcome::Flash("this item has no cheatsheet link".into()),
+            },
+            KeyCode::Char('d') => match &self.item.drill {
+                Some(id) => Outcome::Follow(Target::Lab(Link::Drill(id.clone()))),
+                None => Outcome::Flash("this item has no drill".into()),
+            },
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.scroll = self.scroll.saturating_add(1);
+                Outcome::None
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Outcome::None
+            }
+            _ => Outcome::None,
+        }
+    }
+
+    fn sheet_link(&self) -> Option<Link> {
+        let s = self.item.sheet.as_deref()?;
+        Link::parse(&format!("sheet:{s}"))
+    }
+
+    pub fn hints(&self) -> Vec<Hint> {
+        match (&self.phase, &self.item.answer) {
+            (Phase::Graded { .. }, _) => {
+                let mut h = vec![("1 2 3", "rate ✅ ⚠ ❌"), ("↑↓", "scroll")];
+                if self.item.sheet.is_some() {
+                    h.push(("s", "sheet"));
+                }
+                if self.item.drill.is_some() {
+                    h.push(("d", "drill"));
+                }
+                h
+            }
+            (_, Answer::Choice { .. }) if self.multi() => vec![("a b c…", "toggle"), ("Enter", "submit")],
+            (_, Answer::Choice { .. }) => vec![("a b c…", "answer")],
+            (_, Answer::Numeric { .. }) => vec![("0-9 . - e", "type"), ("Enter", "submit")],
+            (_, Answer::Order { .. }) => vec![("↑↓", "select"), ("J K", "move step"), ("Enter", "submit")],
+            (_, Answer::Open { .. }) => vec![("type", "notes (optional)"), ("Enter", "reveal")],
+        }
+    }
+}
+
+/// Every key of a question, for the help overlay.
+pub const HELP: &[Hint] = &[
+    ("a b c …", "choice: answer (one correct) or toggle (several), Enter submits"),
+    ("0-9 . - e", "numeric: type the number, Enter submits, Backspace erases"),
+    ("↑↓ / J K", "order: select a step / move it down or up (also Shift-↑↓), Enter submits"),
+    ("Enter", "open: reveal the reference answer (typing notes is optional)"),
+    ("1 2 3", "rate: ✅ know · ⚠ fuzzy · ❌ don't (no ✅ after a wrong answer)"),
+    ("s d", "open the item's cheatsheet section / drill"),
+    ("↑↓ j k", "scroll the explanation"),
+];
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+fn good() -> Style {
+    Style::default().fg(Color::Green)
+}
+
+fn bad() -> Style {
+    Style::default().fg(Color::Rgb(0xff, 0x5f, 0x5f))
+}
+
+/// Draw the question into `area`: `status` is the top line (track, level, k/n).
+pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, content: &Content) {
+    let [top, body, bottom] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(3)]).areas(area);
+    frame.render_widget(Paragraph::new(status), top);
+
+    let mut lines: Vec<Line> = Vec::new();
+    for l in q.item.prompt.lines() {
+        lines.push(Line::from(Span::styled(l.to_string(), Style::default().add_modifier(Modifier::BOLD))));
+    }
+    lines.push(Line::raw(""));
+    let graded = match &q.phase {
+        Phase::Graded { response, correct } => Some((response, *correct)),
+        Phase::Answering => None,
+    };
+    match &q.item.answer {
+        Answer::Choice { choices, correct } => {
+            let picked: Vec<usize> = match graded {
+                Some((Response::Choice(p), _)) => p.clone(),
+                _ => (0..choices.len()).filter(|&i| q.picked[i]).collect(),
+            };
+            if q.multi() && graded.is_none() {
+                lines
+                    .push(Line::from(Span::styled("Several are correct: toggle with the letters, then Enter.", dim())));
+            }
+            for (i, c) in choices.iter().enumerate() {
+                let mark = if q.multi() {
+                    if picked.contains(&i) {
+                        "[x] "
+                    } else {
+                        "[ ] "
+                    }
+                } else {
+                    ""
+                };
+                let (tag, style) = match graded {
+                    Some(_) if correct.contains(&i) => ("✓ ", good()),
+                    Some(_) if picked.contains(&i) => ("✗ ", bad()),
+                    Some(_) => ("  ", Style::default()),
+                    None => ("  ", Style::default()),
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(tag, style),
+                    Span::styled(format!("{}) ", letter(i)), Style::default().fg(Color::Yellow)),
+                    Span::raw(mark),
+                    Span::styled(c.clone(), style),
+                ]));
+            }
+        }
+        Answer::Numeric { value, tolerance } => match graded {
+            None => lines
+                .push(Line::from(vec![Span::raw("Your answer: "), Span::styled(format!("{}█", q.input), accent())])),
+            Some((resp, _)) => {
+                let said = match resp {
+                    Response::Numeric(x) => format!("{x}"),
+                    _ => String::new(),
+                };
+                lines.push(Line::raw(format!("Your answer: {said}")));
+                lines.push(Line::from(Span::styled(format!("Expected: {value} (± {tolerance})"), good())));
+            }
+        },
+        Answer::Order { steps } => {
+            let rows: Vec<usize> = match graded {
+                Some((Response::Order(seq), _)) => seq.clone(),
+                _ => q.arrangement.clone(),
+            };
+            if graded.is_none() {
+                lines.push(Line::from(Span::styled("Put the steps in order (first at the top):", dim())));
+            } else {
+                lines.push(Line::from(Span::styled("Your order:", dim())));
+            }
+            for (row, &s) in rows.iter().enumerate() {
+                let sel = graded.is_none() && row == q.cursor;
+                let style = match graded {
+                    Some(_) if s == row => good(),
+                    Some(_) => bad(),
+                    None if sel => Style::default().add_modifier(Modifier::REVERSED),
+                    None => Style::default(),
+                };
+                lines.push(Line::from(vec![
+                    Span::raw(if sel { "▶ " } else { "  " }),
+                    Span::styled(format!("{}. {}", row + 1, steps[s]), style),
+                ]));
+            }
+            if graded.is_some() {
+                lines.push(Line::from(Span::styled("Correct order:", dim())));
+                for (i, s) in steps.iter().enumerate() {
+                    lines.push(Line::from(Span::styled(format!("  {}. {s}", i + 1), good())));
+                }
+            }
+        }
+        Answer::Open { reference } => {
+            let notes = if q.input.is_empty() && graded.is_none() { "█".to_string() } else { q.input.clone() };
+            lines.push(Line::from(vec![Span::styled("Your notes: ", dim()), Span::raw(notes)]));
+            if graded.is_some() {
+                lines.push(Line::raw(""));
+                lines.push(Line::from(Span::styled("Reference answer", accent().add_modifier(Modifier::BOLD))));
+                for l in reference.lines() {
+                    lines.push(Line::raw(l.to_string()));
+                }
+            }
+        }
+    }
+    if let Some((_, correct)) = graded {
+        lines.push(Line::raw(""));
+        lines.push(match correct {
+            Some(true) => Line::from(Span::styled("✓ Correct", good().add_modifier(Modifier::BOLD))),
+            Some(false) => Line::from(Span::styled("✗ Not quite", bad().add_modifier(Modifier::BOLD))),
+            None => Line::from(Span::styled("Compare with your own answer, then rate yourself.", dim())),
+        });
+        lines.push(Line::from(Span::styled("Why", accent().add_modifier(Modifier::BOLD))));
+        for l in q.item.explanation.lines() {
+            lines.push(Line::raw(l.to_string()));
+        }
+        let mut see = vec![Span::styled("See: ", dim())];
+        if let Some(l) = q.sheet_link() {
+            let label = link_label(content, &l).unwrap_or_else(|| l.to_string());
+            see.push(Span::styled(" s ", crate::tui::ui::key_style()));
+            see.push(Span::raw(format!(" {label}   ")));
+        }
+        if let Some(d) = &q.item.drill {
+            let label = link_label(content, &Link::Drill(d.clone())).unwrap_or_else(|| format!("drill: {d}"));
+            see.push(Span::styled(" d ", crate::tui::ui::key_style()));
+            see.push(Span::raw(format!(" {label}")));
+        }
+        if see.len() > 1 {
+            lines.push(Line::raw(""));
+            lines.push(Line::from(see));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((q.scroll, 0)), body);
+
+    // What to do next, always visible.
+    let next: Line = match (&q.phase, &q.item.answer) {
+        (Phase::Graded { correct, .. }, _) => {
+            let mut spans = vec![Span::raw("Rate yourself: ")];
+            for r in Rating::ALL {
+                let refused = !r.allowed(*correct);
+                let style = if refused { dim().add_modifier(Modifier::CROSSED_OUT) } else { Style::default() };
+                spans.push(Span::styled(format!(" {} ", r.key()), crate::tui::ui::key_style()));
+                spans.push(Span::styled(format!(" {} {}   ", r.emoji(), r.word()), style));
+            }
+            Line::from(spans)
+        }
+        (_, Answer::Choice { choices, .. }) if q.multi() => {
+            Line::raw(format!("Toggle the correct choices (a–{}), then Enter.", letter(choices.len() - 1)))
+        }
+        (_, Answer::Choice { choices, .. }) => {
+            Line::raw(format!("Press the letter of your answer (a–{}).", letter(choices.len() - 1)))
+        }
+        (_, Answer::Numeric { .. }) => Line::raw("Type a number and press Enter."),
+        (_, Answer::Order { .. }) => Line::raw("↑↓ select a step, J/K move it, Enter when the order is right."),
+        (_, Answer::Open { .. }) => Line::raw("Think (or type notes), then Enter to reveal the reference answer."),
+    };
+    let mut bottom_lines = vec![next];
+    if let Some(e) = &q.error {
+        bottom_lines.push(Line::from(Span::styled(e.clone(), Style::default().fg(Color::Yellow))));
+    }
+    frame.render_widget(
+        Paragraph::new(bottom_lines)
+            .block(Block::default().borders(Borders::TOP).border_type(BorderType::Plain).border_style(dim())),
+        bottom,
+    );
+}

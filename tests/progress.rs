@@ -1,0 +1,195 @@
+//! Learner state: grading, the ✅/⚠️/❌ → FSRS mapping, passes and review
+//! queues, the scheduler on a fixed clock, and the progress file on disk
+//! (atomic writes, corrupt and newer files moved aside). Every test works in
+//! a temporary directory.
+
+use agentlab::content::{Answer, Content, Level};
+use agentlab::progress::grade::{self, grade, Response};
+use agentlab::progress::session::{due_now, quiz_items, weak_not_due, Passes};
+use agentlab::progress::store::{Progress, Store, FILE_NAME, VERSION};
+use agentlab::progress::{schedule, Rating};
+use chrono::{DateTime, Duration, TimeZone, Utc};
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 4, 1, 9, 30, 0).unwrap()
+}
+
+#[test]
+fn every_kind_of_shipped_item_grades_its_own_answer_as_correct() {
+    let content = Content::embedded().unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for item in content.items() {
+        let right = match &item.answer {
+            Answer::Choice { correct, .. } => Response::Choice(correct.clone()),
+            Answer::Numeric { value, .. } => Response::Numeric(*value),
+            Answer::Order { steps } => Response::Order((0..steps.len()).collect()),
+            Answer::Open { .. } => Response::Open,
+        };
+        let expected = item.answer.auto_graded().then_some(true);
+        assert_eq!(grade(&item.answer, &right), expected, "{}", item.id);
+        kinds.insert(format!("{:?}", item.answer.kind()));
+        // A wrong answer of each auto-graded kind is graded wrong.
+        let wrong = match &item.answer {
+            Answer::Choice { choices, correct } => {
+                Some(Response::Choice((0..choices.len()).filter(|i| !correct.contains(i)).take(1).collect()))
+            }
+            Answer::Numeric { value, tolerance } => Some(Response::Numeric(value + 2.0 * tolerance + 1.0)),
+            Answer::Order { .. } => Some(Response::Order(grade::order_shuffle(item))),
+            Answer::Open { .. } => None,
+        };
+        if let Some(w) = wrong {
+            assert_eq!(grade(&item.answer, &w), Some(false), "{}", item.id);
+        }
+    }
+    assert_eq!(kinds.len(), 4, "choice, numeric, order and open all ship: {kinds:?}");
+}
+
+#[test]
+fn ratings_map_onto_fsrs_grades_and_wrong_answers_cannot_be_know() {
+    assert_eq!(
+        Rating::ALL.map(Rating::fsrs_grade),
+        [3, 2, 1],
+        "✅ = Good, ⚠️ = Hard (recalled with effort), ❌ = Again (forgot)"
+    );
+    assert!(!Rating::Know.allowed(Some(false)));
+    assert!(Rating::Know.allowed(None), "open items may be rated ✅");
+}
+
+#[test]
+fn after_each_pass_only_fuzzy_and_dont_items_come_back() {
+    let mut p = Passes::new(["a", "b", "c"].map(String::from).to_vec());
+    p.rate(Some(true), Rating::Know);
+    p.rate(None, Rating::Fuzzy);
+    p.rate(Some(false), Rating::Dont);
+    assert!(p.next_pass());
+    assert_eq!(p.queue, ["b", "c"]);
+    p.rate(None, Rating::Know);
+    p.rate(Some(true), Rating::Know);
+    assert!(!p.next_pass());
+}
+
+#[test]
+fn review_offers_due_items_then_only_weak_ones() {
+    let content = Content::embedded().unwrap();
+    let items = quiz_items(&content, Some(5), None, Some(4));
+    let mut prog = Progress::default();
+    for (item, r) in items.iter().zip([Rating::Know, Rating::Fuzzy, Rating::Dont, Rating::Know]) {
+        prog.record(&item.id, item.track, item.level, None, r, t0());
+    }
+    assert!(due_now(&prog, &content, t0()).is_empty());
+    let weak = weak_not_due(&prog, &content, t0());
+    assert_eq!(weak.len(), 2);
+    assert!(weak.contains(&items[1].id) && weak.contains(&items[2].id));
+}
+
+#[test]
+fn due_dates_advance_after_know_on_a_fixed_clock() {
+    let mut p = Progress::default();
+    let mut now = t0();
+    let mut gaps = Vec::new();
+    for _ in 0..4 {
+        p.record("x", 3, Level::L1, Some(true), Rating::Know, now);
+        let s = p.items["x"].sched.unwrap();
+        assert_eq!(s.last_review, now);
+        gaps.push((s.due - now).num_days());
+        now = s.due;
+    }
+    assert_eq!(gaps[0], 2, "FSRS-6 defaults: a first ✅ comes back in 2 days");
+    assert!(gaps.windows(2).all(|w| w[1] > w[0]), "each ✅ pushes the next review further: {gaps:?}");
+    // Rated ❌ later: due again within a day, however stable it was.
+    p.record("x", 3, Level::L1, Some(false), Rating::Dont, now);
+    let s = p.items["x"].sched.unwrap();
+    assert!(s.due - now <= Duration::days(1), "❌ is due again within a day");
+    assert_eq!(s.lapses, 1);
+    assert_eq!(p.items["x"].attempts.len(), 5);
+    // The same history on the same clock gives the same schedule (no hidden clock).
+    let again = schedule::review(None, Rating::Know, t0(), 0.9);
+    assert_eq!(again.due, t0() + Duration::days(2));
+}
+
+#[test]
+fn state_file_round_trips_with_its_version() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    s.record("arl-l1-critic-free", 3, Level::L1, Some(true), Rating::Know, t0()).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(v["version"], VERSION);
+    assert_eq!(v["settings"]["desired_retention"], 0.9);
+    let sched = &v["items"]["arl-l1-critic-free"]["sched"];
+    for k in ["stability", "difficulty", "last_review", "due"] {
+        assert!(!sched[k].is_null(), "{k} is stored: {sched}");
+    }
+    assert_eq!(Store::open(&path, t0()).progress, s.progress);
+}
+
+#[test]
+fn a_crash_between_write_and_rename_leaves_the_old_file() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    // What write_atomic does before its rename: a temp file in the same dir, half written.
+    // "Crash" here: keep the temp file, never rename it.
+    let mut tmp = tempfile::NamedTempFile::new_in(d.path()).unwrap();
+    tmp.write_all(&before[..before.len() / 2]).unwrap();
+    let (_file, tmp_path) = tmp.keep().unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), before, "the target is untouched");
+    let reopened = Store::open(&path, t0());
+    assert!(reopened.notice.is_none());
+    assert_eq!(reopened.progress, s.progress);
+    assert!(tmp_path.exists());
+    // A failing write (the target dir's place taken by a file) changes nothing either.
+    let blocked = Store { path: path.join("sub").join(FILE_NAME), ..reopened.clone() };
+    assert!(blocked.save().is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+#[test]
+fn a_corrupt_file_is_moved_aside_and_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    std::fs::write(&path, b"{ \"version\": 1, \"items\": { trunc").unwrap();
+    let mut s = Store::open(&path, t0());
+    let notice = s.notice.clone().expect("the learner is told");
+    assert!(notice.contains("not valid JSON") && notice.contains("corrupt-20260401-093000"), "{notice}");
+    let aside = d.path().join("progress.json.corrupt-20260401-093000");
+    assert_eq!(std::fs::read(&aside).unwrap(), b"{ \"version\": 1, \"items\": { trunc", "kept as it was");
+    assert!(s.progress.items.is_empty());
+    // Saving now writes a fresh file and leaves the kept one alone.
+    s.record("a", 0, Level::L1, None, Rating::Fuzzy, t0()).unwrap();
+    assert!(aside.exists() && path.exists());
+    // Valid JSON in the wrong shape is corrupt too; a second one gets its own name.
+    std::fs::write(&path, br#"{"version": 1, "items": [1, 2]}"#).unwrap();
+    let s = Store::open(&path, t0());
+    assert!(s.notice.unwrap().contains("does not match"));
+    assert!(d.path().join("progress.json.corrupt-20260401-093000-1").exists());
+}
+
+#[test]
+fn a_file_from_a_newer_version_is_moved_aside_and_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let newer = format!(r#"{{"version": {}, "items": {{}}, "something_new": true}}"#, VERSION + 1);
+    std::fs::write(&path, &newer).unwrap();
+    let s = Store::open(&path, t0());
+    let notice = s.notice.expect("the learner is told");
+    assert!(notice.contains("newer agentlab"), "{notice}");
+    let aside = d.path().join("progress.json.newer-20260401-093000");
+    assert_eq!(std::fs::read_to_string(aside).unwrap(), newer, "never overwritten");
+    assert!(!path.exists(), "nothing is written until the first rating");
+}
+
+#[test]
+fn retention_is_a_saved_checked_setting() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    assert_eq!(s.progress.settings.desired_retention, 0.9);
+    s.set_retention(0.85).unwrap();
+    assert_eq!(Store::open(&path, t0()).progress.settings.desired_retention, 0.85);
+    assert!(s.set_retention(1.5).is_err());
+    assert_eq!(s.progress.settings.desired_retention, 0.85);
+}
