@@ -44,6 +44,32 @@ impl Fisher {
         Ok(m)
     }
 
+    /// Mean of all entries, over every parameter.
+    pub fn mean_entry(&self) -> Result<f64> {
+        let (mut sum, mut n) = (0.0, 0usize);
+        for f in self.diag.values() {
+            sum += f.sum_all()?.to_dtype(candle_core::DType::F64)?.to_scalar::<f64>()?;
+            n += f.elem_count();
+        }
+        Ok(sum / n.max(1) as f64)
+    }
+
+    /// `F / mean(F)`: the same ranking of parameters with mean entry 1.
+    ///
+    /// The raw scale of an empirical Fisher follows the loss: once a model
+    /// fits its task almost perfectly, per-sample gradients (and so F) shrink
+    /// towards 0 by orders of magnitude from one run to the next. Normalised,
+    /// λ means "how much stronger than an average parameter's pull" and the
+    /// same λ works across seeds. A zero Fisher is returned unchanged.
+    pub fn normalized(&self) -> Result<Fisher> {
+        let mean = self.mean_entry()?;
+        if mean <= 0.0 || !mean.is_finite() {
+            return Ok(self.clone());
+        }
+        let diag = self.diag.iter().map(|(k, f)| Ok((k.clone(), (f / mean)?))).collect::<Result<_>>()?;
+        Ok(Fisher { diag, samples: self.samples })
+    }
+
     /// `self·decay + other`, for online accumulation over tasks.
     pub fn decayed_sum(&self, decay: f64, other: &Fisher) -> Result<Fisher> {
         let mut diag = BTreeMap::new();
@@ -110,5 +136,21 @@ mod tests {
         let got = f.diag["w"].to_vec1::<f32>().unwrap();
         assert!((got[0] - want[0]).abs() < 1e-5 && (got[1] - want[1]).abs() < 1e-5, "{got:?} vs {want:?}");
         assert!(f.min_entry().unwrap() >= 0.0);
+    }
+
+    #[test]
+    fn normalised_fisher_has_mean_one_and_keeps_ratios() {
+        let d = Device::Cpu;
+        let f = Fisher {
+            diag: BTreeMap::from([
+                ("a".to_string(), Tensor::new(&[1e-9f32, 3e-9], &d).unwrap()),
+                ("b".to_string(), Tensor::new(&[0.0f32, 4e-9], &d).unwrap()),
+            ]),
+            samples: 2,
+        };
+        assert!((f.mean_entry().unwrap() - 2e-9).abs() < 1e-15);
+        let n = f.normalized().unwrap();
+        assert_eq!(n.diag["a"].to_vec1::<f32>().unwrap(), vec![0.5, 1.5]);
+        assert_eq!(n.diag["b"].to_vec1::<f32>().unwrap(), vec![0.0, 2.0]);
     }
 }

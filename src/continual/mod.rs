@@ -1,13 +1,16 @@
 //! Continual-learning primitives: the diagonal Fisher, the EWC penalty (and
-//! its online form), replay buffers, and the accuracy-matrix metrics.
+//! its online form), replay buffers, the accuracy-matrix metrics, and the
+//! keep-best bookkeeping of a self-refinement loop.
 //! Cheatsheet: `[sheet:5]`.
 
 pub mod ewc;
 pub mod fisher;
+pub mod keep_best;
 pub mod metrics;
 pub mod replay;
 
 pub use ewc::{ewc_penalty, Ewc, OnlineEwc};
 pub use fisher::{diagonal_fisher, Fisher};
+pub use keep_best::KeepBest;
 pub use metrics::AccuracyMatrix;
 pub use replay::{Reservoir, RingBuffer};

@@ -8,7 +8,9 @@
 //! tests all consume the same events.
 
 pub mod events;
+pub mod ewc_replay;
 pub mod react_tool_call_loop;
+pub mod self_refine_loop;
 pub mod sft_basics;
 pub mod turn_credit_assignment;
 
@@ -36,6 +38,8 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &sft_basics::SftBasics,
         &react_tool_call_loop::ReactToolCallLoop,
         &turn_credit_assignment::TurnCreditAssignment,
+        &ewc_replay::EwcReplay,
+        &self_refine_loop::SelfRefineLoop,
     ]
 }
 

@@ -5,11 +5,15 @@
 //! * [`react`] — the ReAct loop: parse a completion, route to a tool, inject
 //!   the observation, repeat.
 //! * [`qa_world`] — the search-or-answer QA world with a multi-term reward.
+//! * [`refine_arith`] — addition with a digit-level verifier and critique.
+//! * [`strings`] — string transformations that conflict, for continual learning.
 
 pub mod calculator;
 pub mod kb;
 pub mod qa_world;
 pub mod react;
+pub mod refine_arith;
+pub mod strings;
 
 /// Who wrote a piece of a trajectory. Only `Agent` text is trained on; the
 /// rest gets label −100 (SFT) or mask 0 (RL).

@@ -1,0 +1,156 @@
+//! Addition with a checkable answer and a digit-level critique: the task of
+//! the self-refine-loop drill.
+//!
+//! A problem is `a+b=` with `a, b < 10^digits`; the answer is the sum written
+//! with `digits + 1` digits, least significant first (`347+285=` → `2360`,
+//! since 632 → `0632` → reversed). The verifier compares an answer with the
+//! gold one position by position:
+//!
+//! * score = fraction of positions right (partial credit), pass = all right;
+//! * critique = one mark per position: `.` right, `^` the digit is too low,
+//!   `v` too high, `?` missing or not a digit.
+//!
+//! ```
+//! use agentlab::envs::refine_arith::{critique, score, Problem};
+//! let p = Problem { a: 347, b: 285, digits: 3 };
+//! assert_eq!(p.prompt(), "347+285=");
+//! assert_eq!(p.answer(), "2360");
+//! assert_eq!(critique("2260", &p.answer()), ".^..");
+//! assert_eq!(score("2260", &p.answer()), 0.75);
+//! ```
+//!
+//! A revision is generated after `draft|critique>`, so one training sequence
+//! reads `347+285=2260|.^..>2360`.
+
+use crate::ml::rng::Rng;
+
+/// Separates a draft from its critique.
+pub const CRIT_OPEN: char = '|';
+/// Separates a critique from the revision.
+pub const REV_OPEN: char = '>';
+
+/// Every character the formats use.
+pub const ALPHABET: &str = "0123456789+=|>.^v?";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Problem {
+    pub a: u32,
+    pub b: u32,
+    pub digits: usize,
+}
+
+impl Problem {
+    pub fn random(digits: usize, rng: &mut Rng) -> Problem {
+        let n = 10usize.pow(digits as u32);
+        Problem { a: rng.below(n) as u32, b: rng.below(n) as u32, digits }
+    }
+
+    pub fn prompt(&self) -> String {
+        let w = self.digits;
+        format!("{:0w$}+{:0w$}=", self.a, self.b)
+    }
+
+    /// The gold answer: `digits + 1` digits, least significant first.
+    pub fn answer(&self) -> String {
+        let w = self.digits + 1;
+        format!("{:0w$}", self.a + self.b).chars().rev().collect()
+    }
+
+    /// The prompt of a revision: the draft and its critique.
+    pub fn revise_prompt(&self, draft: &str, critique: &str) -> String {
+        format!("{}{draft}{CRIT_OPEN}{critique}{REV_OPEN}", self.prompt())
+    }
+
+    /// The prompt under which the model writes its own critique.
+    pub fn critic_prompt(&self, draft: &str) -> String {
+        format!("{}{draft}{CRIT_OPEN}", self.prompt())
+    }
+}
+
+/// Fraction of the gold answer's positions that `answer` gets right.
+pub fn score(answer: &str, gold: &str) -> f64 {
+    let right = gold.chars().zip(answer.chars()).filter(|(g, a)| g == a).count();
+    right as f64 / gold.chars().count().max(1) as f64
+}
+
+pub fn passes(answer: &str, gold: &str) -> bool {
+    answer == gold
+}
+
+/// The verifier's feedback as text: one mark per gold position.
+pub fn critique(answer: &str, gold: &str) -> String {
+    let a: Vec<char> = answer.chars().collect();
+    gold.chars()
+        .enumerate()
+        .map(|(i, g)| match a.get(i).and_then(|c| c.to_digit(10)) {
+            Some(d) if Some(d) == g.to_digit(10) => '.',
+            Some(d) if d < g.to_digit(10).unwrap_or(0) => '^',
+            Some(_) => 'v',
+            None => '?',
+        })
+        .collect()
+}
+
+/// The score a critique implies (its share of `.` marks): what a critic that
+/// is the model itself believes about the answer.
+pub fn critique_score(critique: &str, width: usize) -> f64 {
+    critique.chars().take(width).filter(|c| *c == '.').count() as f64 / width.max(1) as f64
+}
+
+/// A plausible wrong draft for the SFT data: one or two digits changed,
+/// mostly by ±1 (the carry slips a small model makes), sometimes to any digit.
+pub fn corrupt(gold: &str, rng: &mut Rng) -> String {
+    let mut d: Vec<u32> = gold.chars().map(|c| c.to_digit(10).unwrap_or(0)).collect();
+    let n = d.len();
+    let changes = if rng.bool(0.3) { 2 } else { 1 };
+    for _ in 0..changes {
+        let i = rng.below(n);
+        let old = d[i];
+        d[i] = if rng.bool(0.6) {
+            if (rng.bool(0.5) && old < 9) || old == 0 {
+                old + 1
+            } else {
+                old - 1
+            }
+        } else {
+            (old + 1 + rng.below(9) as u32) % 10
+        };
+    }
+    d.into_iter().map(|x| char::from_digit(x, 10).expect("digit")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gold_answers_and_critiques() {
+        let p = Problem { a: 99, b: 1, digits: 2 };
+        assert_eq!(p.prompt(), "99+01=");
+        assert_eq!(p.answer(), "001");
+        assert_eq!(critique("001", "001"), "...");
+        assert_eq!(critique("10", "001"), "v.?");
+        assert_eq!(critique("0x1", "001"), ".?.");
+        assert_eq!(score("10", "001"), 1.0 / 3.0);
+        assert!(passes("001", "001") && !passes("0010", "001"));
+        assert_eq!(p.revise_prompt("101", "v.."), "99+01=101|v..>");
+        assert_eq!(critique_score(".v.", 3), 2.0 / 3.0);
+    }
+
+    #[test]
+    fn corruptions_are_wrong_and_well_formed() {
+        let mut rng = Rng::new(5);
+        for _ in 0..500 {
+            let p = Problem::random(3, &mut rng);
+            let gold = p.answer();
+            let bad = corrupt(&gold, &mut rng);
+            assert_eq!(bad.len(), gold.len());
+            assert!(bad.chars().all(|c| c.is_ascii_digit()));
+            // Two changes can cancel out; one never does.
+            if bad == gold {
+                continue;
+            }
+            assert!(critique(&bad, &gold).chars().any(|c| c != '.'));
+        }
+    }
+}
