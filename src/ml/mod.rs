@@ -8,6 +8,7 @@ pub mod data;
 pub mod device;
 pub mod fused;
 pub mod gpt;
+pub mod gpu;
 pub mod hf_tokenizer;
 pub mod lm;
 pub mod loss;
