@@ -2,7 +2,9 @@
 //!
 //! * **train** — tokens/s of one training step (forward + backward + AdamW)
 //!   of the tiny GPT on random tokens, every position a target, for the
-//!   documented configs S and M (README, "Benchmark configs");
+//!   documented configs S and M (README, "Benchmark configs"), and L on a GPU;
+//!   on CUDA also MFU, the achieved FLOP/s over the GPU's dense f32 peak
+//!   ([`flops_per_token`], [`crate::ml::gpu::PEAKS`]);
 //! * **generate** — new tokens/s with and without the KV cache;
 //! * **ui** — milliseconds to lay out and draw the longest cheatsheet at
 //!   120×40, and to handle a key and redraw;
@@ -37,6 +39,41 @@ pub fn configs() -> Vec<BenchConfig> {
     ]
 }
 
+/// Config L, sized for a GPU (minutes per step on a laptop CPU: `--only L` runs it anyway).
+pub fn config_l() -> BenchConfig {
+    BenchConfig { name: "L".into(), model: GptConfig::new(64, 512, 8, 8, 256), batch: 32 }
+}
+
+/// What a full `agentlab bench` runs on `device`: S and M everywhere, L too off the CPU.
+pub fn configs_for(device: &Device) -> Vec<BenchConfig> {
+    let mut out = configs();
+    if !device.is_cpu() {
+        out.push(config_l());
+    }
+    out
+}
+
+/// S, M and L by name.
+pub fn find_config(name: &str) -> Option<BenchConfig> {
+    configs().into_iter().chain([config_l()]).find(|c| c.name == name)
+}
+
+/// Training FLOPs per token (forward + backward = 3 × forward), as in the
+/// PaLM paper's MFU: `6·N + 12·L·d·T`, with `N` the weights that enter a
+/// matmul (attention and MLP of every layer, and the LM head; embedding
+/// lookups cost no FLOPs) and `12·L·d·T` the attention scores and the
+/// weighted sum of values over a context of `T`.
+pub fn flops_per_token(cfg: &GptConfig) -> f64 {
+    let (d, l, t, v) = (cfg.d_model as f64, cfg.n_layers as f64, cfg.context as f64, cfg.vocab as f64);
+    let mlp = match cfg.mlp {
+        crate::ml::gpt::MlpKind::Gelu => 2.0,
+        crate::ml::gpt::MlpKind::SwiGlu => 3.0,
+    } * d
+        * cfg.mlp_hidden() as f64;
+    let n = l * (4.0 * d * d + mlp) + v * d;
+    6.0 * n + 12.0 * l * d * t
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TrainResult {
     pub config: String,
@@ -46,6 +83,18 @@ pub struct TrainResult {
     pub step_ms_median: f64,
     pub tokens_per_s: f64,
     pub peak_rss_mb: f64,
+    /// Training FLOPs per token ([`flops_per_token`]) and what the steps achieved.
+    #[serde(default)]
+    pub flops_per_token: f64,
+    #[serde(default)]
+    pub achieved_tflops: f64,
+    /// On a known GPU: its name, dense f32 peak (the model trains in f32) and MFU = achieved / peak.
+    #[serde(default)]
+    pub gpu: Option<String>,
+    #[serde(default)]
+    pub peak_tflops_f32: Option<f64>,
+    #[serde(default)]
+    pub mfu: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -124,14 +173,24 @@ pub fn bench_train(cfg: &BenchConfig, device: &Device, budget: Duration) -> Resu
         times.push(s.elapsed().as_secs_f64());
     }
     let total: f64 = times.iter().sum();
+    let tokens_per_s = (b * t * times.len()) as f64 / total;
+    let fpt = flops_per_token(&cfg.model);
+    let achieved = tokens_per_s * fpt / 1e12;
+    let gpu = crate::ml::gpu::device_name(device);
+    let peak = gpu.as_deref().and_then(crate::ml::gpu::peak_for).map(|p| p.f32);
     Ok(TrainResult {
         config: cfg.name.clone(),
         params: model.num_params(),
         tokens_per_step: b * t,
         steps: times.len(),
         step_ms_median: median(times.clone()) * 1e3,
-        tokens_per_s: (b * t * times.len()) as f64 / total,
+        tokens_per_s,
         peak_rss_mb: peak_rss_mb(),
+        flops_per_token: fpt,
+        achieved_tflops: achieved,
+        gpu,
+        peak_tflops_f32: peak,
+        mfu: peak.map(|p| achieved / p),
     })
 }
 

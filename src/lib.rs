@@ -8,6 +8,7 @@ pub mod bench;
 pub mod cli;
 pub mod content;
 pub mod continual;
+pub mod doctor;
 pub mod drills;
 pub mod envs;
 pub mod eval;

@@ -90,6 +90,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Report this build's features, the CPU and GPUs it sees, what `--device auto` picks, paths and threads.
+    Doctor {
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure training and generation speed and UI latency (JSON with --json).
     Bench {
         #[arg(long)]
@@ -169,6 +175,7 @@ fn main() -> ExitCode {
         },
         Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
         Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
+        Command::Doctor { json } => cli::doctor(json),
         Command::Bench { json, only, seconds, device } => cli::bench(&content, json, only.as_deref(), seconds, device),
         Command::Quiz { track, level, limit } => study(|store, io| {
             let (t, l) = cli::study::parse_filters(track.as_deref(), level.as_deref())?;

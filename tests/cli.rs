@@ -290,3 +290,52 @@ fn headless_commands_report_a_bad_state_file_and_keep_it() {
     assert_eq!(kept.len(), 1);
     assert_eq!(std::fs::read_to_string(home.path().join(&kept[0])).unwrap(), "not json at all");
 }
+
+#[test]
+fn doctor_reports_the_cpu_build() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentlab"))
+            .args(args)
+            .env("AGENTLAB_HOME", home.path())
+            .env("RAYON_NUM_THREADS", "2")
+            .output()
+            .unwrap()
+    };
+    let o = run(&["doctor"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    if cfg!(not(feature = "cuda")) {
+        assert!(out.contains("features: cuda no"), "{out}");
+        assert!(out.contains("cuda: not compiled in") && out.contains("scripts/build-cuda.sh"), "{out}");
+        assert!(out.contains("--device auto picks: cpu"), "{out}");
+    }
+    assert!(out.contains("SIMD "), "{out}");
+    assert!(out.contains("rayon 2 (RAYON_NUM_THREADS=2)"), "{out}");
+    assert!(out.contains(&format!("data dir: {}", home.path().display())), "{out}");
+
+    let o = run(&["doctor", "--json"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["features"]["cuda"], cfg!(feature = "cuda"));
+    assert_eq!(v["data_dir"], home.path().display().to_string());
+    assert!(v["cpu"]["cores"].as_u64().unwrap() >= 1);
+    assert_eq!(v["threads"]["rayon"], 2);
+    assert_eq!(v["cuda"]["libraries"].as_array().unwrap().len(), 6);
+    if cfg!(not(feature = "cuda")) {
+        assert!(v["cuda"]["error"].as_str().unwrap().contains("not compiled"), "{out}");
+        assert!(v["auto_device"].as_str().unwrap().starts_with("cpu"), "{out}");
+    }
+}
+
+#[test]
+fn bench_on_cuda_says_cuda_is_not_compiled_in() {
+    if cfg!(feature = "cuda") {
+        return;
+    }
+    let o = agentlab(&["bench", "--device", "cuda", "--json", "--only", "S"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("without CUDA") && err.contains("scripts/build-cuda.sh"), "{err}");
+}

@@ -74,15 +74,12 @@ pub fn bench(
         let value = match part {
             "ui" => serde_json::to_value(bench_ui(content)?)?,
             p if p.starts_with("gen-") => {
-                let cfg =
-                    configs().into_iter().find(|c| c.name == p[4..]).ok_or_else(|| anyhow!("unknown config {p}"))?;
+                let cfg = find_config(&p[4..]).ok_or_else(|| anyhow!("unknown config {p}"))?;
                 serde_json::to_value(bench_generate(&cfg, &device)?)?
             }
             name => {
-                let cfg = configs()
-                    .into_iter()
-                    .find(|c| c.name == name)
-                    .ok_or_else(|| anyhow!("unknown bench part \"{name}\" (S, M, gen-S, gen-M, ui)"))?;
+                let cfg = find_config(name)
+                    .ok_or_else(|| anyhow!("unknown bench part \"{name}\" (S, M, L, gen-S, gen-M, gen-L, ui)"))?;
                 serde_json::to_value(bench_train(&cfg, &device, budget)?)?
             }
         };
@@ -104,13 +101,13 @@ pub fn bench(
         threads: candle_core::utils::get_num_threads(),
         ..Default::default()
     };
-    for c in configs() {
+    for c in configs_for(&device) {
         if !json {
             eprintln!("training {} …", c.name);
         }
         report.train.push(serde_json::from_value(run(&c.name)?)?);
     }
-    for c in configs() {
+    for c in configs_for(&device) {
         if !json {
             eprintln!("generating {} …", c.name);
         }
@@ -130,6 +127,16 @@ pub fn bench(
         println!(
             "{:<4} {:>9} {:>11} {:>10.1} {:>12.0} {:>9.0}",
             t.config, t.params, t.tokens_per_step, t.step_ms_median, t.tokens_per_s, t.peak_rss_mb
+        );
+    }
+    for t in report.train.iter().filter(|t| t.mfu.is_some()) {
+        println!(
+            "{}: {:.2} TFLOP/s achieved on {} · MFU {:.1}% of the {:.0} TFLOP/s dense f32 peak",
+            t.config,
+            t.achieved_tflops,
+            t.gpu.as_deref().unwrap_or("?"),
+            100.0 * t.mfu.unwrap_or(0.0),
+            t.peak_tflops_f32.unwrap_or(0.0)
         );
     }
     for g in &report.generate {
@@ -336,5 +343,16 @@ pub fn pretrain(steps: usize, seed: u64, out: &std::path::Path) -> Result<ExitCo
     })?;
     base::save(&model, &tok, out)?;
     println!("saved {} ({} parameters) in {:.0} s", out.display(), model.num_params(), started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab doctor`: never fails; exit 0 whatever it finds.
+pub fn doctor(json: bool) -> Result<ExitCode> {
+    let report = crate::doctor::report();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", report.to_text());
+    }
     Ok(ExitCode::SUCCESS)
 }

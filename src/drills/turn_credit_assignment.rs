@@ -37,6 +37,10 @@ use crate::rl::returns::discounted_returns;
 
 pub struct TurnCreditAssignment;
 
+/// One episode as training rows: token ids, loss mask, per-token advantage,
+/// and which tokens the world wrote.
+type Seq = (Vec<u32>, Vec<f32>, Vec<f32>, Vec<bool>);
+
 /// An episode with the token ids of every segment, exactly as sampled (so
 /// the loss scores the tokens the policy really produced).
 #[derive(Debug, Clone)]
@@ -318,7 +322,7 @@ impl Drill for TurnCreditAssignment {
             }
 
             // The batch: every episode's tokens; mask = agent tokens (or all, if the mask is off).
-            let seqs: Vec<(Vec<u32>, Vec<f32>, Vec<f32>, Vec<bool>)> = rs
+            let seqs: Vec<Seq> = rs
                 .iter()
                 .zip(&turn_adv)
                 .map(|(r, adv)| {
@@ -474,15 +478,15 @@ impl Drill for TurnCreditAssignment {
             .ok_or_else(|| anyhow::anyhow!("no gradient reached the logits"))?;
         let gn = g.abs()?.max(D::Minus1)?.to_vec2::<f32>()?;
         let (mut obs_max, mut agent_max) = (0f32, 0f32);
-        for (r, s) in seqs.iter().enumerate().take(b) {
-            for t in 0..tmax - 1 {
+        for (s, row) in seqs.iter().zip(&gn).take(b) {
+            for (t, &g_t) in row.iter().enumerate().take(tmax - 1) {
                 // Position t predicts token t + 1.
                 let is_obs = s.3.get(t + 1).copied().unwrap_or(false);
                 let is_agent = s.1.get(t + 1).copied().unwrap_or(0.0) > 0.0 && !is_obs;
                 if is_obs {
-                    obs_max = obs_max.max(gn[r][t]);
+                    obs_max = obs_max.max(g_t);
                 } else if is_agent {
-                    agent_max = agent_max.max(gn[r][t]);
+                    agent_max = agent_max.max(g_t);
                 }
             }
         }

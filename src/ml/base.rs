@@ -42,9 +42,9 @@ pub fn word(rng: &mut Rng) -> String {
     const CO: [&str; 9] = ["", "", "n", "r", "l", "s", "th", "nd", "sk"];
     let mut w = String::new();
     for _ in 0..rng.range(1, 3) {
-        w.push_str(*rng.choose(&ON[..]));
-        w.push_str(*rng.choose(&VO[..]));
-        w.push_str(*rng.choose(&CO[..]));
+        w.push_str(ON[rng.below(ON.len())]);
+        w.push_str(VO[rng.below(VO.len())]);
+        w.push_str(CO[rng.below(CO.len())]);
     }
     let mut c = w.chars();
     c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()

@@ -58,7 +58,7 @@ pub fn select(choice: DeviceChoice) -> Result<Device> {
         DeviceChoice::Cpu => Ok(Device::Cpu),
         DeviceChoice::Cuda => {
             if !cfg!(feature = "cuda") {
-                bail!("this agentlab was built without CUDA: rebuild with `cargo build --release --features cuda` (see README)");
+                bail!("this agentlab was built without CUDA: rebuild with scripts/build-cuda.sh or `cargo build --release --features cuda` (README, section GPU)");
             }
             Ok(Device::new_cuda(0)?)
         }
