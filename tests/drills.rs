@@ -48,6 +48,16 @@ fn ewc_replay_quick_passes_for_two_seeds() {
 }
 
 #[test]
+fn react_tool_call_loop_quick_passes_for_two_seeds() {
+    check("react-tool-call-loop", &[1, 2]);
+}
+
+#[test]
+fn turn_credit_assignment_quick_passes_for_two_seeds() {
+    check("turn-credit-assignment", &[1, 2]);
+}
+
+#[test]
 fn self_refine_loop_quick_passes_for_two_seeds() {
     check("self-refine-loop", &[1, 2]);
 }

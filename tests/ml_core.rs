@@ -166,3 +166,26 @@ fn checkpoint_round_trip() {
     let b = loaded.forward(&x).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
     assert_eq!(a, b);
 }
+
+/// The shipped base model loads, and it learned what it was pretrained for:
+/// copying a made-up list it has never seen ("X, Y, N. Repeat: X, Y, N.").
+#[test]
+fn shipped_base_loads_and_copies_unseen_names() {
+    use agentlab::ml::base;
+    use agentlab::ml::tokenizer::{Tokenize, BOS};
+    let (model, tok) = base::shipped(&Device::Cpu).unwrap();
+    assert_eq!(model.cfg.vocab, tok.vocab_size());
+    let mut rng = Rng::new(777);
+    let lines: Vec<(Vec<u32>, String)> = (0..40)
+        .map(|_| {
+            let (p, q, n) = (base::word(&mut rng), base::word(&mut rng), rng.range(1000, 9999));
+            let mut ids = vec![BOS];
+            ids.extend(tok.encode(&format!("{p}, {q}, {n}. Repeat:")));
+            (ids, format!(" {p}, {q}, {n}."))
+        })
+        .collect();
+    let prompts: Vec<Vec<u32>> = lines.iter().map(|(p, _)| p.clone()).collect();
+    let out = generate(&model, &prompts, &GenConfig::greedy(16, vec![]), &mut Rng::new(0)).unwrap();
+    let copied = out.iter().zip(&lines).filter(|(o, (_, want))| tok.decode(o).starts_with(want.as_str())).count();
+    assert!(copied >= 30, "the base copied {copied}/40 unseen lists");
+}
