@@ -189,8 +189,9 @@ impl Attention {
     }
 }
 
-/// Rotate pairs (x₁, x₂) of the two halves of each head by position-dependent angles.
-fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
+/// Rotate pairs (x₁, x₂) of the two halves of each head by position-dependent angles
+/// (the "rotate half" convention, also used by Qwen2).
+pub(crate) fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
     let hd = x.dim(D::Minus1)?;
     let x1 = x.narrow(D::Minus1, 0, hd / 2)?;
     let x2 = x.narrow(D::Minus1, hd / 2, hd / 2)?;

@@ -31,6 +31,7 @@ use candle_core::{DType, Device, Result, Tensor, Var, D};
 use candle_nn::VarMap;
 use serde::Deserialize;
 
+use super::gpt::apply_rope;
 use super::hf_tokenizer::HfTokenizer;
 use super::lm::CausalLm;
 use super::ops;
@@ -210,15 +211,6 @@ pub struct Layer {
 pub fn rms_norm(x: &Tensor, w: &Tensor, eps: f64) -> Result<Tensor> {
     let ms = x.sqr()?.mean_keepdim(D::Minus1)?;
     x.broadcast_div(&(ms + eps)?.sqrt()?)?.broadcast_mul(w)
-}
-
-/// Rotate the two halves of each head: `x·cos + rotate_half(x)·sin`.
-fn apply_rope(x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
-    let hd = x.dim(D::Minus1)?;
-    let x1 = x.narrow(D::Minus1, 0, hd / 2)?;
-    let x2 = x.narrow(D::Minus1, hd / 2, hd / 2)?;
-    let rotated = Tensor::cat(&[&x2.neg()?, &x1], D::Minus1)?;
-    x.broadcast_mul(cos)? + rotated.broadcast_mul(sin)?
 }
 
 /// `[B,kvh,T,hd] → [B,kvh·n,T,hd]`, query head `h` reading K/V head `h / n`.

@@ -152,8 +152,20 @@ impl Bpe {
     }
 
     pub fn from_json(json: &str) -> Result<Bpe> {
-        let inner: tokenizers::Tokenizer = json.parse().map_err(|e| anyhow!("reading a tokenizer: {e}"))?;
+        let inner: tokenizers::Tokenizer = json.parse().map_err(|e| anyhow!("not a tokenizer.json: {e}"))?;
         Ok(Bpe { inner })
+    }
+
+    /// A `tokenizer.json` on disk (ours, or a checkpoint's own).
+    pub fn load(path: &std::path::Path) -> Result<Bpe> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow!("missing or unreadable {} (the model's tokenizer): {e}", path.display()))?;
+        Self::from_json(&text).map_err(|e| anyhow!("reading {}: {e}", path.display()))
+    }
+
+    /// The id of a token such as `<|im_end|>`, if the vocabulary has it.
+    pub fn token_id(&self, token: &str) -> Option<u32> {
+        self.inner.token_to_id(token)
     }
 }
 
