@@ -42,7 +42,6 @@ fn sft_basics_quick_passes_for_two_seeds() {
 }
 
 #[test]
-#[ignore = "EWC's learn-B/keep-A window is seed-dependent at the default λ (seed 2 fails ewc_learns_b); run with --ignored"]
 fn ewc_replay_quick_passes_for_two_seeds() {
     check("ewc-replay", &[1, 2]);
 }

@@ -13,7 +13,9 @@
 
 use std::collections::BTreeMap;
 
-use candle_core::{Result, Tensor, Var};
+use candle_core::{DType, Result, Tensor, Var, D};
+
+use crate::ml::rng::Rng;
 
 /// Per-parameter Fisher diagonals, keyed by parameter name.
 #[derive(Debug, Clone)]
@@ -48,10 +50,27 @@ impl Fisher {
     pub fn mean_entry(&self) -> Result<f64> {
         let (mut sum, mut n) = (0.0, 0usize);
         for f in self.diag.values() {
-            sum += f.sum_all()?.to_dtype(candle_core::DType::F64)?.to_scalar::<f64>()?;
+            sum += f.sum_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
             n += f.elem_count();
         }
         Ok(sum / n.max(1) as f64)
+    }
+
+    /// The share of the Fisher's total mass held by the largest `frac` of its
+    /// entries (0.01 → the top 1% of weights). Near 1 means a few weights carry
+    /// all the importance; `frac` itself means every weight counts the same.
+    pub fn top_share(&self, frac: f64) -> Result<f64> {
+        let mut all: Vec<f32> = Vec::new();
+        for f in self.diag.values() {
+            all.extend(f.flatten_all()?.to_vec1::<f32>()?);
+        }
+        let total: f64 = all.iter().map(|x| *x as f64).sum();
+        if all.is_empty() || total <= 0.0 {
+            return Ok(0.0);
+        }
+        all.sort_by(|a, b| b.total_cmp(a));
+        let k = ((frac * all.len() as f64).ceil() as usize).clamp(1, all.len());
+        Ok(all[..k].iter().map(|x| *x as f64).sum::<f64>() / total)
     }
 
     /// `F / mean(F)`: the same ranking of parameters with mean entry 1.
@@ -108,6 +127,41 @@ where
     Ok(Fisher { diag, samples: n })
 }
 
+/// A per-sample loss whose squared gradient is, in expectation, the diagonal
+/// of the *true* Fisher summed over the kept positions:
+///
+/// ```text
+/// E_ξ[(∂ℓ/∂θ_i)²] = Σ_t Σ_k p_tk (∂ log p_tk / ∂θ_i)²,   ℓ = Σ_t Σ_k ξ_tk √p_tk · log p_tk
+/// ```
+///
+/// with ξ_tk = ±1 at random and p_tk the model's own (detached)
+/// probabilities: the cross terms k ≠ k' and t ≠ t' vanish because
+/// E[ξ_tk ξ_t'k'] = 0. The true Fisher takes the expectation over labels
+/// drawn from the model instead of the data's labels; one backward pass per
+/// sample, like the empirical Fisher, but its scale is linear in the
+/// model's remaining uncertainty where the empirical one is quadratic.
+/// `logits: [B,T,V]`, `labels: [B,T]` (−100 = not scored).
+pub fn true_fisher_probe(logits: &Tensor, labels: &Tensor, rng: &mut Rng) -> Result<Tensor> {
+    let v = logits.dim(D::Minus1)?;
+    let logits = logits.reshape(((), v))?;
+    let keep: Vec<f32> = labels
+        .flatten_all()?
+        .to_dtype(DType::I64)?
+        .to_vec1::<i64>()?
+        .iter()
+        .map(|&y| if y >= 0 { 1.0 } else { 0.0 })
+        .collect();
+    let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
+    let p: Vec<f32> = logp.detach().exp()?.flatten_all()?.to_vec1()?;
+    let c: Vec<f32> = p
+        .iter()
+        .enumerate()
+        .map(|(i, &pk)| keep[i / v] * pk.max(0.0).sqrt() * if rng.bool(0.5) { 1.0 } else { -1.0 })
+        .collect();
+    let c = Tensor::from_vec(c, logp.shape(), logp.device())?;
+    (logp * c)?.sum_all()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +190,48 @@ mod tests {
         let got = f.diag["w"].to_vec1::<f32>().unwrap();
         assert!((got[0] - want[0]).abs() < 1e-5 && (got[1] - want[1]).abs() < 1e-5, "{got:?} vs {want:?}");
         assert!(f.min_entry().unwrap() >= 0.0);
+    }
+
+    #[test]
+    fn true_fisher_probe_squares_to_the_true_fisher_on_average() {
+        // Softmax regression, logits z_t = W x_t for two scored positions and
+        // one masked one. Exact true Fisher: Σ_t Σ_k p_tk (∂ log p_tk / ∂W)²,
+        // one backward pass per (t, k). The probe must match it on average.
+        let d = Device::Cpu;
+        let w = Var::new(&[[0.5f32, -1.0, 0.2], [0.1, 0.3, -0.4], [-0.6, 0.2, 0.9], [0.0, 0.7, 0.1]], &d).unwrap();
+        let xs = Tensor::new(&[[1.0f32, 0.5, -1.0], [0.2, -0.3, 2.0], [1.5, 1.0, 0.0]], &d).unwrap(); // [T=3, in=3]
+        let logits = || xs.matmul(&w.as_tensor().t().unwrap()).unwrap().unsqueeze(0).unwrap(); // [1,3,V=4]
+        let labels = Tensor::new(&[[2i64, -100, 0]], &d).unwrap();
+        let mut exact = vec![0f64; 12];
+        let logp = candle_nn::ops::log_softmax(&logits(), D::Minus1).unwrap();
+        let p: Vec<Vec<f32>> = logp.exp().unwrap().squeeze(0).unwrap().to_vec2().unwrap();
+        for t in [0usize, 2] {
+            for (k, &pk) in p[t].iter().enumerate() {
+                let lp = candle_nn::ops::log_softmax(&logits(), D::Minus1).unwrap().get(0).unwrap().get(t).unwrap();
+                let g = lp.get(k).unwrap().backward().unwrap();
+                let g: Vec<f32> = g.get(w.as_tensor()).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                for (e, gi) in exact.iter_mut().zip(g) {
+                    *e += pk as f64 * (gi as f64).powi(2);
+                }
+            }
+        }
+        let vars = BTreeMap::from([("w".to_string(), w.clone())]);
+        let mut rng = Rng::new(5);
+        let n = 4000;
+        let f = diagonal_fisher(&vars, n, |_| true_fisher_probe(&logits(), &labels, &mut rng)).unwrap();
+        let got: Vec<f32> = f.diag["w"].flatten_all().unwrap().to_vec1().unwrap();
+        let scale = exact.iter().cloned().fold(0.0, f64::max);
+        for (g, e) in got.iter().zip(&exact) {
+            assert!((*g as f64 - e).abs() < 0.06 * scale, "probe {got:?}\nexact {exact:?}");
+        }
+        // The empirical Fisher of the same data is a different matrix.
+        let emp = diagonal_fisher(&vars, 1, |_| {
+            let lp = candle_nn::ops::log_softmax(&logits(), D::Minus1)?.squeeze(0)?;
+            lp.get(0)?.get(2)? + lp.get(2)?.get(0)?
+        })
+        .unwrap();
+        let emp: Vec<f32> = emp.diag["w"].flatten_all().unwrap().to_vec1().unwrap();
+        assert!(emp.iter().zip(&exact).any(|(a, b)| (*a as f64 - b).abs() > 0.1 * scale));
     }
 
     #[test]

@@ -10,7 +10,7 @@ pub mod metrics;
 pub mod replay;
 
 pub use ewc::{ewc_penalty, Ewc, OnlineEwc};
-pub use fisher::{diagonal_fisher, Fisher};
+pub use fisher::{diagonal_fisher, true_fisher_probe, Fisher};
 pub use keep_best::KeepBest;
 pub use metrics::AccuracyMatrix;
 pub use replay::{Reservoir, RingBuffer};

@@ -8,8 +8,9 @@
 //!
 //! * **naive** — plain fine-tuning on the new task;
 //! * **ewc** — the same loss plus `λ/2 Σ F (θ − θ*)²`, with the diagonal
-//!   empirical Fisher of task A (online accumulation `F ← γF + F_new` once a
-//!   third task comes), `src/continual/{fisher,ewc}.rs`;
+//!   Fisher of task A — the true Fisher by default, the empirical one as an
+//!   option (online accumulation `F ← γF + F_new` once a third task comes),
+//!   `src/continual/{fisher,ewc}.rs`;
 //! * **replay** — a fraction α of every batch drawn from a reservoir buffer
 //!   of earlier tasks' examples, `src/continual/replay.rs`.
 //!
@@ -20,7 +21,7 @@
 use anyhow::{bail, Result};
 
 use super::{Drill, RunCtx, View};
-use crate::continual::{diagonal_fisher, AccuracyMatrix, Fisher, OnlineEwc, Reservoir};
+use crate::continual::{diagonal_fisher, true_fisher_probe, AccuracyMatrix, Fisher, OnlineEwc, Reservoir};
 use crate::envs::strings::{alphabet, split_words, StringTask};
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::{Gpt, GptConfig};
@@ -131,6 +132,12 @@ impl Drill for EwcReplay {
         let gamma = ctx.f64("ewc_gamma")?;
         let fisher_samples = ctx.usize("fisher_samples")?;
         let normalize = ctx.bool("fisher_normalize")?;
+        let true_fisher = match ctx.text("fisher")?.as_str() {
+            "true" => true,
+            "empirical" => false,
+            other => bail!("fisher must be `true` or `empirical`, got `{other}`"),
+        };
+        let tied = ctx.bool("tied_embeddings")?;
         let alpha = ctx.f64("replay_alpha")?;
         let buffer_size = ctx.usize("buffer_size")?;
         let word_len = ctx.usize("word_len")?;
@@ -183,7 +190,10 @@ impl Drill for EwcReplay {
             test_words.len()
         ));
 
-        let cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 2 * word_len + 4);
+        let mut cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 2 * word_len + 4);
+        // Untied by default: the uppercase rows of the output head are then
+        // weights task A never used, a free place for task B to write into.
+        cfg.tied = tied;
         let base = Gpt::new(cfg, ctx.seed, &ctx.device)?;
         ctx.log(format!("tiny GPT: d_model {d}, {layers} layers, {heads} heads, {} parameters", base.num_params()));
 
@@ -290,14 +300,26 @@ impl Drill for EwcReplay {
                 let samples: Vec<Example> = (0..fisher_samples)
                     .map(|_| encode(&tok, current.task, &train_words[frng.below(train_words.len())]).2)
                     .collect();
+                let mut label_rng = frng.fork(7);
                 let fisher = diagonal_fisher(&vars, samples.len(), |i| {
                     let (x, y) = batch(&[&samples[i]], &l.model.device)?;
-                    // NLL of the whole answer of this one sample, labels from the data (empirical).
-                    Ok(masked_ce_sum(&l.model.forward(&x)?, &y)?.0)
+                    let logits = l.model.forward(&x)?;
+                    if true_fisher {
+                        // Labels from the model itself, every token of the answer.
+                        true_fisher_probe(&logits, &y, &mut label_rng)
+                    } else {
+                        // NLL of the whole answer of this one sample, labels from the data.
+                        Ok(masked_ce_sum(&logits, &y)?.0)
+                    }
                 })?;
                 let (min, mean) = (fisher.min_entry()?, fisher.mean_entry()?);
+                let (top1, top10) = (fisher.top_share(0.01)?, fisher.top_share(0.1)?);
                 ctx.log(format!(
-                    "Fisher of task {letter} from {fisher_samples} samples: mean entry {mean:.3e}, min {min:.3e}"
+                    "{} Fisher of task {letter} from {fisher_samples} samples: mean entry {mean:.3e}, min {min:.3e}; \
+                     the top 1% of weights hold {:.0}% of it, the top 10% {:.0}%",
+                    if true_fisher { "true" } else { "empirical" },
+                    top1 * 100.0,
+                    top10 * 100.0
                 ));
                 ewc.consolidate(&vars, if normalize { fisher.normalized()? } else { fisher.clone() })?;
                 fishers.push(fisher);
