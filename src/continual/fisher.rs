@@ -56,21 +56,27 @@ impl Fisher {
         Ok(sum / n.max(1) as f64)
     }
 
-    /// The share of the Fisher's total mass held by the largest `frac` of its
-    /// entries (0.01 → the top 1% of weights). Near 1 means a few weights carry
-    /// all the importance; `frac` itself means every weight counts the same.
-    pub fn top_share(&self, frac: f64) -> Result<f64> {
+    /// For each `frac`, the share of the Fisher's total mass held by the
+    /// largest `frac` of its entries (0.01 → the top 1% of weights). Near 1
+    /// means a few weights carry all the importance; `frac` itself means every
+    /// weight counts the same.
+    pub fn top_shares(&self, fracs: &[f64]) -> Result<Vec<f64>> {
         let mut all: Vec<f32> = Vec::new();
         for f in self.diag.values() {
             all.extend(f.flatten_all()?.to_vec1::<f32>()?);
         }
         let total: f64 = all.iter().map(|x| *x as f64).sum();
         if all.is_empty() || total <= 0.0 {
-            return Ok(0.0);
+            return Ok(vec![0.0; fracs.len()]);
         }
         all.sort_by(|a, b| b.total_cmp(a));
-        let k = ((frac * all.len() as f64).ceil() as usize).clamp(1, all.len());
-        Ok(all[..k].iter().map(|x| *x as f64).sum::<f64>() / total)
+        Ok(fracs
+            .iter()
+            .map(|frac| {
+                let k = ((frac * all.len() as f64).ceil() as usize).clamp(1, all.len());
+                all[..k].iter().map(|x| *x as f64).sum::<f64>() / total
+            })
+            .collect())
     }
 
     /// `F / mean(F)`: the same ranking of parameters with mean entry 1.
@@ -143,23 +149,13 @@ where
 /// `logits: [B,T,V]`, `labels: [B,T]` (−100 = not scored).
 pub fn true_fisher_probe(logits: &Tensor, labels: &Tensor, rng: &mut Rng) -> Result<Tensor> {
     let v = logits.dim(D::Minus1)?;
-    let logits = logits.reshape(((), v))?;
-    let keep: Vec<f32> = labels
-        .flatten_all()?
-        .to_dtype(DType::I64)?
-        .to_vec1::<i64>()?
-        .iter()
-        .map(|&y| if y >= 0 { 1.0 } else { 0.0 })
-        .collect();
-    let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
-    let p: Vec<f32> = logp.detach().exp()?.flatten_all()?.to_vec1()?;
-    let c: Vec<f32> = p
-        .iter()
-        .enumerate()
-        .map(|(i, &pk)| keep[i / v] * pk.max(0.0).sqrt() * if rng.bool(0.5) { 1.0 } else { -1.0 })
-        .collect();
-    let c = Tensor::from_vec(c, logp.shape(), logp.device())?;
-    (logp * c)?.sum_all()
+    let logp = candle_nn::ops::log_softmax(&logits.reshape(((), v))?, D::Minus1)?; // [N,V]
+    let keep = labels.flatten_all()?.ge(0i64)?.to_dtype(logp.dtype())?.unsqueeze(1)?; // [N,1]
+    let signs: Vec<f32> = (0..logp.elem_count()).map(|_| if rng.bool(0.5) { 1.0 } else { -1.0 }).collect();
+    let signs = Tensor::from_vec(signs, logp.shape(), logp.device())?;
+    // ξ·√p·keep, a constant: the gradient flows through log p only.
+    let weights = logp.detach().exp()?.sqrt()?.mul(&signs)?.broadcast_mul(&keep)?;
+    (logp * weights)?.sum_all()
 }
 
 #[cfg(test)]
@@ -232,6 +228,21 @@ mod tests {
         .unwrap();
         let emp: Vec<f32> = emp.diag["w"].flatten_all().unwrap().to_vec1().unwrap();
         assert!(emp.iter().zip(&exact).any(|(a, b)| (*a as f64 - b).abs() > 0.1 * scale));
+    }
+
+    #[test]
+    fn top_shares_sum_the_largest_entries() {
+        let d = Device::Cpu;
+        // Ten entries across two tensors, total 20: the largest is 11.
+        let f = Fisher {
+            diag: BTreeMap::from([
+                ("a".to_string(), Tensor::new(&[11.0f32, 1.0, 1.0, 1.0, 1.0], &d).unwrap()),
+                ("b".to_string(), Tensor::new(&[1.0f32, 1.0, 1.0, 1.0, 1.0], &d).unwrap()),
+            ]),
+            samples: 1,
+        };
+        let got = f.top_shares(&[0.1, 0.3, 1.0]).unwrap();
+        assert_eq!(got, vec![11.0 / 20.0, 13.0 / 20.0, 1.0]);
     }
 
     #[test]

@@ -313,13 +313,13 @@ impl Drill for EwcReplay {
                     }
                 })?;
                 let (min, mean) = (fisher.min_entry()?, fisher.mean_entry()?);
-                let (top1, top10) = (fisher.top_share(0.01)?, fisher.top_share(0.1)?);
+                let top = fisher.top_shares(&[0.01, 0.1])?;
                 ctx.log(format!(
                     "{} Fisher of task {letter} from {fisher_samples} samples: mean entry {mean:.3e}, min {min:.3e}; \
                      the top 1% of weights hold {:.0}% of it, the top 10% {:.0}%",
                     if true_fisher { "true" } else { "empirical" },
-                    top1 * 100.0,
-                    top10 * 100.0
+                    top[0] * 100.0,
+                    top[1] * 100.0
                 ));
                 ewc.consolidate(&vars, if normalize { fisher.normalized()? } else { fisher.clone() })?;
                 fishers.push(fisher);

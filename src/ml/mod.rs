@@ -9,7 +9,6 @@ pub mod device;
 pub mod fused;
 pub mod gpt;
 pub mod gpu;
-pub mod hf_tokenizer;
 pub mod lm;
 pub mod loss;
 pub mod ops;

@@ -32,12 +32,11 @@ use candle_nn::VarMap;
 use serde::Deserialize;
 
 use super::gpt::apply_rope;
-use super::hf_tokenizer::HfTokenizer;
 use super::lm::CausalLm;
 use super::ops;
 use super::rng::Rng;
 use super::sample::{pick, GenConfig};
-use super::tokenizer::Tokenize;
+use super::tokenizer::{Bpe, Tokenize};
 
 /// The fields of a Qwen2 `config.json` this loader uses (others are ignored).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -239,13 +238,14 @@ pub struct Qwen2 {
 /// Everything a drill needs from a model directory.
 pub struct Loaded {
     pub model: Qwen2,
-    pub tokenizer: HfTokenizer,
+    /// The checkpoint's own `tokenizer.json`, read by the same wrapper as the lab's BPE.
+    pub tokenizer: Bpe,
 }
 
 /// Load `dir` (config.json, *.safetensors, tokenizer.json) onto `device` in f32.
 pub fn load_dir(dir: &Path, device: &Device) -> anyhow::Result<Loaded> {
     let model = Qwen2::load(dir, device, DType::F32)?;
-    let tokenizer = HfTokenizer::load(&dir.join("tokenizer.json"))?;
+    let tokenizer = Bpe::load(&dir.join("tokenizer.json"))?;
     if tokenizer.vocab_size() > model.cfg.vocab_size {
         bail!(
             "{}: the tokenizer has {} tokens but config.json's vocab_size is {}",
