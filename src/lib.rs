@@ -1,8 +1,12 @@
 //! agentlab: a terminal learning lab for LLM agent post-training.
 //!
 //! The library holds everything; `src/main.rs` is a thin CLI over it.
-//! Boundaries (SPEC §2): `rl`, `continual`, `ml` and `eval` are pure and know
-//! nothing of the UI; drills emit events; the TUI only consumes them.
+//! Boundaries: `rl`, `continual`, `ml` and `eval` are pure and know nothing
+//! of the UI (they could be used from another program); `drills` run
+//! training and emit events; `runner` runs a drill on a thread and saves its
+//! events; the TUI and the headless CLI only consume those events. Content
+//! (cheatsheets, quizzes, drill metadata) is parsed and validated in
+//! `content`, learner state lives in `progress`.
 
 pub mod bench;
 pub mod cli;

@@ -18,3 +18,8 @@ pub fn data_dir() -> Result<PathBuf> {
 pub fn runs_dir() -> Result<PathBuf> {
     Ok(data_dir()?.join("runs"))
 }
+
+/// `<data>/sweeps`, where every seed sweep is saved.
+pub fn sweeps_dir() -> Result<PathBuf> {
+    Ok(data_dir()?.join("sweeps"))
+}

@@ -145,6 +145,55 @@ fn drill_commands_and_exit_codes() {
     assert_eq!(last["data"]["status"]["status"], "claims_failed");
 }
 
+#[test]
+fn parameters_that_do_not_fit_together_are_refused_before_a_run() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
+    };
+    // n_heads = 3 is in its own range but does not divide d_model = 64.
+    let o = run(&["drill", "run", "sft-basics", "--set", "n_heads=3"]);
+    assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
+    assert!(text(&o).1.contains("n_heads (3) must divide d_model (64)"), "{}", text(&o).1);
+    let o = run(&["drill", "sweep", "sft-basics", "--seeds", "1-2", "--set", "n_heads=3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!home.path().join("runs").exists(), "nothing was run, nothing saved");
+}
+
+#[test]
+fn a_sweep_reports_each_claim_over_seeds_and_is_saved() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
+    };
+    // Far too short to learn addition: the accuracy claim fails on every seed.
+    let o = run(&["drill", "sweep", "sft-basics", "--seeds", "1-3", "--set", "steps=3", "--set", "holdout=50", "--jobs", "2"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(out.contains("seeds 1-3"), "{out}");
+    let row = out.lines().find(|l| l.starts_with("heldout_accuracy")).unwrap_or_else(|| panic!("{out}"));
+    assert!(row.contains("0/3"), "{row}");
+    // Saved, with every seed's claims and run directory.
+    let dir = home.path().join("sweeps/sft-basics");
+    let file = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let sweep: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let seeds: Vec<u64> = sweep["results"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, vec![1, 2, 3]);
+    assert_eq!(sweep["claims"][0]["runs"], 3);
+    assert!(sweep["complete"].as_bool().unwrap());
+    for r in sweep["results"].as_array().unwrap() {
+        assert!(Path::new(r["run_dir"].as_str().unwrap()).join("report.json").is_file());
+    }
+    // Same seeds, same numbers, whatever the number of jobs.
+    let o = run(&["drill", "sweep", "sft-basics", "--seeds", "1-3", "--set", "steps=3", "--set", "holdout=50", "--json"]);
+    let last: serde_json::Value = serde_json::from_str(text(&o).0.lines().last().unwrap()).unwrap();
+    assert_eq!(last["claims"], sweep["claims"]);
+    // Bad seeds are refused.
+    let o = run(&["drill", "sweep", "sft-basics", "--seeds", "9-2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("backwards"));
+}
+
 /// Run `agentlab ARGS` in `home` with `input` piped to stdin.
 fn study(home: &Path, args: &[&str], input: &str) -> Output {
     use std::io::Write;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use agentlab::content::DrillMeta;
-use agentlab::drills::{Drill, Event, RunCtx, RunStatus};
+use agentlab::drills::{Drill, Event, ParamMap, RunCtx, RunStatus, TypedDrill};
 use agentlab::ml::device::DeviceChoice;
 use agentlab::runner::{self, RunConfig};
 
@@ -41,13 +41,18 @@ fn config(steps: i64) -> RunConfig {
     RunConfig { drill: "test-drill".into(), preset: "quick".into(), seed: 1, device: DeviceChoice::Cpu, params }
 }
 
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CountingParams {
+    steps: usize,
+}
+
 struct Counting;
-impl Drill for Counting {
-    fn id(&self) -> &'static str {
-        "test-drill"
-    }
-    fn run(&self, ctx: &mut RunCtx) -> anyhow::Result<()> {
-        let steps = ctx.usize("steps")?;
+impl TypedDrill for Counting {
+    const ID: &'static str = "test-drill";
+    type Params = CountingParams;
+    fn run(&self, p: &CountingParams, ctx: &mut RunCtx) -> anyhow::Result<()> {
+        let steps = p.steps;
         ctx.phase("train");
         for s in 0..steps {
             ctx.check_cancel()?;
@@ -67,6 +72,9 @@ impl Drill for Panics {
     fn id(&self) -> &'static str {
         "test-drill"
     }
+    fn check(&self, _: &ParamMap) -> Result<(), String> {
+        Ok(())
+    }
     fn run(&self, ctx: &mut RunCtx) -> anyhow::Result<()> {
         ctx.log("about to fail");
         let v: Vec<u32> = Vec::new();
@@ -80,6 +88,9 @@ impl Drill for Errors {
     fn id(&self) -> &'static str {
         "test-drill"
     }
+    fn check(&self, _: &ParamMap) -> Result<(), String> {
+        Ok(())
+    }
     fn run(&self, _: &mut RunCtx) -> anyhow::Result<()> {
         anyhow::bail!("the data generator ran dry")
     }
@@ -90,6 +101,9 @@ struct Diverges;
 impl Drill for Diverges {
     fn id(&self) -> &'static str {
         "test-drill"
+    }
+    fn check(&self, _: &ParamMap) -> Result<(), String> {
+        Ok(())
     }
     fn run(&self, ctx: &mut RunCtx) -> anyhow::Result<()> {
         use candle_core::{Tensor, Var};
@@ -112,6 +126,9 @@ struct Silent;
 impl Drill for Silent {
     fn id(&self) -> &'static str {
         "test-drill"
+    }
+    fn check(&self, _: &ParamMap) -> Result<(), String> {
+        Ok(())
     }
     fn run(&self, _: &mut RunCtx) -> anyhow::Result<()> {
         Ok(())

@@ -256,6 +256,7 @@ fn drill_screen_shows_config_charts_claims_and_progress() {
             op: c.op,
             threshold: c.threshold,
             pass: true,
+            observation: false,
         }));
     }
     let lines = draw(&mut a, 120, 40);

@@ -193,6 +193,82 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A drill's metadata and its parameters: the preset with `--set key=value`
+/// overrides, checked by `drill.toml` and by the drill's code. `Err` is the
+/// message for a bad argument (exit 2, nothing run, nothing saved).
+fn drill_params<'a>(
+    content: &'a Content,
+    id: &str,
+    preset: &str,
+    sets: &[String],
+) -> std::result::Result<(&'a crate::content::DrillMeta, crate::drills::ParamMap), String> {
+    let meta = content.drill(id).ok_or_else(|| format!("unknown drill \"{id}\" (agentlab drill list shows them)"))?;
+    if crate::drills::find(id).is_none() {
+        return Err(format!("drill \"{id}\" is not implemented in this build"));
+    }
+    let mut pairs = Vec::new();
+    for s in sets {
+        let (k, v) = s.split_once('=').ok_or_else(|| format!("--set expects key=value, got \"{s}\""))?;
+        pairs.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let params = crate::runner::resolve_params(meta, preset, &pairs)?;
+    Ok((meta, params))
+}
+
+/// `agentlab drill sweep ID …`: the same run for many seeds; per claim, how
+/// often it held and the spread of its value. Saved under the data dir.
+/// Exit 0: every claim held on every seed; 1: not; 2: bad arguments.
+#[allow(clippy::too_many_arguments)]
+pub fn drill_sweep(
+    content: &Content,
+    id: &str,
+    preset: &str,
+    seeds: &str,
+    sets: &[String],
+    device: crate::ml::device::DeviceChoice,
+    jobs: usize,
+    json: bool,
+) -> Result<ExitCode> {
+    use crate::runner::sweep;
+    let parsed = drill_params(content, id, preset, sets).and_then(|(m, p)| Ok((m, p, sweep::parse_seeds(seeds)?)));
+    let (meta, params, seeds) = match parsed {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("agentlab: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let config = sweep::SweepConfig { drill: id.to_string(), preset: preset.to_string(), params, seeds, device };
+    let n = config.seeds.len();
+    if !json {
+        println!("▶ sweep of {id} · preset {preset} · {n} seeds ({}) · {jobs} at a time", sweep::seeds_label(&config.seeds));
+    }
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let mut done = 0;
+    let result = sweep::run_sweep(meta, &config, &crate::paths::runs_dir()?, jobs, &cancel, |r| {
+        done += 1;
+        if json {
+            if let Ok(line) = serde_json::to_string(r) {
+                println!("{line}");
+            }
+        } else {
+            let values: Vec<String> = r
+                .claims
+                .iter()
+                .map(|c| format!("{} {:.4}{}", c.id, c.measured, if c.pass { "" } else { " ✗" }))
+                .collect();
+            println!("   [{done}/{n}] seed {:>3} · {:>5.1} s · {} · {}", r.seed, r.wall_s, r.status, values.join(" · "));
+        }
+    })?;
+    let path = sweep::save(&result, &crate::paths::sweeps_dir()?)?;
+    if json {
+        println!("{}", serde_json::to_string(&result)?);
+    } else {
+        println!("\n{}saved in {}", result.table(), path.display());
+    }
+    Ok(if result.all_held() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
 /// `agentlab drill run ID …`: progress lines (or JSON lines), then the claims.
 /// Exit 0: every claim holds; 1: a claim failed or the run failed; 2: bad arguments.
 pub fn drill_run(
@@ -205,31 +281,13 @@ pub fn drill_run(
     json: bool,
 ) -> Result<ExitCode> {
     use crate::drills::{Event, RunStatus};
-    let Some(meta) = content.drill(id) else {
-        eprintln!("agentlab: unknown drill \"{id}\" (agentlab drill list shows them)");
-        return Ok(ExitCode::from(2));
-    };
-    let mut pairs = Vec::new();
-    for s in sets {
-        match s.split_once('=') {
-            Some((k, v)) => pairs.push((k.trim().to_string(), v.trim().to_string())),
-            None => {
-                eprintln!("agentlab: --set expects key=value, got \"{s}\"");
-                return Ok(ExitCode::from(2));
-            }
-        }
-    }
-    let params = match crate::runner::resolve_params(meta, preset, &pairs) {
-        Ok(p) => p,
+    let (meta, params) = match drill_params(content, id, preset, sets) {
+        Ok(v) => v,
         Err(e) => {
             eprintln!("agentlab: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    if crate::drills::find(id).is_none() {
-        eprintln!("agentlab: drill \"{id}\" is not implemented in this build");
-        return Ok(ExitCode::from(2));
-    }
     let config = crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params };
     let mut handle = crate::runner::start(meta, config, &crate::paths::runs_dir()?)?;
     let mut report = None;
@@ -290,13 +348,7 @@ pub fn drill_run(
                 if c.pass { "pass" } else { "FAIL" }
             );
         }
-        let status = match &report.status {
-            RunStatus::Passed => "every claim holds".to_string(),
-            RunStatus::ClaimsFailed => "a claim failed".to_string(),
-            RunStatus::Cancelled => "cancelled".to_string(),
-            RunStatus::Failed(m) => format!("failed: {m}"),
-        };
-        println!("{status} · {:.1} s · saved in {}", report.wall_s, handle.dir.display());
+        println!("{} · {:.1} s · saved in {}", report.status, report.wall_s, handle.dir.display());
     }
     Ok(match report.status {
         RunStatus::Passed => ExitCode::SUCCESS,

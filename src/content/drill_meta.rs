@@ -214,6 +214,10 @@ pub struct ClaimSpec {
     pub text: String,
     pub op: Cmp,
     pub threshold: f64,
+    /// A finding that does not hold on enough seeds to be a claim: shown with
+    /// its value (and the README gives its rate over seeds), never a pass/fail.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub observation: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,4 +1,6 @@
-//! Quiz items (SPEC §3): one TOML file per track, `quizzes/NN-slug.toml`.
+//! Quiz items: one TOML file per track, `quizzes/NN-slug.toml`. Three levels
+//! (L1 concept, L2 implementation, L3 research) and four kinds (choice,
+//! numeric, order, open); numeric answers can be recomputed by the lab's code.
 //!
 //! ```toml
 //! track = 3

@@ -1,5 +1,5 @@
-//! The eight tracks of the curriculum (SPEC §3). The list is fixed in code so
-//! that every content file can be checked against it.
+//! The eight tracks of the curriculum (the README's "Curriculum" table). The
+//! list is fixed in code so that every content file can be checked against it.
 
 /// One track of the curriculum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -79,6 +79,48 @@ impl Fisher {
             .collect())
     }
 
+    /// How far the weights moved from `anchor` (θ* of the task), split by how
+    /// much the task leans on them: the mean squared change `(θ − θ*)²` over
+    /// the weights whose Fisher entry is in the top `frac` of all entries,
+    /// and over the rest. EWC's penalty weighs each change by F, so under EWC
+    /// the first number stays small while the second may grow; plain
+    /// fine-tuning moves both alike.
+    pub fn drift_by_importance(
+        &self,
+        frac: f64,
+        anchor: &BTreeMap<String, Tensor>,
+        now: &BTreeMap<String, Tensor>,
+    ) -> Result<(f64, f64)> {
+        let mut entries: Vec<f32> = Vec::new();
+        for f in self.diag.values() {
+            entries.extend(f.flatten_all()?.to_vec1::<f32>()?);
+        }
+        if entries.is_empty() {
+            return Ok((0.0, 0.0));
+        }
+        entries.sort_by(|a, b| b.total_cmp(a));
+        let k = ((frac * entries.len() as f64).ceil() as usize).clamp(1, entries.len());
+        let cut = entries[k - 1];
+        let (mut top, mut n_top, mut rest, mut n_rest) = (0.0f64, 0usize, 0.0f64, 0usize);
+        for (name, f) in &self.diag {
+            let (Some(a), Some(v)) = (anchor.get(name), now.get(name)) else { continue };
+            let f = f.flatten_all()?.to_vec1::<f32>()?;
+            let a = a.flatten_all()?.to_vec1::<f32>()?;
+            let v = v.flatten_all()?.to_vec1::<f32>()?;
+            for ((fi, ai), vi) in f.iter().zip(&a).zip(&v) {
+                let d2 = ((vi - ai) as f64).powi(2);
+                if *fi >= cut && n_top < k {
+                    top += d2;
+                    n_top += 1;
+                } else {
+                    rest += d2;
+                    n_rest += 1;
+                }
+            }
+        }
+        Ok((top / n_top.max(1) as f64, rest / n_rest.max(1) as f64))
+    }
+
     /// `F / mean(F)`: the same ranking of parameters with mean entry 1.
     ///
     /// The raw scale of an empirical Fisher follows the loss: once a model
@@ -259,5 +301,19 @@ mod tests {
         let n = f.normalized().unwrap();
         assert_eq!(n.diag["a"].to_vec1::<f32>().unwrap(), vec![0.5, 1.5]);
         assert_eq!(n.diag["b"].to_vec1::<f32>().unwrap(), vec![0.0, 2.0]);
+    }
+
+    #[test]
+    fn drift_splits_by_importance() {
+        let d = Device::Cpu;
+        let fisher = Fisher {
+            diag: [("w".to_string(), Tensor::new(&[10.0f32, 1.0, 1.0, 1.0], &d).unwrap())].into(),
+            samples: 1,
+        };
+        let anchor = [("w".to_string(), Tensor::new(&[0.0f32, 0.0, 0.0, 0.0], &d).unwrap())].into();
+        let now = [("w".to_string(), Tensor::new(&[1.0f32, 2.0, -2.0, 2.0], &d).unwrap())].into();
+        // The top quarter is the first weight (moved by 1); the rest moved by 2 each.
+        let (top, rest) = fisher.drift_by_importance(0.25, &anchor, &now).unwrap();
+        assert!((top - 1.0).abs() < 1e-9 && (rest - 4.0).abs() < 1e-9, "{top} {rest}");
     }
 }

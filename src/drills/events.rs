@@ -43,7 +43,11 @@ pub struct ClaimResult {
     pub measured: f64,
     pub op: Cmp,
     pub threshold: f64,
+    /// Whether the measured value meets the threshold.
     pub pass: bool,
+    /// An observation: reported with its value, never fails the run.
+    #[serde(default)]
+    pub observation: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +60,17 @@ pub enum RunStatus {
     Cancelled,
     /// The drill stopped with an error or a panic (the message says which).
     Failed(String),
+}
+
+impl std::fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunStatus::Passed => f.write_str("every claim holds"),
+            RunStatus::ClaimsFailed => f.write_str("a claim failed"),
+            RunStatus::Cancelled => f.write_str("cancelled"),
+            RunStatus::Failed(m) => write!(f, "failed: {m}"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,21 +17,67 @@
 //! After every stage each model is scored on every task's held-out words
 //! (greedy decoding, exact match): the accuracy matrix `R[i][j]`, from which
 //! `src/continual/metrics.rs` computes AA, BWT and FWT.
+//!
+//! Phases of `run`: data → one stage per task (`train_stage`; after each but
+//! the last, `consolidate`: the Fisher of the task for EWC, the task's stream
+//! into the replay reservoir) → report (accuracy matrices, the Fisher per
+//! layer, how far the weights the task leans on moved under each method).
 
-use anyhow::{bail, Result};
+use std::collections::BTreeMap;
 
-use super::{Drill, RunCtx, View};
+use anyhow::Result;
+use candle_core::Tensor;
+use serde::Deserialize;
+
+use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::continual::{diagonal_fisher, true_fisher_probe, AccuracyMatrix, Fisher, OnlineEwc, Reservoir};
 use crate::envs::strings::{alphabet, split_words, StringTask};
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::loss::{masked_ce_sum, masked_cross_entropy};
-use crate::ml::optim::{clip_grad_norm, AdamW, AdamWConfig, LrSchedule};
+use crate::ml::optim::LrSchedule;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct EwcReplay;
+
+/// Which Fisher EWC uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FisherKind {
+    /// Labels sampled from the model (`true_fisher_probe`).
+    True,
+    /// Labels from the data (the "empirical" Fisher).
+    Empirical,
+}
+
+/// `drills/ewc-replay/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub tasks: usize,
+    pub steps_per_task: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub lr_later: f64,
+    pub lambda: f64,
+    pub fisher: FisherKind,
+    pub ewc_gamma: f64,
+    pub fisher_samples: usize,
+    pub fisher_normalize: bool,
+    pub replay_alpha: f64,
+    pub buffer_size: usize,
+    pub word_len: usize,
+    pub holdout: usize,
+    pub probe: usize,
+    pub evals_per_task: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub tied_embeddings: bool,
+    pub n_heads: usize,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Method {
@@ -73,36 +119,56 @@ fn encode(tok: &CharTokenizer, task: StringTask, word: &str) -> (Vec<u32>, Vec<u
 struct Learner {
     method: Method,
     model: Gpt,
-    vars: Vec<candle_core::Var>,
-    opt: AdamW,
+    trainer: Trainer,
 }
 
 impl Learner {
     fn new(method: Method, model: Gpt, lr: f64) -> Result<Learner> {
-        let vars: Vec<_> = model.vars().into_values().collect();
         // No weight decay: it would pull every weight towards 0, away from θ*.
-        let opt = AdamW::new(vars.clone(), AdamWConfig { lr, weight_decay: 0.0, ..Default::default() })?;
-        Ok(Learner { method, model, vars, opt })
+        let trainer = Trainer::for_model(&model, TrainConfig::constant(lr))?;
+        Ok(Learner { method, model, trainer })
     }
 
-    /// One step on `examples`; returns (task loss, EWC penalty).
-    fn step(&mut self, examples: &[&Example], ewc: Option<(&OnlineEwc, f64)>, lr: f64) -> Result<(f64, f64)> {
+    /// One step on `examples`; returns (task loss, EWC penalty). The step
+    /// minimises their sum, checked for NaN/∞ before the weights move.
+    fn step(&mut self, examples: &[&Example], ewc: Option<(&OnlineEwc, f64)>) -> Result<(f64, f64)> {
         let (x, y) = batch(examples, &self.model.device)?;
         let loss = masked_cross_entropy(&self.model.forward(&x)?, &y)?;
         let loss_v = loss.to_scalar::<f32>()? as f64;
-        let (total, pen_v) = match ewc.map(|(e, lambda)| e.penalty(&self.model.vars(), lambda)).transpose()?.flatten() {
+        match ewc.map(|(e, lambda)| e.penalty(&self.model.vars(), lambda)).transpose()?.flatten() {
             Some(p) => {
-                let v = p.to_scalar::<f32>()? as f64;
-                ((loss + p)?, v)
+                let pen_v = p.to_scalar::<f32>()? as f64;
+                self.trainer.step(&(loss + p)?, "loss + EWC penalty")?;
+                Ok((loss_v, pen_v))
             }
-            None => (loss, 0.0),
-        };
-        let mut grads = total.backward()?;
-        clip_grad_norm(&mut grads, &self.vars, 1.0)?;
-        self.opt.set_lr(lr);
-        self.opt.step(&grads)?;
-        Ok((loss_v, pen_v))
+            None => {
+                self.trainer.step(&loss, "loss")?;
+                Ok((loss_v, 0.0))
+            }
+        }
     }
+}
+
+/// Phase "data": the tokenizer, one split of the words for every task, and
+/// each task's encoded test set.
+struct Data {
+    tok: CharTokenizer,
+    tasks: Vec<TaskData>,
+    train_words: Vec<String>,
+}
+
+/// What the stages leave for the report.
+struct Outcome {
+    /// r[m][i][j]: method m, after stage i, on task j.
+    r: Vec<Vec<Vec<f64>>>,
+    /// b[j]: the untrained model's accuracy, the baseline of FWT.
+    baseline: Vec<f64>,
+    /// The Fisher of each consolidated task.
+    fishers: Vec<Fisher>,
+    /// θ* after task A (what EWC anchors to).
+    anchor_a: BTreeMap<String, Tensor>,
+    /// Each method's weights right after task B.
+    after_b: Vec<BTreeMap<String, Tensor>>,
 }
 
 /// Exact-match accuracy of greedy answers on the first `n` test words of a task.
@@ -117,265 +183,321 @@ fn series(task_index: usize, task: StringTask, method: Method) -> String {
     format!("acc {} ({}) · {}", (b'A' + task_index as u8) as char, task.name(), method.name())
 }
 
-impl Drill for EwcReplay {
-    fn id(&self) -> &'static str {
-        "ewc-replay"
+impl TypedDrill for EwcReplay {
+    const ID: &'static str = "ewc-replay";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)?;
+        if p.probe > p.holdout {
+            return Err(format!("probe ({}) cannot exceed holdout ({})", p.probe, p.holdout));
+        }
+        Ok(())
     }
 
-    fn run(&self, ctx: &mut RunCtx) -> Result<()> {
-        let n_tasks = ctx.usize("tasks")?;
-        let steps = ctx.usize("steps_per_task")?;
-        let batch_size = ctx.usize("batch")?;
-        let lr = ctx.f64("lr")?;
-        let lr_later = ctx.f64("lr_later")?;
-        let lambda = ctx.f64("lambda")?;
-        let gamma = ctx.f64("ewc_gamma")?;
-        let fisher_samples = ctx.usize("fisher_samples")?;
-        let normalize = ctx.bool("fisher_normalize")?;
-        let true_fisher = match ctx.text("fisher")?.as_str() {
-            "true" => true,
-            "empirical" => false,
-            other => bail!("fisher must be `true` or `empirical`, got `{other}`"),
-        };
-        let tied = ctx.bool("tied_embeddings")?;
-        let alpha = ctx.f64("replay_alpha")?;
-        let buffer_size = ctx.usize("buffer_size")?;
-        let word_len = ctx.usize("word_len")?;
-        let holdout = ctx.usize("holdout")?;
-        let probe = ctx.usize("probe")?;
-        let evals = ctx.usize("evals_per_task")?.max(1);
-        let (d, layers, heads) = (ctx.usize("d_model")?, ctx.usize("n_layers")?, ctx.usize("n_heads")?);
-        if !(2..=3).contains(&n_tasks) {
-            bail!("tasks must be 2 or 3, got {n_tasks}");
-        }
-        if d % heads != 0 {
-            bail!("d_model {d} must be divisible by n_heads {heads}");
-        }
-
-        // Data: one split of the words serves every task.
-        ctx.phase("data");
-        let tok = CharTokenizer::new(&alphabet(), &[]);
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
         let mut rng = Rng::new(ctx.seed);
-        let (test_words, train_words) = split_words(word_len, holdout, &mut rng.fork(1));
-        let tasks: Vec<TaskData> = StringTask::ALL[..n_tasks]
-            .iter()
-            .map(|&task| {
-                let (p, a): (Vec<_>, Vec<_>) = test_words
-                    .iter()
-                    .map(|w| {
-                        let (p, a, _) = encode(&tok, task, w);
-                        (p, a)
-                    })
-                    .unzip();
-                TaskData { task, test_prompts: p, test_answers: a }
-            })
-            .collect();
-        let mut rows = Vec::new();
-        for (i, t) in tasks.iter().enumerate() {
-            let w = &test_words[0];
-            rows.push(vec![
-                format!("{} {}", (b'A' + i as u8) as char, t.task.name()),
-                t.task.prompt(w),
-                t.task.answer(w),
-            ]);
-        }
-        ctx.view(View::Table {
-            title: "The tasks, in training order (same words, same reversal, different output format)".into(),
-            header: vec!["task".into(), "prompt".into(), "answer".into()],
-            rows,
-        });
-        ctx.log(format!(
-            "{} training words and {} held-out words of {word_len} letters; {n_tasks} tasks trained in order",
-            train_words.len(),
-            test_words.len()
-        ));
-
-        let mut cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 2 * word_len + 4);
-        // Untied by default: the uppercase rows of the output head are then
-        // weights task A never used, a free place for task B to write into.
-        cfg.tied = tied;
-        let base = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-        ctx.log(format!("tiny GPT: d_model {d}, {layers} layers, {heads} heads, {} parameters", base.num_params()));
-
-        // b[j]: the untrained model's accuracy, the baseline of FWT.
-        let baseline: Vec<f64> = tasks.iter().map(|t| accuracy(&base, t, holdout)).collect::<Result<_>>()?;
-        // r[m][i][j]: method m, after stage i, on task j.
-        let mut r: Vec<Vec<Vec<f64>>> = vec![Vec::new(); METHODS.len()];
-        let mut ewc = OnlineEwc::new(gamma);
-        let mut reservoir: Reservoir<Example> = Reservoir::new(buffer_size);
-        let mut fishers: Vec<Fisher> = Vec::new();
-        let eval_every = (steps / evals).max(1);
-        let n_replay = ((alpha * batch_size as f64).round() as usize).min(batch_size);
-        let mut tokens_seen = 0u64;
-        let total_steps = steps * n_tasks;
-        let mut learners: Vec<Learner> = vec![Learner::new(Method::Naive, base, lr)?];
-
-        // The curves start at the untrained model.
-        for (j, t) in tasks.iter().enumerate() {
-            for m in METHODS {
-                ctx.metric(0, &series(j, t.task, m), baseline[j]);
-            }
-        }
-
-        for (stage, current) in tasks.iter().enumerate() {
-            ctx.check_cancel()?;
-            let letter = (b'A' + stage as u8) as char;
-            ctx.phase(format!("task {letter}: {}", current.task.name()));
-            if stage == 1 {
-                // Task A is learned once; every method continues from that same model.
-                let shared = learners.pop().expect("the task-A model");
-                learners = METHODS
-                    .iter()
-                    .map(|&m| Learner::new(m, shared.model.fork(ctx.seed)?, lr_later))
-                    .collect::<Result<_>>()?;
-            }
-            let peak = if stage == 0 { lr } else { lr_later };
-            let schedule = LrSchedule { peak, min: peak * 0.1, warmup: steps / 20, total: steps };
-            let mut stream: Vec<Example> = Vec::with_capacity(steps * batch_size);
-            for s in 0..steps {
-                ctx.check_cancel()?;
-                let step = stage * steps + s + 1;
-                let fresh: Vec<Example> = (0..batch_size)
-                    .map(|_| encode(&tok, current.task, &train_words[rng.below(train_words.len())]).2)
-                    .collect();
-                let replayed = reservoir.sample(n_replay, &mut rng);
-                for l in learners.iter_mut() {
-                    let picks: Vec<&Example> = match l.method {
-                        // Replay swaps the first α·batch fresh examples for remembered ones.
-                        Method::Replay if !replayed.is_empty() => {
-                            replayed.iter().chain(&fresh[replayed.len()..]).collect()
-                        }
-                        _ => fresh.iter().collect(),
-                    };
-                    let penalty = (l.method == Method::Ewc).then_some((&ewc, lambda));
-                    let (loss, pen) = l.step(&picks, penalty, schedule.at(s))?;
-                    ctx.finite("loss", loss, step)?;
-                    if stage == 0 {
-                        // One shared model: its curve is every method's curve.
-                        for m in METHODS {
-                            ctx.metric(step, &format!("loss · {}", m.name()), loss);
-                        }
-                    } else {
-                        ctx.metric(step, &format!("loss · {}", l.method.name()), loss);
-                        if l.method == Method::Ewc {
-                            ctx.metric(step, "ewc penalty", pen);
-                        }
-                    }
-                }
-                tokens_seen += fresh.iter().map(|e| e.len() as u64).sum::<u64>();
-                stream.extend(fresh);
-                if s + 1 == steps || (s + 1) % eval_every == 0 {
-                    let n = if s + 1 == steps { holdout } else { probe };
-                    let mut row = Vec::new();
-                    for l in &learners {
-                        let accs: Vec<f64> = tasks.iter().map(|t| accuracy(&l.model, t, n)).collect::<Result<_>>()?;
-                        let shown: &[Method] = if stage == 0 { &METHODS } else { std::slice::from_ref(&l.method) };
-                        for (j, t) in tasks.iter().enumerate() {
-                            for &m in shown {
-                                ctx.metric(step, &series(j, t.task, m), accs[j]);
-                            }
-                        }
-                        row.push(accs);
-                    }
-                    if s + 1 == steps {
-                        for (m, accs) in row.into_iter().enumerate() {
-                            if stage == 0 {
-                                for rm in r.iter_mut() {
-                                    rm.push(accs.clone());
-                                }
-                            } else {
-                                r[m].push(accs);
-                            }
-                        }
-                    }
-                }
-                ctx.progress(step, total_steps, tokens_seen);
-            }
-
-            // Consolidate: the Fisher of this task at the EWC model's weights…
-            if stage + 1 < n_tasks {
-                let l = learners.iter().find(|l| l.method == Method::Ewc).unwrap_or(&learners[0]);
-                let vars = l.model.vars();
-                let mut frng = rng.fork(100 + stage as u64);
-                let samples: Vec<Example> = (0..fisher_samples)
-                    .map(|_| encode(&tok, current.task, &train_words[frng.below(train_words.len())]).2)
-                    .collect();
-                let mut label_rng = frng.fork(7);
-                let fisher = diagonal_fisher(&vars, samples.len(), |i| {
-                    let (x, y) = batch(&[&samples[i]], &l.model.device)?;
-                    let logits = l.model.forward(&x)?;
-                    if true_fisher {
-                        // Labels from the model itself, every token of the answer.
-                        true_fisher_probe(&logits, &y, &mut label_rng)
-                    } else {
-                        // NLL of the whole answer of this one sample, labels from the data.
-                        Ok(masked_ce_sum(&logits, &y)?.0)
-                    }
-                })?;
-                let (min, mean) = (fisher.min_entry()?, fisher.mean_entry()?);
-                let top = fisher.top_shares(&[0.01, 0.1])?;
-                ctx.log(format!(
-                    "{} Fisher of task {letter} from {fisher_samples} samples: mean entry {mean:.3e}, min {min:.3e}; \
-                     the top 1% of weights hold {:.0}% of it, the top 10% {:.0}%",
-                    if true_fisher { "true" } else { "empirical" },
-                    top[0] * 100.0,
-                    top[1] * 100.0
-                ));
-                ewc.consolidate(&vars, if normalize { fisher.normalized()? } else { fisher.clone() })?;
-                fishers.push(fisher);
-                // …and this task's stream enters the replay reservoir.
-                for e in stream {
-                    reservoir.push(e, &mut rng);
-                }
-                ctx.log(format!("replay reservoir: {} of {} examples seen", reservoir.len(), reservoir.seen()));
-            }
-        }
-
+        let d = data(p, ctx, &mut rng)?;
+        let out = stages(p, ctx, &d, &mut rng)?;
         ctx.phase("report");
-        fisher_view(ctx, &fishers[0])?;
-        let names: Vec<String> =
-            tasks.iter().enumerate().map(|(j, t)| format!("{} {}", (b'A' + j as u8) as char, t.task.name())).collect();
-        let mut summary = Vec::new();
-        let mut mats = Vec::new();
-        for (m, method) in METHODS.iter().enumerate() {
-            let mat = AccuracyMatrix::new(r[m].clone());
-            let mut rows = Vec::new();
-            for (i, row) in mat.r.iter().enumerate() {
-                let mut cells = vec![format!("after {}", names[i])];
-                cells.extend(row.iter().map(|v| format!("{v:.3}")));
-                rows.push(cells);
-            }
-            let mut header = vec!["R[i][j]".to_string()];
-            header.extend(names.iter().cloned());
-            ctx.view(View::Table { title: format!("Accuracy matrix · {}", method.name()), header, rows });
-            let (aa, bwt, fwt) = (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&baseline));
-            ctx.log(format!("{:>6}: AA {aa:.3} · BWT {bwt:+.3} · FWT {fwt:+.3}", method.name()));
-            summary.push(vec![
-                method.name().to_string(),
-                format!("{aa:.3}"),
-                format!("{bwt:+.3}"),
-                format!("{fwt:+.3}"),
-            ]);
-            mats.push(mat);
-        }
-        ctx.view(View::Table {
-            title: "Average accuracy, backward and forward transfer".into(),
-            header: vec!["method".into(), "AA".into(), "BWT".into(), "FWT".into()],
-            rows: summary,
-        });
+        fisher_view(ctx, &out.fishers[0])?;
+        let mats = accuracy_views(ctx, &d, &out);
+
+        // How far the weights task A leans on most (top 1% of its Fisher) moved during B.
+        let drift: Vec<(f64, f64)> = out
+            .after_b
+            .iter()
+            .map(|w| out.fishers[0].drift_by_importance(0.01, &out.anchor_a, w))
+            .collect::<candle_core::Result<_>>()?;
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+        let anchored = ratio(drift[1].0, drift[0].0);
+        ctx.log(format!(
+            "during task B, mean (θ − θ*_A)² of the top 1% Fisher weights: naive {:.3e}, ewc {:.3e}, replay {:.3e}; \
+             of the other 99%: naive {:.3e}, ewc {:.3e}, replay {:.3e}",
+            drift[0].0, drift[1].0, drift[2].0, drift[0].1, drift[1].1, drift[2].1
+        ));
 
         // Claims compare the three models right after task B.
         let (naive, ewc_m, replay) = (&mats[0].r, &mats[1].r, &mats[2].r);
-        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         ctx.claim("naive_forgets_a", naive[0][0] - naive[1][0])?;
         ctx.claim("ewc_keeps_a", ewc_m[1][0] - naive[1][0])?;
         ctx.claim("replay_keeps_a", replay[1][0] - naive[1][0])?;
         ctx.claim("ewc_learns_b", ratio(ewc_m[1][1], naive[1][1]))?;
         ctx.claim("replay_learns_b", ratio(replay[1][1], naive[1][1]))?;
-        let min = fishers.iter().map(|f| f.min_entry()).collect::<candle_core::Result<Vec<f64>>>()?;
-        ctx.claim("fisher_nonnegative", min.into_iter().fold(f64::INFINITY, f64::min))?;
+        ctx.claim("ewc_anchors_important_weights", anchored)?;
         Ok(())
     }
+}
+
+/// Phase "data".
+fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Data> {
+    ctx.phase("data");
+    let tok = CharTokenizer::new(&alphabet(), &[]);
+    let (test_words, train_words) = split_words(p.word_len, p.holdout, &mut rng.fork(1));
+    let tasks: Vec<TaskData> = StringTask::ALL[..p.tasks]
+        .iter()
+        .map(|&task| {
+            let (tp, ta): (Vec<_>, Vec<_>) = test_words
+                .iter()
+                .map(|w| {
+                    let (pr, a, _) = encode(&tok, task, w);
+                    (pr, a)
+                })
+                .unzip();
+            TaskData { task, test_prompts: tp, test_answers: ta }
+        })
+        .collect();
+    let rows = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let w = &test_words[0];
+            vec![format!("{} {}", letter(i), t.task.name()), t.task.prompt(w), t.task.answer(w)]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: "The tasks, in training order (same words, same reversal, different output format)".into(),
+        header: ["task", "prompt", "answer"].map(String::from).to_vec(),
+        rows,
+    });
+    ctx.log(format!(
+        "{} training words and {} held-out words of {} letters; {} tasks trained in order",
+        train_words.len(),
+        test_words.len(),
+        p.word_len,
+        p.tasks
+    ));
+    Ok(Data { tok, tasks, train_words })
+}
+
+fn letter(i: usize) -> char {
+    (b'A' + i as u8) as char
+}
+
+/// Every stage: task A once; then naive, EWC and replay side by side on the
+/// same batches of each later task; consolidation between stages.
+fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outcome> {
+    let mut cfg = GptConfig::new(d.tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 2 * p.word_len + 4);
+    // Untied by default: the uppercase rows of the output head are then
+    // weights task A never used, a free place for task B to write into.
+    cfg.tied = p.tied_embeddings;
+    let base = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+    ctx.log(format!(
+        "tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
+        p.d_model,
+        p.n_layers,
+        p.n_heads,
+        base.num_params()
+    ));
+    let baseline: Vec<f64> = d.tasks.iter().map(|t| accuracy(&base, t, p.holdout)).collect::<Result<_>>()?;
+    // The curves start at the untrained model.
+    for (j, t) in d.tasks.iter().enumerate() {
+        for m in METHODS {
+            ctx.metric(0, &series(j, t.task, m), baseline[j]);
+        }
+    }
+    let mut out = Outcome {
+        r: vec![Vec::new(); METHODS.len()],
+        baseline,
+        fishers: Vec::new(),
+        anchor_a: BTreeMap::new(),
+        after_b: Vec::new(),
+    };
+    let mut ewc = OnlineEwc::new(p.ewc_gamma);
+    let mut reservoir: Reservoir<Example> = Reservoir::new(p.buffer_size);
+    let mut learners: Vec<Learner> = vec![Learner::new(Method::Naive, base, p.lr)?];
+    for stage in 0..d.tasks.len() {
+        ctx.check_cancel()?;
+        ctx.phase(format!("task {}: {}", letter(stage), d.tasks[stage].task.name()));
+        if stage == 1 {
+            // Task A is learned once; every method continues from that same model.
+            let shared = learners.pop().expect("the task-A model");
+            learners = METHODS
+                .iter()
+                .map(|&m| Learner::new(m, shared.model.fork(ctx.seed)?, p.lr_later))
+                .collect::<Result<_>>()?;
+        }
+        let stream = train_stage(p, ctx, d, stage, &mut learners, &ewc, &reservoir, rng, &mut out.r)?;
+        if stage == 1 {
+            out.after_b = learners
+                .iter()
+                .map(|l| l.model.vars().into_iter().map(|(k, v)| Ok((k, v.as_tensor().copy()?))).collect())
+                .collect::<Result<_>>()?;
+        }
+        if stage + 1 < d.tasks.len() {
+            let fisher = consolidate(p, ctx, d, stage, &learners, &mut ewc, rng)?;
+            if stage == 0 {
+                out.anchor_a = ewc.state.as_ref().map(|s| s.anchor.clone()).unwrap_or_default();
+            }
+            out.fishers.push(fisher);
+            // This task's stream enters the replay reservoir.
+            for e in stream {
+                reservoir.push(e, rng);
+            }
+            ctx.log(format!("replay reservoir: {} of {} examples seen", reservoir.len(), reservoir.seen()));
+        }
+    }
+    Ok(out)
+}
+
+/// Phase "task X": train every learner on this task's stream, score every
+/// task along the way and at the end (a row of R per method). Returns the
+/// stream of fresh examples it trained on.
+#[allow(clippy::too_many_arguments)]
+fn train_stage(
+    p: &Params,
+    ctx: &mut RunCtx,
+    d: &Data,
+    stage: usize,
+    learners: &mut [Learner],
+    ewc: &OnlineEwc,
+    reservoir: &Reservoir<Example>,
+    rng: &mut Rng,
+    r: &mut [Vec<Vec<f64>>],
+) -> Result<Vec<Example>> {
+    let steps = p.steps_per_task;
+    let current = &d.tasks[stage];
+    let peak = if stage == 0 { p.lr } else { p.lr_later };
+    let schedule = LrSchedule { peak, min: peak * 0.1, warmup: steps / 20, total: steps };
+    for l in learners.iter_mut() {
+        l.trainer.set_schedule(schedule);
+    }
+    let eval_every = (steps / p.evals_per_task.max(1)).max(1);
+    let n_replay = ((p.replay_alpha * p.batch as f64).round() as usize).min(p.batch);
+    let total_steps = steps * d.tasks.len();
+    let mut stream: Vec<Example> = Vec::with_capacity(steps * p.batch);
+    for s in 0..steps {
+        ctx.check_cancel()?;
+        let step = stage * steps + s + 1;
+        let fresh: Vec<Example> = (0..p.batch)
+            .map(|_| encode(&d.tok, current.task, &d.train_words[rng.below(d.train_words.len())]).2)
+            .collect();
+        let replayed = reservoir.sample(n_replay, rng);
+        for l in learners.iter_mut() {
+            let picks: Vec<&Example> = match l.method {
+                // Replay swaps the first α·batch fresh examples for remembered ones.
+                Method::Replay if !replayed.is_empty() => replayed.iter().chain(&fresh[replayed.len()..]).collect(),
+                _ => fresh.iter().collect(),
+            };
+            let penalty = (l.method == Method::Ewc).then_some((ewc, p.lambda));
+            let (loss, pen) = l.step(&picks, penalty)?;
+            if stage == 0 {
+                // One shared model: its curve is every method's curve.
+                for m in METHODS {
+                    ctx.metric(step, &format!("loss · {}", m.name()), loss);
+                }
+            } else {
+                ctx.metric(step, &format!("loss · {}", l.method.name()), loss);
+                if l.method == Method::Ewc {
+                    ctx.metric(step, "ewc penalty", pen);
+                }
+            }
+        }
+        let tokens: u64 = fresh.iter().map(|e| e.len() as u64).sum();
+        stream.extend(fresh);
+        if s + 1 == steps || (s + 1) % eval_every == 0 {
+            let n = if s + 1 == steps { p.holdout } else { p.probe };
+            for (m, l) in learners.iter().enumerate() {
+                let accs: Vec<f64> = d.tasks.iter().map(|t| accuracy(&l.model, t, n)).collect::<Result<_>>()?;
+                let shown: &[Method] = if stage == 0 { &METHODS } else { std::slice::from_ref(&l.method) };
+                for (j, t) in d.tasks.iter().enumerate() {
+                    for &method in shown {
+                        ctx.metric(step, &series(j, t.task, method), accs[j]);
+                    }
+                }
+                if s + 1 == steps {
+                    if stage == 0 {
+                        r.iter_mut().for_each(|rm| rm.push(accs.clone()));
+                    } else {
+                        r[m].push(accs);
+                    }
+                }
+            }
+        }
+        ctx.progress(step, total_steps, (step as u64) * tokens);
+    }
+    Ok(stream)
+}
+
+/// Consolidate a finished task for EWC: its Fisher at the EWC model's
+/// weights (the true or the empirical one), folded into the online penalty.
+fn consolidate(
+    p: &Params,
+    ctx: &mut RunCtx,
+    d: &Data,
+    stage: usize,
+    learners: &[Learner],
+    ewc: &mut OnlineEwc,
+    rng: &mut Rng,
+) -> Result<Fisher> {
+    let l = learners.iter().find(|l| l.method == Method::Ewc).unwrap_or(&learners[0]);
+    let vars = l.model.vars();
+    let mut frng = rng.fork(100 + stage as u64);
+    let task = d.tasks[stage].task;
+    let samples: Vec<Example> = (0..p.fisher_samples)
+        .map(|_| encode(&d.tok, task, &d.train_words[frng.below(d.train_words.len())]).2)
+        .collect();
+    let mut label_rng = frng.fork(7);
+    let fisher = diagonal_fisher(&vars, samples.len(), |i| {
+        let (x, y) = batch(&[&samples[i]], &l.model.device)?;
+        let logits = l.model.forward(&x)?;
+        match p.fisher {
+            // Labels from the model itself, every token of the answer.
+            FisherKind::True => true_fisher_probe(&logits, &y, &mut label_rng),
+            // NLL of the whole answer of this one sample, labels from the data.
+            FisherKind::Empirical => Ok(masked_ce_sum(&logits, &y)?.0),
+        }
+    })?;
+    let (min, mean) = (fisher.min_entry()?, fisher.mean_entry()?);
+    let top = fisher.top_shares(&[0.01, 0.1])?;
+    ctx.log(format!(
+        "{} Fisher of task {} from {} samples: mean entry {mean:.3e}, min {min:.3e}; \
+         the top 1% of weights hold {:.0}% of it, the top 10% {:.0}%",
+        match p.fisher {
+            FisherKind::True => "true",
+            FisherKind::Empirical => "empirical",
+        },
+        letter(stage),
+        p.fisher_samples,
+        top[0] * 100.0,
+        top[1] * 100.0
+    ));
+    ewc.consolidate(&vars, if p.fisher_normalize { fisher.normalized()? } else { fisher.clone() })?;
+    Ok(fisher)
+}
+
+/// The accuracy matrix of every method, and AA/BWT/FWT side by side.
+fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatrix> {
+    let names: Vec<String> = d.tasks.iter().enumerate().map(|(j, t)| format!("{} {}", letter(j), t.task.name())).collect();
+    let mut summary = Vec::new();
+    let mut mats = Vec::new();
+    for (m, method) in METHODS.iter().enumerate() {
+        let mat = AccuracyMatrix::new(out.r[m].clone());
+        let rows = mat
+            .r
+            .iter()
+            .enumerate()
+            .map(|(i, row)| {
+                let mut cells = vec![format!("after {}", names[i])];
+                cells.extend(row.iter().map(|v| format!("{v:.3}")));
+                cells
+            })
+            .collect();
+        let mut header = vec!["R[i][j]".to_string()];
+        header.extend(names.iter().cloned());
+        ctx.view(View::Table { title: format!("Accuracy matrix · {}", method.name()), header, rows });
+        let (aa, bwt, fwt) =
+            (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&out.baseline));
+        ctx.log(format!("{:>6}: AA {aa:.3} · BWT {bwt:+.3} · FWT {fwt:+.3}", method.name()));
+        summary.push(vec![method.name().to_string(), format!("{aa:.3}"), format!("{bwt:+.3}"), format!("{fwt:+.3}")]);
+        mats.push(mat);
+    }
+    ctx.view(View::Table {
+        title: "Average accuracy, backward and forward transfer".into(),
+        header: ["method", "AA", "BWT", "FWT"].map(String::from).to_vec(),
+        rows: summary,
+    });
+    mats
 }
 
 /// Which parts of the network task A leans on: Fisher mean and max per layer.

@@ -1,11 +1,34 @@
 //! Drills: real training runs that end in measured claims.
 //!
-//! A drill is a [`Drill`] (the code) plus `drills/<id>/drill.toml` (its
-//! metadata: parameters, presets, claims and thresholds). `run` reads its
-//! hyperparameters from a [`RunCtx`] and reports through it — metric points,
-//! log lines, phases, progress, teaching views and claim results — as
-//! [`Event`]s. A drill never touches the UI: the TUI, the headless CLI and the
-//! tests all consume the same events.
+//! A drill is code (a [`TypedDrill`]) plus `drills/<id>/drill.toml` (its
+//! metadata: parameters with ranges, presets, claims and thresholds).
+//!
+//! **Parameters** are a typed struct per drill (`serde`, with
+//! `deny_unknown_fields`; a choice is an enum such as
+//! [`Baseline`](crate::rl::advantage::Baseline)). The values a learner picked
+//! (preset, `--set`, the TUI editor) are checked against `drill.toml` first
+//! (types, ranges, choices), then parsed into the struct and checked for rules
+//! that tie parameters together ([`TypedDrill::validate`], e.g. `n_heads`
+//! divides `d_model`) — once, before a run starts; [`Drill::check`] is what
+//! the CLI and the TUI editor call. Inside `run` there are no string-keyed
+//! lookups and no fallback for an unknown choice.
+//!
+//! **Running**: `run` reads as a list of named phases (data, warm start,
+//! rollout, update, evaluate, probe), each a function taking plain structs.
+//! It reports through the [`RunCtx`] — metric points, log lines, phases,
+//! progress, teaching views and claim results — as [`Event`]s. A drill never
+//! touches the UI: the TUI, the headless CLI and the tests consume the same
+//! events. Training steps go through [`Trainer`](crate::ml::train::Trainer).
+//!
+//! **Claims** are findings about learning that a wrong implementation or a
+//! different setting would break; each drill's README names that setting.
+//! A claim marked `observation = true` in `drill.toml` is reported with its
+//! value but never decides whether the run passed.
+//!
+//! **Reproducibility**: on the CPU a drill's metrics are a function of its
+//! parameters and seed alone — every random draw comes from the seed, and
+//! every parallel reduction in the model adds its partial sums in a fixed
+//! order, whatever the number of threads.
 
 pub mod events;
 pub mod ewc_replay;
@@ -19,17 +42,66 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, Result};
 use candle_core::Device;
+use serde::de::DeserializeOwned;
 
 pub use events::{ClaimResult, Event, Report, RunStatus, TokenCell, TokenKind, View};
 
 use crate::content::{DrillMeta, ParamValue};
 
-/// The code of a drill.
+/// Parameter values by key, as `drill.toml`, presets and `--set` give them.
+pub type ParamMap = BTreeMap<String, ParamValue>;
+
+/// The code of a drill, as the runner, the CLI and the TUI see it.
 pub trait Drill: Send + Sync {
     fn id(&self) -> &'static str;
+    /// Parse `params` into the drill's typed parameters and check the rules
+    /// that tie them together. `Err` is a message for the learner.
+    fn check(&self, params: &ParamMap) -> Result<(), String>;
     fn run(&self, ctx: &mut RunCtx) -> Result<()>;
+}
+
+/// A drill with typed parameters. Every `TypedDrill` is a [`Drill`].
+pub trait TypedDrill: Send + Sync {
+    const ID: &'static str;
+    /// The parameters, one field per `[[param]]` of `drill.toml`.
+    type Params: DeserializeOwned;
+    /// Rules between parameters (ranges of single values are in `drill.toml`).
+    fn validate(_p: &Self::Params) -> Result<(), String> {
+        Ok(())
+    }
+    fn run(&self, p: &Self::Params, ctx: &mut RunCtx) -> Result<()>;
+}
+
+/// Parse parameter values into a drill's typed struct.
+pub fn parse_params<P: DeserializeOwned>(params: &ParamMap) -> Result<P, String> {
+    let value = serde_json::to_value(params).map_err(|e| e.to_string())?;
+    serde_json::from_value(value).map_err(|e| format!("parameters: {e}"))
+}
+
+impl<T: TypedDrill> Drill for T {
+    fn id(&self) -> &'static str {
+        T::ID
+    }
+
+    fn check(&self, params: &ParamMap) -> Result<(), String> {
+        T::validate(&parse_params::<T::Params>(params)?)
+    }
+
+    fn run(&self, ctx: &mut RunCtx) -> Result<()> {
+        let p: T::Params = parse_params(&ctx.params).map_err(|e| anyhow!("{}: {e}", T::ID))?;
+        T::validate(&p).map_err(|e| anyhow!(e))?;
+        TypedDrill::run(self, &p, ctx)
+    }
+}
+
+/// `d_model` must split into `n_heads` heads (every drill that builds a GPT).
+pub fn check_heads(d_model: usize, n_heads: usize) -> Result<(), String> {
+    if n_heads == 0 || d_model % n_heads != 0 {
+        return Err(format!("n_heads ({n_heads}) must divide d_model ({d_model})"));
+    }
+    Ok(())
 }
 
 /// Every drill the program can run.
@@ -62,7 +134,7 @@ impl std::error::Error for Cancelled {}
 /// Everything a running drill can read and report.
 pub struct RunCtx {
     pub meta: DrillMeta,
-    pub params: BTreeMap<String, ParamValue>,
+    pub params: ParamMap,
     pub preset: String,
     pub seed: u64,
     pub device: Device,
@@ -75,7 +147,7 @@ pub struct RunCtx {
 impl RunCtx {
     pub fn new(
         meta: DrillMeta,
-        params: BTreeMap<String, ParamValue>,
+        params: ParamMap,
         preset: &str,
         seed: u64,
         device: Device,
@@ -92,37 +164,6 @@ impl RunCtx {
             cancel,
             started: Instant::now(),
             claims: Vec::new(),
-        }
-    }
-
-    fn value(&self, key: &str) -> Result<&ParamValue> {
-        self.params
-            .get(key)
-            .ok_or_else(|| anyhow!("drill {} has no parameter `{key}` (drill.toml and code disagree)", self.meta.id))
-    }
-
-    pub fn f64(&self, key: &str) -> Result<f64> {
-        self.value(key)?.as_f64().ok_or_else(|| anyhow!("parameter `{key}` is not a number"))
-    }
-
-    pub fn usize(&self, key: &str) -> Result<usize> {
-        match self.value(key)? {
-            ParamValue::Int(i) if *i >= 0 => Ok(*i as usize),
-            v => bail!("parameter `{key}` = {v} is not a non-negative integer"),
-        }
-    }
-
-    pub fn bool(&self, key: &str) -> Result<bool> {
-        match self.value(key)? {
-            ParamValue::Bool(b) => Ok(*b),
-            v => bail!("parameter `{key}` = {v} is not true/false"),
-        }
-    }
-
-    pub fn text(&self, key: &str) -> Result<String> {
-        match self.value(key)? {
-            ParamValue::Text(s) => Ok(s.clone()),
-            v => bail!("parameter `{key}` = {v} is not a choice"),
         }
     }
 
@@ -171,6 +212,8 @@ impl RunCtx {
     }
 
     /// Compare a measured value with the claim's threshold from drill.toml.
+    /// Returns whether it holds (an observation is reported the same way but
+    /// never fails the run).
     pub fn claim(&mut self, id: &str, measured: f64) -> Result<bool> {
         let spec = self
             .meta
@@ -178,7 +221,15 @@ impl RunCtx {
             .ok_or_else(|| anyhow!("drill {} has no claim `{id}` in drill.toml", self.meta.id))?
             .clone();
         let pass = spec.op.holds(measured, spec.threshold);
-        let r = ClaimResult { id: spec.id, text: spec.text, measured, op: spec.op, threshold: spec.threshold, pass };
+        let r = ClaimResult {
+            id: spec.id,
+            text: spec.text,
+            measured,
+            op: spec.op,
+            threshold: spec.threshold,
+            pass,
+            observation: spec.observation,
+        };
         self.claims.push(r.clone());
         self.emit(Event::Claim(r));
         Ok(pass)

@@ -2,22 +2,29 @@
 //! tools, trained with label masking, and a twin trained without the mask
 //! shows the failure the mask prevents.
 //!
-//! 1. Tasks about a fictional world (`assets/world/facts.tsv`): look a fact
-//!    up, compute, both, or neither. Places are split: held-out questions name
-//!    places never seen in training, with new numbers.
-//! 2. An oracle policy solves each training task *in the real loop*
-//!    (`envs::react`), producing trajectories whose observations the tools
-//!    wrote.
-//! 3. SFT with label masking: only agent lines are trained (prompt and
-//!    observation tokens get label −100). A second model trains on every token.
-//! 4. Evaluation in the real loop with the real tools, batched over episodes:
-//!    success, tool-call validity, steps. A probe lets each model continue
-//!    right after its own action line, where the environment should speak:
-//!    does it write `Observation:` itself?
+//! Phases of `run`:
+//!
+//! 1. **data** — tasks about a fictional world (`assets/world/facts.tsv`):
+//!    look a fact up, compute, both, or neither. Places are split: held-out
+//!    questions name places never seen in training, with new numbers. An
+//!    oracle solves each training task *in the real loop* (`envs::react`),
+//!    so the tools write every observation; some trajectories start with a
+//!    misspelt lookup and recover (the slip stays in context, untrained).
+//! 2. **before SFT** — the starting model in the loop.
+//! 3. **SFT with the mask** — only agent lines are trained (prompt and
+//!    observation tokens get label −100); `mask_observations = false` trains
+//!    this model on every token too.
+//! 4. **SFT without the mask** — the twin, trained on every token.
+//! 5. **evaluate in the loop** — held-out success with the real tools,
+//!    batched over episodes; the same with a misspelt first lookup forced
+//!    into the context (does the agent recover from a tool error?).
+//! 6. **probe** — each model continues right after its own action line,
+//!    where the environment should speak: does it write `Observation:`?
 
 use anyhow::{bail, Result};
+use serde::Deserialize;
 
-use super::{Drill, RunCtx, TokenCell, TokenKind, View};
+use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::{joined, Role};
@@ -25,12 +32,37 @@ use crate::ml::base;
 use crate::ml::data::{batch, Example, LengthBuckets};
 use crate::ml::gpt::Gpt;
 use crate::ml::loss::masked_cross_entropy;
-use crate::ml::optim::{clip_grad_norm, AdamW, AdamWConfig, LrSchedule};
 use crate::ml::rng::Rng;
+use crate::ml::train::{TrainConfig, Trainer};
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS};
 
 pub struct ReactToolCallLoop;
+
+/// Where the SFT starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StartFrom {
+    /// The lab's pretrained base model (`src/ml/base.rs`).
+    Base,
+    /// Random weights of the same shape.
+    Random,
+}
+
+/// `drills/react-tool-call-loop/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub start_from: StartFrom,
+    pub steps: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub slip_rate: f64,
+    pub mask_observations: bool,
+    pub train_tasks: usize,
+    pub eval_tasks: usize,
+    pub max_steps: usize,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -207,8 +239,20 @@ struct Eval {
 
 /// Run every task through the real loop, one batched generation per turn.
 fn evaluate(model: &Gpt, tok: &Bpe, tasks: &[Task], tools: &Tools, max_steps: usize) -> Result<Eval> {
+    let sessions = tasks.iter().map(|t| Session::new(&t.question)).collect();
+    run_sessions(model, tok, tasks, sessions, tools, max_steps)
+}
+
+/// Continue the given sessions (one per task) in the real loop until each ends.
+fn run_sessions(
+    model: &Gpt,
+    tok: &Bpe,
+    tasks: &[Task],
+    mut sessions: Vec<Session>,
+    tools: &Tools,
+    max_steps: usize,
+) -> Result<Eval> {
     const MAX_TURN: usize = 24;
-    let mut sessions: Vec<Session> = tasks.iter().map(|t| Session::new(&t.question)).collect();
     while sessions.iter().any(|s| !s.done) {
         let open: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].done).collect();
         let contexts: Vec<(usize, Vec<u32>)> =
@@ -281,173 +325,229 @@ fn reference_ce(logits: &[Vec<Vec<f32>>], labels: &[Vec<i64>]) -> (f64, f64) {
     (sum / kept.max(1) as f64, kept as f64 / all.max(1) as f64)
 }
 
-/// Train `model` on `data` for `steps` (AdamW, warmup + cosine, clipping),
-/// charting the loss as `loss_<label>`; with `probe`, score held-out
-/// questions in the real loop five times along the way.
-#[allow(clippy::too_many_arguments)]
-fn fit(
-    ctx: &mut RunCtx,
-    model: &Gpt,
-    label: &str,
-    data: &[Example],
-    steps: usize,
-    lr: f64,
-    probe: Option<(&[Task], &Bpe, &Tools)>,
-    seed: u64,
-) -> Result<f64> {
-    let batch_size = ctx.usize("batch")?;
-    let vars: Vec<_> = model.vars().into_values().collect();
-    let mut opt = AdamW::new(vars.clone(), AdamWConfig { lr, weight_decay: 0.0, ..Default::default() })?;
-    let schedule = LrSchedule { peak: lr, min: lr * 0.1, warmup: (steps / 10).min(50), total: steps };
-    let mut rng = Rng::new(seed ^ 0xda7a);
+/// Train `model` on `data` for `steps` (warmup + cosine, clipping),
+/// charting the loss as `loss_<label>`; score the probe questions in the
+/// real loop five times along the way. Returns the last probe success.
+fn fit(ctx: &mut RunCtx, p: &Params, model: &Gpt, label: &str, data: &[Example], probe: &Probe) -> Result<f64> {
+    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.lr, (p.steps / 10).min(50), p.steps))?;
+    let mut rng = Rng::new(ctx.seed ^ 0xda7a);
     let buckets = LengthBuckets::new(data);
     let mut tokens_seen = 0u64;
-    let eval_every = (steps / 5).max(1);
+    let eval_every = (p.steps / 5).max(1);
     let mut probe_success = 0.0;
-    for step in 0..steps {
+    for step in 0..p.steps {
         ctx.check_cancel()?;
-        let picks: Vec<&Example> = buckets.sample(batch_size, &mut rng).into_iter().map(|i| &data[i]).collect();
+        let picks: Vec<&Example> = buckets.sample(p.batch, &mut rng).into_iter().map(|i| &data[i]).collect();
         tokens_seen += picks.iter().map(|e| e.len() as u64).sum::<u64>();
-        let (x, y) = batch(&picks, &ctx.device)?;
-        let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
-        let v = ctx.finite("loss", loss.to_scalar::<f32>()? as f64, step)?;
-        let mut grads = loss.backward()?;
-        clip_grad_norm(&mut grads, &vars, 1.0)?;
-        opt.set_lr(schedule.at(step));
-        opt.step(&grads)?;
-        ctx.metric(step, &format!("loss_{label}"), v);
-        if let Some((tasks, tok, tools)) = probe {
-            if (step + 1) % eval_every == 0 || step + 1 == steps {
-                probe_success = evaluate(model, tok, tasks, tools, 6)?.success;
-                ctx.metric(step, &format!("probe_success_{label}"), probe_success);
-            }
+        let st = trainer.sft_step(model, &picks)?;
+        ctx.metric(step, &format!("loss_{label}"), st.loss);
+        if (step + 1) % eval_every == 0 || step + 1 == p.steps {
+            probe_success = evaluate(model, probe.tok, probe.tasks, probe.tools, 6)?.success;
+            ctx.metric(step, &format!("probe_success_{label}"), probe_success);
         }
-        ctx.progress(step + 1, steps, tokens_seen);
+        ctx.progress(step + 1, p.steps, tokens_seen);
     }
     Ok(probe_success)
 }
 
-impl Drill for ReactToolCallLoop {
-    fn id(&self) -> &'static str {
-        "react-tool-call-loop"
-    }
+/// Held-out questions scored during training.
+struct Probe<'a> {
+    tasks: &'a [Task],
+    tok: &'a Bpe,
+    tools: &'a Tools,
+}
 
-    fn run(&self, ctx: &mut RunCtx) -> Result<()> {
-        let n_train = ctx.usize("train_tasks")?;
-        let n_eval = ctx.usize("eval_tasks")?;
-        let max_steps = ctx.usize("max_steps")?;
+/// Phase "data": everything the run trains and evaluates on.
+struct Data {
+    tools: Tools,
+    train_tasks: Vec<Task>,
+    eval_tasks: Vec<Task>,
+    solved: Vec<Solved>,
+    masked: Vec<Example>,
+    unmasked: Vec<Example>,
+    tok: Bpe,
+    start: Gpt,
+}
 
-        ctx.phase("data");
-        let kb = FactTable::world();
-        let tools = Tools::new(kb.clone());
-        let mut rng = Rng::new(ctx.seed);
-        let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
-        rng.shuffle(&mut places);
-        let held_out = places.split_off(places.len() * 3 / 4);
-        let train_tasks: Vec<Task> = (0..n_train).map(|_| make_task(&mut rng, &kb, &places)).collect();
-        let eval_tasks: Vec<Task> = (0..n_eval).map(|_| make_task(&mut rng, &kb, &held_out)).collect();
-        let probe_tasks: Vec<Task> = eval_tasks.iter().take(40).cloned().collect();
-        let slip_rate = ctx.f64("slip_rate")?;
-        let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, slip_rate, &mut rng)).collect();
-        let slips = solved.iter().filter(|s| !s.mistakes.is_empty()).count();
-        // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
-        let (shipped, tok) = base::shipped(&ctx.device)?;
-        let cfg = shipped.cfg.clone();
-        let base_model = match ctx.text("start_from")?.as_str() {
-            "random" => Gpt::new(cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?,
-            _ => shipped,
-        };
-        ctx.log(format!(
-            "starting from the {} model: {} parameters, BPE vocabulary of {}",
-            ctx.text("start_from")?,
-            base_model.num_params(),
-            tok.vocab_size()
-        ));
-        let oracle_ok = train_tasks
-            .iter()
-            .zip(&solved)
-            .filter(|(t, s)| s.session.episode.answer.as_deref() == Some(t.truth.as_str()))
-            .count();
-        ctx.log(format!(
-            "{n_train} oracle trajectories over {} places ({oracle_ok} solved in the real loop; {slips} recover from a misspelt lookup); {n_eval} held-out questions about {} unseen places",
-            places.len(),
-            held_out.len()
-        ));
-        let masked: Vec<Example> =
-            solved.iter().map(|s| example(&tok, &s.session.episode.segments, true, &s.mistakes)).collect();
-        let unmasked: Vec<Example> =
-            solved.iter().map(|s| example(&tok, &s.session.episode.segments, false, &s.mistakes)).collect();
-        let longest = masked.iter().map(|e| e.len()).max().unwrap_or(0);
-        let share = masked.iter().map(|e| e.trained_tokens()).sum::<usize>() as f64
-            / unmasked.iter().map(|e| e.trained_tokens()).sum::<usize>().max(1) as f64;
-        ctx.log(format!("longest trajectory {longest} tokens; the mask keeps {:.0}% of the targets", share * 100.0));
+impl TypedDrill for ReactToolCallLoop {
+    const ID: &'static str = "react-tool-call-loop";
+    type Params = Params;
 
-        // The teaching view: one trajectory, token by token.
-        let both = solved
-            .iter()
-            .zip(&train_tasks)
-            .find(|(s, t)| t.kind == Kind::Both && !s.mistakes.is_empty())
-            .map(|(s, _)| s)
-            .unwrap_or(&solved[0]);
-        let mut cells = Vec::new();
-        for (k, (role, text)) in both.session.episode.segments.iter().enumerate() {
-            for id in tok.encode(text) {
-                let kind = match role {
-                    Role::Agent if !both.mistakes.contains(&k) => TokenKind::Trained,
-                    Role::Env | Role::Agent => TokenKind::Masked,
-                    Role::Prompt => TokenKind::Prompt,
-                };
-                cells.push(TokenCell { text: tok.decode(&[id]), kind, value: None });
-            }
-        }
-        ctx.view(View::Tokens {
-            title: "A training trajectory, token by token".into(),
-            tokens: cells,
-            legend: "green: agent tokens (trained) · red, struck: label −100 — observations written by the tools, and the misspelt first lookup (kept in context to learn recovery, never trained) · grey: the question".into(),
-        });
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
+        let d = data(p, ctx)?;
+        let probe_tasks: Vec<Task> = d.eval_tasks.iter().take(40).cloned().collect();
+        let probe = Probe { tasks: &probe_tasks, tok: &d.tok, tools: &d.tools };
 
-        if longest + 30 > cfg.context {
-            bail!("the longest trajectory ({longest} tokens) does not fit the base model's context of {}", cfg.context);
-        }
-        let (steps, lr) = (ctx.usize("steps")?, ctx.f64("lr")?);
         ctx.phase("before SFT");
-        let base = evaluate(&base_model, &tok, &eval_tasks, &tools, max_steps)?;
-        ctx.log(format!("before SFT (the starting model in the loop): held-out success {:.3}", base.success));
+        let untrained = evaluate(&d.start, &d.tok, &d.eval_tasks, &d.tools, p.max_steps)?;
+        ctx.log(format!("before SFT (the starting model in the loop): held-out success {:.3}", untrained.success));
 
-        ctx.phase("SFT with the mask");
-        let masked_model = base_model.fork(ctx.seed)?;
-        let pm = fit(ctx, &masked_model, "masked", &masked, steps, lr, Some((&probe_tasks, &tok, &tools)), ctx.seed)?;
-        ctx.phase("SFT without the mask");
-        let unmasked_model = base_model.fork(ctx.seed)?;
-        let pu =
-            fit(ctx, &unmasked_model, "unmasked", &unmasked, steps, lr, Some((&probe_tasks, &tok, &tools)), ctx.seed)?;
+        ctx.phase(if p.mask_observations { "SFT with the mask" } else { "SFT on every token (mask off)" });
+        let agent = d.start.fork(ctx.seed)?;
+        let agent_data = if p.mask_observations { &d.masked } else { &d.unmasked };
+        let pm = fit(ctx, p, &agent, "masked", agent_data, &probe)?;
+        ctx.phase("SFT without the mask (the twin)");
+        let twin = d.start.fork(ctx.seed)?;
+        let pu = fit(ctx, p, &twin, "unmasked", &d.unmasked, &probe)?;
         ctx.log(format!("probe success during training: masked {pm:.2}, unmasked {pu:.2}"));
 
         ctx.phase("evaluate in the loop");
-        let untrained = &base_model;
-        let em = evaluate(&masked_model, &tok, &eval_tasks, &tools, max_steps)?;
-        let eu = evaluate(&unmasked_model, &tok, &eval_tasks, &tools, max_steps)?;
-        let hm = hallucination_rate(&masked_model, &tok, &eval_tasks)?;
-        let hu = hallucination_rate(&unmasked_model, &tok, &eval_tasks)?;
-        let hb = hallucination_rate(untrained, &tok, &eval_tasks)?;
-
-        // Masked CE against a reference computed by hand on the kept tokens.
-        let picks: Vec<&Example> = masked.iter().take(8).collect();
-        let (x, y) = batch(&picks, &ctx.device)?;
-        let logits = masked_model.forward(&x)?;
-        let ce = masked_cross_entropy(&logits, &y)?.to_scalar::<f32>()? as f64;
-        let (reference, kept_share) = reference_ce(&logits.to_vec3::<f32>()?, &y.to_vec2::<i64>()?);
-        let all_labels = {
-            let ups: Vec<&Example> = unmasked.iter().take(8).collect();
-            let (_, yu) = batch(&ups, &ctx.device)?;
-            reference_ce(&logits.to_vec3::<f32>()?, &yu.to_vec2::<i64>()?).0
-        };
+        let em = evaluate(&agent, &d.tok, &d.eval_tasks, &d.tools, p.max_steps)?;
+        let eu = evaluate(&twin, &d.tok, &d.eval_tasks, &d.tools, p.max_steps)?;
+        let recovery = recovery_rate(&agent, &d, p.max_steps, ctx.seed)?;
         ctx.log(format!(
-            "masked CE on a batch: {ce:.6} (code) vs {reference:.6} (by hand over the {:.0}% kept positions); averaging over every token would give {all_labels:.4}",
-            kept_share * 100.0
+            "after a forced misspelt first lookup (an error observation), the agent still answers right in {:.3} of held-out lookups",
+            recovery
         ));
 
-        let row = |name: &str, e: &Eval, h: f64| {
+        ctx.phase("probe");
+        let hm = hallucination_rate(&agent, &d.tok, &d.eval_tasks)?;
+        let hu = hallucination_rate(&twin, &d.tok, &d.eval_tasks)?;
+        let hb = hallucination_rate(&d.start, &d.tok, &d.eval_tasks)?;
+        masked_ce_log(ctx, &agent, &d)?;
+        report_views(ctx, &d, [(&untrained, hb), (&em, hm), (&eu, hu)]);
+        ctx.metric(0, "heldout_success_masked", em.success);
+        ctx.metric(0, "heldout_success_unmasked", eu.success);
+        ctx.metric(0, "heldout_success_untrained", untrained.success);
+        ctx.log(format!(
+            "held-out success: untrained {:.3}, masked {:.3}, unmasked {:.3}; writes Observation itself: masked {hm:.2}, unmasked {hu:.2}",
+            untrained.success, em.success, eu.success
+        ));
+
+        ctx.claim("trained_success", em.success)?;
+        ctx.claim("error_recovery", recovery)?;
+        ctx.claim("hallucination_gap", hu - hm)?;
+        Ok(())
+    }
+}
+
+/// Phase "data": tasks, oracle trajectories in the real loop, masked and
+/// unmasked examples, the starting model.
+fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
+    ctx.phase("data");
+    let kb = FactTable::world();
+    let tools = Tools::new(kb.clone());
+    let mut rng = Rng::new(ctx.seed);
+    let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
+    rng.shuffle(&mut places);
+    let held_out = places.split_off(places.len() * 3 / 4);
+    let train_tasks: Vec<Task> = (0..p.train_tasks).map(|_| make_task(&mut rng, &kb, &places)).collect();
+    let eval_tasks: Vec<Task> = (0..p.eval_tasks).map(|_| make_task(&mut rng, &kb, &held_out)).collect();
+    let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, p.slip_rate, &mut rng)).collect();
+    let slips = solved.iter().filter(|s| !s.mistakes.is_empty()).count();
+    // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
+    let (shipped, tok) = base::shipped(&ctx.device)?;
+    let start = match p.start_from {
+        StartFrom::Random => Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?,
+        StartFrom::Base => shipped,
+    };
+    ctx.log(format!(
+        "starting from the {} model: {} parameters, BPE vocabulary of {}",
+        match p.start_from {
+            StartFrom::Base => "pretrained base",
+            StartFrom::Random => "random",
+        },
+        start.num_params(),
+        tok.vocab_size()
+    ));
+    let oracle_ok = train_tasks
+        .iter()
+        .zip(&solved)
+        .filter(|(t, s)| s.session.episode.answer.as_deref() == Some(t.truth.as_str()))
+        .count();
+    ctx.log(format!(
+        "{} oracle trajectories over {} places ({oracle_ok} solved in the real loop; {slips} recover from a misspelt lookup); {} held-out questions about {} unseen places",
+        p.train_tasks,
+        places.len(),
+        p.eval_tasks,
+        held_out.len()
+    ));
+    let masked: Vec<Example> =
+        solved.iter().map(|s| example(&tok, &s.session.episode.segments, true, &s.mistakes)).collect();
+    let unmasked: Vec<Example> =
+        solved.iter().map(|s| example(&tok, &s.session.episode.segments, false, &s.mistakes)).collect();
+    let longest = masked.iter().map(|e| e.len()).max().unwrap_or(0);
+    let share = masked.iter().map(|e| e.trained_tokens()).sum::<usize>() as f64
+        / unmasked.iter().map(|e| e.trained_tokens()).sum::<usize>().max(1) as f64;
+    ctx.log(format!("longest trajectory {longest} tokens; the mask keeps {:.0}% of the targets", share * 100.0));
+    if longest + 30 > start.cfg.context {
+        bail!("the longest trajectory ({longest} tokens) does not fit the base model's context of {}", start.cfg.context);
+    }
+    let d = Data { tools, train_tasks, eval_tasks, solved, masked, unmasked, tok, start };
+    trajectory_view(ctx, &d);
+    Ok(d)
+}
+
+/// The teaching view: one training trajectory, token by token.
+fn trajectory_view(ctx: &mut RunCtx, d: &Data) {
+    let both = d
+        .solved
+        .iter()
+        .zip(&d.train_tasks)
+        .find(|(s, t)| t.kind == Kind::Both && !s.mistakes.is_empty())
+        .map(|(s, _)| s)
+        .unwrap_or(&d.solved[0]);
+    let mut cells = Vec::new();
+    for (k, (role, text)) in both.session.episode.segments.iter().enumerate() {
+        for id in d.tok.encode(text) {
+            let kind = match role {
+                Role::Agent if !both.mistakes.contains(&k) => TokenKind::Trained,
+                Role::Env | Role::Agent => TokenKind::Masked,
+                Role::Prompt => TokenKind::Prompt,
+            };
+            cells.push(TokenCell { text: d.tok.decode(&[id]), kind, value: None });
+        }
+    }
+    ctx.view(View::Tokens {
+        title: "A training trajectory, token by token".into(),
+        tokens: cells,
+        legend: "green: agent tokens (trained) · red, struck: label −100 — observations written by the tools, and the misspelt first lookup (kept in context to learn recovery, never trained) · grey: the question".into(),
+    });
+}
+
+/// Held-out lookups whose first action is forced to a misspelt place (the
+/// tool answers with an error): the share the agent still answers right.
+fn recovery_rate(model: &Gpt, d: &Data, max_steps: usize, seed: u64) -> Result<f64> {
+    let mut rng = Rng::new(seed ^ 0x5119);
+    let mut tasks = Vec::new();
+    let mut sessions = Vec::new();
+    for t in &d.eval_tasks {
+        if let Plan::Lookup { entity, attr } | Plan::Both { entity, attr, .. } = &t.plan {
+            let mut s = Session::new(&t.question);
+            s.apply(&format!("Action: lookup[{attr} of {}]\n", misspell(entity, &mut rng)), &d.tools, max_steps + 1);
+            tasks.push(t.clone());
+            sessions.push(s);
+        }
+    }
+    Ok(run_sessions(model, &d.tok, &tasks, sessions, &d.tools, max_steps + 1)?.success)
+}
+
+/// The masked CE of a batch next to the same number computed by hand, and
+/// what averaging over every position would give (a log line, not a claim:
+/// `src/ml/loss.rs` tests the function).
+fn masked_ce_log(ctx: &mut RunCtx, model: &Gpt, d: &Data) -> Result<()> {
+    let picks: Vec<&Example> = d.masked.iter().take(8).collect();
+    let (x, y) = batch(&picks, &ctx.device)?;
+    let logits = model.forward(&x)?;
+    let ce = masked_cross_entropy(&logits, &y)?.to_scalar::<f32>()? as f64;
+    let (reference, kept_share) = reference_ce(&logits.to_vec3::<f32>()?, &y.to_vec2::<i64>()?);
+    let ups: Vec<&Example> = d.unmasked.iter().take(8).collect();
+    let (_, yu) = batch(&ups, &ctx.device)?;
+    let all_labels = reference_ce(&logits.to_vec3::<f32>()?, &yu.to_vec2::<i64>()?).0;
+    ctx.log(format!(
+        "masked CE on a batch: {ce:.6} (code) vs {reference:.6} (by hand over the {:.0}% kept positions); averaging over every token would give {all_labels:.4}",
+        kept_share * 100.0
+    ));
+    Ok(())
+}
+
+/// The tables and episodes of the Views tab: the untrained start, the agent, the twin.
+fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
+    let names = ["untrained", "SFT, masked", "SFT, unmasked"];
+    let rows = names
+        .iter()
+        .zip(&evals)
+        .map(|(name, (e, h))| {
             vec![
                 name.to_string(),
                 format!("{:.2}", e.success),
@@ -455,68 +555,46 @@ impl Drill for ReactToolCallLoop {
                 format!("{:.2}", e.steps),
                 format!("{h:.2}"),
             ]
-        };
-        ctx.view(View::Table {
-            title: "Held-out evaluation in the real loop".into(),
-            header: vec![
-                "model".into(),
-                "success".into(),
-                "valid calls".into(),
-                "steps".into(),
-                "writes Observation".into(),
-            ],
-            rows: vec![row("untrained", &base, hb), row("SFT, masked", &em, hm), row("SFT, unmasked", &eu, hu)],
-        });
-        let show: Vec<String> = em
-            .sessions
-            .iter()
-            .zip(&eval_tasks)
-            .take(6)
-            .map(|(s, t)| format!("{}→ truth {}\n", joined(&s.episode.segments), t.truth))
-            .collect();
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: "Held-out evaluation in the real loop".into(),
+        header: ["model", "success", "valid calls", "steps", "writes Observation"].map(String::from).to_vec(),
+        rows,
+    });
+    let [(base, _), (em, _), (eu, _)] = evals;
+    let show: Vec<String> = em
+        .sessions
+        .iter()
+        .zip(&d.eval_tasks)
+        .take(6)
+        .map(|(s, t)| format!("{}→ truth {}\n", joined(&s.episode.segments), t.truth))
+        .collect();
+    ctx.view(View::Text { title: "Masked model on held-out questions (unseen places)".into(), body: show.join("\n") });
+    if let Some(s) = eu.sessions.iter().find(|s| s.episode.hallucinated_observations > 0) {
         ctx.view(View::Text {
-            title: "Masked model on held-out questions (unseen places)".into(),
-            body: show.join("\n"),
+            title: "Unmasked model, an episode where it wrote an observation".into(),
+            body: joined(&s.episode.segments),
         });
-        if let Some((s, _)) = eu.sessions.iter().zip(&eval_tasks).find(|(s, _)| s.episode.hallucinated_observations > 0)
-        {
-            ctx.view(View::Text {
-                title: "Unmasked model, an episode where it wrote an observation".into(),
-                body: joined(&s.episode.segments),
-            });
-        }
-        let kinds =
-            [(Kind::Lookup, "lookup"), (Kind::Calc, "calc"), (Kind::Both, "lookup + calc"), (Kind::Direct, "no tool")];
-        let mut by_kind = Vec::new();
-        for (k, name) in kinds {
-            let rate = |e: &Eval| -> String {
-                let (mut n, mut ok) = (0, 0);
-                for (t, s) in eval_tasks.iter().zip(&e.sessions).filter(|(t, _)| t.kind == k) {
-                    n += 1;
-                    ok += usize::from(s.episode.answer.as_deref() == Some(t.truth.as_str()));
-                }
-                format!("{ok}/{n}")
-            };
-            by_kind.push(vec![name.to_string(), rate(&base), rate(&em), rate(&eu)]);
-        }
-        ctx.view(View::Table {
-            title: "Held-out success by kind of question".into(),
-            header: vec!["needs".into(), "untrained".into(), "masked".into(), "unmasked".into()],
-            rows: by_kind.clone(),
-        });
-        ctx.log(format!("by kind (untrained, masked, unmasked): {by_kind:?}"));
-        ctx.metric(0, "heldout_success_masked", em.success);
-        ctx.metric(0, "heldout_success_unmasked", eu.success);
-        ctx.metric(0, "heldout_success_untrained", base.success);
-        ctx.log(format!(
-            "held-out success: untrained {:.3}, masked {:.3}, unmasked {:.3}; writes Observation itself: masked {hm:.2}, unmasked {hu:.2}",
-            base.success, em.success, eu.success
-        ));
-
-        ctx.claim("trained_success", em.success)?;
-        ctx.claim("gain_over_untrained", em.success - base.success)?;
-        ctx.claim("masked_ce_matches_reference", (ce - reference).abs())?;
-        ctx.claim("hallucination_gap", hu - hm)?;
-        Ok(())
     }
+    let kinds =
+        [(Kind::Lookup, "lookup"), (Kind::Calc, "calc"), (Kind::Both, "lookup + calc"), (Kind::Direct, "no tool")];
+    let mut by_kind = Vec::new();
+    for (k, name) in kinds {
+        let rate = |e: &Eval| -> String {
+            let (mut n, mut ok) = (0, 0);
+            for (t, s) in d.eval_tasks.iter().zip(&e.sessions).filter(|(t, _)| t.kind == k) {
+                n += 1;
+                ok += usize::from(s.episode.answer.as_deref() == Some(t.truth.as_str()));
+            }
+            format!("{ok}/{n}")
+        };
+        by_kind.push(vec![name.to_string(), rate(base), rate(em), rate(eu)]);
+    }
+    ctx.log(format!("by kind (untrained, masked, unmasked): {by_kind:?}"));
+    ctx.view(View::Table {
+        title: "Held-out success by kind of question".into(),
+        header: ["needs", "untrained", "masked", "unmasked"].map(String::from).to_vec(),
+        rows: by_kind,
+    });
 }

@@ -21,28 +21,57 @@
 //!    answers that pass the verifier, fine-tune on them as first drafts (and
 //!    on the refinement steps that produced them), and measure the
 //!    first-draft pass rate again.
+//!
+//! Phases of `run`: data → sft → self-refine (held-out problems) → self-critic
+//! probe (the model judges itself) → STaR rounds → report.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
+use serde::Deserialize;
 
-use super::{Drill, RunCtx, TokenCell, TokenKind, View};
+use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::KeepBest;
 use crate::envs::refine_arith::{corrupt, critique, critique_score, passes, score, Problem, ALPHABET, REV_OPEN};
-use crate::ml::data::{batch, Example};
+use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
-use crate::ml::loss::masked_cross_entropy;
-use crate::ml::optim::{clip_grad_norm, AdamW, AdamWConfig, LrSchedule};
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct SelfRefineLoop;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Critic {
+/// Who critiques each version in the loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Critic {
     /// The verifier's feedback; keep-best and stopping use the verifier's score.
     Verifier,
     /// The model critiques itself; keep-best and stopping trust its own critique.
+    #[serde(rename = "self")]
     Model,
+}
+
+/// `drills/self-refine-loop/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub digits: usize,
+    pub steps: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub draft_frac: f64,
+    pub correct_draft_frac: f64,
+    pub rounds: usize,
+    pub critic: Critic,
+    pub test_size: usize,
+    pub star_iters: usize,
+    pub star_problems: usize,
+    pub star_steps: usize,
+    pub star_lr: f64,
+    pub star_verified_only: bool,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
 }
 
 /// `text` as a training example; `trained[i]` says whether character i is in the loss.
@@ -184,245 +213,271 @@ fn round_stats(eps: &[Episode], rounds: usize) -> Vec<(f64, f64, f64)> {
         .collect()
 }
 
-struct Trainer {
-    vars: Vec<candle_core::Var>,
-    opt: AdamW,
-}
-
-impl Trainer {
-    fn new(model: &Gpt, lr: f64) -> Result<Trainer> {
-        let vars: Vec<_> = model.vars().into_values().collect();
-        let opt = AdamW::new(vars.clone(), AdamWConfig { lr, weight_decay: 0.0, ..Default::default() })?;
-        Ok(Trainer { vars, opt })
-    }
-
-    fn step(&mut self, model: &Gpt, picks: &[&Example], lr: f64) -> Result<f64> {
-        let (x, y) = batch(picks, &model.device)?;
-        let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
-        let v = loss.to_scalar::<f32>()? as f64;
-        let mut grads = loss.backward()?;
-        clip_grad_norm(&mut grads, &self.vars, 1.0)?;
-        self.opt.set_lr(lr);
-        self.opt.step(&grads)?;
-        Ok(v)
-    }
-}
-
 fn pass_rate(texts: &[String], probs: &[Problem]) -> f64 {
     texts.iter().zip(probs).filter(|(t, p)| passes(t, &p.answer())).count() as f64 / probs.len().max(1) as f64
 }
 
-impl Drill for SelfRefineLoop {
-    fn id(&self) -> &'static str {
-        "self-refine-loop"
+impl TypedDrill for SelfRefineLoop {
+    const ID: &'static str = "self-refine-loop";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)
     }
 
-    fn run(&self, ctx: &mut RunCtx) -> Result<()> {
-        let digits = ctx.usize("digits")?;
-        let steps = ctx.usize("steps")?;
-        let batch_size = ctx.usize("batch")?;
-        let lr = ctx.f64("lr")?;
-        let draft_frac = ctx.f64("draft_frac")?;
-        let correct_frac = ctx.f64("correct_draft_frac")?;
-        let rounds = ctx.usize("rounds")?;
-        let critic = match ctx.text("critic")?.as_str() {
-            "verifier" => Critic::Verifier,
-            "self" => Critic::Model,
-            other => bail!("critic must be verifier or self, got {other}"),
-        };
-        let test_size = ctx.usize("test_size")?;
-        let star_iters = ctx.usize("star_iters")?;
-        let star_problems = ctx.usize("star_problems")?;
-        let star_steps = ctx.usize("star_steps")?;
-        let star_lr = ctx.f64("star_lr")?;
-        let verified_only = ctx.bool("star_verified_only")?;
-        let (d, layers, heads) = (ctx.usize("d_model")?, ctx.usize("n_layers")?, ctx.usize("n_heads")?);
-        if d % heads != 0 {
-            bail!("d_model {d} must be divisible by n_heads {heads}");
-        }
-        if !(1..=4).contains(&digits) {
-            bail!("digits must be 1 to 4, got {digits}");
-        }
-
-        ctx.phase("data");
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
         let tok = CharTokenizer::new(ALPHABET, &[]);
-        let width = digits + 1;
-        let g = Gen { tok: &tok, width };
+        let g = Gen { tok: &tok, width: p.digits + 1 };
         let mut rng = Rng::new(ctx.seed);
-        let mut test_rng = rng.fork(7);
-        let test: Vec<Problem> = (0..test_size).map(|_| Problem::random(digits, &mut test_rng)).collect();
-        let held: std::collections::HashSet<(u32, u32)> = test.iter().map(|p| (p.a, p.b)).collect();
-        // Training problems never coincide with a test problem.
-        let fresh = |rng: &mut Rng| loop {
-            let p = Problem::random(digits, rng);
-            if !held.contains(&(p.a, p.b)) {
-                return p;
-            }
-        };
-        let shown = {
-            let p = fresh(&mut rng.fork(9));
-            let draft = corrupt(&p.answer(), &mut rng.fork(10));
-            refine_example(&tok, &p, &draft, &critique(&draft, &p.answer()), &p.answer())
-        };
-        ctx.view(View::Tokens {
-            title: "One refinement trace of the SFT data".into(),
-            tokens: shown
-                .tokens
-                .iter()
-                .zip(&shown.train)
-                .map(|(&t, &trained)| TokenCell {
-                    text: if t == EOS { "⏎".into() } else { tok.token(t).to_string() },
-                    kind: if trained { TokenKind::Trained } else { TokenKind::Prompt },
-                    value: None,
-                })
-                .collect(),
-            legend:
-                "prompt · synthetic draft | critique (. right, ^ too low, v too high) > revision; bright = in the loss"
-                    .into(),
-        });
+        let problems = data(p, ctx, &g, &mut rng);
+        let model = sft(p, ctx, &g, &problems, &mut rng)?;
 
-        let cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 4 * width + 2 * digits + 8);
-        let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-        ctx.log(format!(
-            "{digits}-digit addition; tiny GPT: d_model {d}, {layers} layers, {heads} heads, {} parameters",
-            model.num_params()
-        ));
-
-        // 1. SFT on drafts and (draft, critique, revision) traces.
-        ctx.phase("sft");
-        let mut trainer = Trainer::new(&model, lr)?;
-        let schedule = LrSchedule { peak: lr, min: lr * 0.1, warmup: steps / 20, total: steps };
-        let probe = &test[..test.len().min(128)];
-        let total = steps + star_iters * star_steps;
-        let mut tokens_seen = 0u64;
-        for step in 0..steps {
-            ctx.check_cancel()?;
-            let ex: Vec<Example> = (0..batch_size)
-                .map(|_| {
-                    let p = fresh(&mut rng);
-                    sft_example(&tok, &p, draft_frac, correct_frac, &mut rng)
-                })
-                .collect();
-            tokens_seen += ex.iter().map(|e| e.len() as u64).sum::<u64>();
-            let loss = trainer.step(&model, &ex.iter().collect::<Vec<_>>(), schedule.at(step))?;
-            ctx.metric(step, "loss", ctx.finite("loss", loss, step)?);
-            if (step + 1) % (steps / 5).max(1) == 0 {
-                let pr = pass_rate(&g.drafts(&model, probe)?, probe);
-                ctx.metric(step, "first-draft pass (SFT, probe)", pr);
-            }
-            ctx.progress(step + 1, total, tokens_seen);
-        }
-
-        // 2. The loop on held-out problems, with the SFT model.
         ctx.phase("self-refine");
-        let eps = refine_loop(&model, &g, &test, rounds, critic)?;
-        let stats = round_stats(&eps, rounds);
-        for (t, (latest, best, pass)) in stats.iter().enumerate() {
+        let eps = refine_loop(&model, &g, &problems.test, p.rounds, p.critic)?;
+        let refined = Refined::measure(&eps, p.rounds);
+        for (t, (latest, best, pass)) in refined.stats.iter().enumerate() {
             ctx.metric(t, "round: score of latest version", *latest);
             ctx.metric(t, "round: best-so-far score", *best);
             ctx.metric(t, "round: pass rate (kept)", *pass);
         }
-        let first = eps.iter().map(|e| e.best.first_true()).sum::<f64>() / eps.len().max(1) as f64;
-        let fin = eps.iter().map(|e| e.best.final_true()).sum::<f64>() / eps.len().max(1) as f64;
         ctx.log(format!(
-            "self-refine ({} critic, {rounds} rounds) on {} held-out problems: mean score {first:.3} → {fin:.3}, pass {:.3} → {:.3}",
-            if critic == Critic::Verifier { "verifier" } else { "self" },
+            "self-refine ({} critic, {} rounds) on {} held-out problems: mean score {:.3} → {:.3} (latest version {:.3}), pass {:.3} → {:.3}",
+            critic_name(p.critic),
+            p.rounds,
             eps.len(),
-            stats[0].2,
-            stats[rounds].2
+            refined.first,
+            refined.kept,
+            refined.latest,
+            refined.stats[0].2,
+            refined.stats[p.rounds].2
         ));
-        episode_view(ctx, &test, &eps, "Self-Refine episodes (SFT model)");
-        let mut monotone = eps.iter().filter(|e| e.best.is_monotone()).count();
-        let mut episodes = eps.len();
+        episode_view(ctx, &problems.test, &eps, "Self-Refine episodes (SFT model)");
 
-        // The failure mode, always measured: the model as its own critic.
-        self_critic_view(ctx, &model, &g, &test, &eps, rounds)?;
+        ctx.phase("self-critic probe");
+        self_critic_view(ctx, &model, &g, &problems.test, &eps, p.rounds)?;
 
-        // 3. STaR: fine-tune on the model's own verified final answers.
-        let before = pass_rate(&eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), &test);
-        ctx.metric(0, "STaR: first-draft pass rate", before);
-        ctx.metric(0, "STaR: pass rate after refine", stats[rounds].2);
-        let mut after = before;
-        let mut after_first = None;
-        let mut last_eps = eps;
-        let mut step = steps;
-        for it in 1..=star_iters {
-            ctx.phase(format!("STaR round {it}"));
-            let probs: Vec<Problem> = (0..star_problems).map(|_| fresh(&mut rng)).collect();
-            let collected = refine_loop(&model, &g, &probs, rounds, critic)?;
-            let mut data = Vec::new();
-            let (mut kept, mut wrong_kept) = (0usize, 0usize);
-            for (p, e) in probs.iter().zip(&collected) {
-                let answer = &e.versions[e.best.best];
-                // Filter: the verifier's pass, or (ablation) whatever the loop returned.
-                let ok = passes(answer, &p.answer());
-                if verified_only && !ok {
-                    continue;
-                }
-                kept += 1;
-                wrong_kept += (!ok) as usize;
-                data.push(draft_example(&tok, p, answer));
-                // The refinement step that produced the kept answer, in the model's own words.
-                if e.best.best > 0 {
-                    let k = e.best.best;
-                    data.push(refine_example(&tok, p, &e.versions[k - 1], &e.critiques[k - 1], answer));
-                }
-            }
-            let drafts_ok = collected.iter().zip(&probs).filter(|(e, p)| passes(&e.versions[0], &p.answer())).count();
-            ctx.log(format!(
-                "STaR round {it}: {star_problems} fresh problems, {drafts_ok} first drafts right, {kept} final answers kept \
-                 ({wrong_kept} of them wrong), {} training sequences",
-                data.len()
-            ));
-            if data.is_empty() {
-                ctx.log("nothing to train on: the round is skipped");
-                continue;
-            }
-            let mut trainer = Trainer::new(&model, star_lr)?;
-            let schedule = LrSchedule { peak: star_lr, min: star_lr * 0.1, warmup: star_steps / 20, total: star_steps };
-            for s in 0..star_steps {
-                ctx.check_cancel()?;
-                let picks: Vec<&Example> = (0..batch_size).map(|_| &data[rng.below(data.len())]).collect();
-                tokens_seen += picks.iter().map(|e| e.len() as u64).sum::<u64>();
-                let loss = trainer.step(&model, &picks, schedule.at(s))?;
-                ctx.metric(step, "loss", ctx.finite("loss", loss, step)?);
-                step += 1;
-                ctx.progress(step, total, tokens_seen);
-            }
-            let eps = refine_loop(&model, &g, &test, rounds, critic)?;
-            after = pass_rate(&eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), &test);
-            let st = round_stats(&eps, rounds);
-            after_first.get_or_insert(after);
-            ctx.metric(it, "STaR: first-draft pass rate", after);
-            ctx.metric(it, "STaR: pass rate after refine", st[rounds].2);
-            ctx.log(format!(
-                "after STaR round {it}: first-draft pass rate {after:.3}, after refine {:.3}",
-                st[rounds].2
-            ));
-            monotone += eps.iter().filter(|e| e.best.is_monotone()).count();
-            episodes += eps.len();
-            last_eps = eps;
-        }
-        if star_iters > 0 {
-            let st = round_stats(&last_eps, rounds);
-            for (t, (latest, best, pass)) in st.iter().enumerate() {
-                ctx.metric(t, "round after STaR: score of latest", *latest);
-                ctx.metric(t, "round after STaR: best-so-far", *best);
-                ctx.metric(t, "round after STaR: pass rate", *pass);
-            }
-        }
+        let star = star_rounds(p, ctx, &model, &g, &problems, &eps, &mut rng)?;
 
         ctx.phase("report");
         ctx.log(format!(
-            "first-draft pass rate on {} held-out problems: {before:.3} before STaR, {:.3} after round 1, {after:.3} after round {star_iters}",
-            test.len(),
-            after_first.unwrap_or(before)
+            "first-draft pass rate on {} held-out problems: {:.3} before STaR, {:.3} after round 1, {:.3} after round {}",
+            problems.test.len(),
+            star.before,
+            star.after_first,
+            star.after_last,
+            p.star_iters
         ));
-        ctx.claim("best_so_far_monotone", monotone as f64 / episodes.max(1) as f64)?;
-        ctx.claim("refine_gain", fin - first)?;
-        ctx.claim("star_gain", after_first.unwrap_or(before) - before)?;
+        ctx.claim("refine_gain", refined.kept - refined.first)?;
+        ctx.claim("keep_best_margin", refined.kept - refined.latest)?;
+        ctx.claim("star_gain", star.after_first - star.before)?;
         Ok(())
     }
+}
+
+fn critic_name(c: Critic) -> &'static str {
+    match c {
+        Critic::Verifier => "verifier",
+        Critic::Model => "self",
+    }
+}
+
+/// Held-out problems, and fresh training problems that never coincide with one.
+struct Problems {
+    digits: usize,
+    test: Vec<Problem>,
+    held: std::collections::HashSet<(u32, u32)>,
+}
+
+impl Problems {
+    fn fresh(&self, rng: &mut Rng) -> Problem {
+        loop {
+            let p = Problem::random(self.digits, rng);
+            if !self.held.contains(&(p.a, p.b)) {
+                return p;
+            }
+        }
+    }
+}
+
+/// Phase "data": the held-out problems and one refinement trace to look at.
+fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
+    ctx.phase("data");
+    let mut test_rng = rng.fork(7);
+    let test: Vec<Problem> = (0..p.test_size).map(|_| Problem::random(p.digits, &mut test_rng)).collect();
+    let held = test.iter().map(|q| (q.a, q.b)).collect();
+    let problems = Problems { digits: p.digits, test, held };
+    let shown = {
+        let q = problems.fresh(&mut rng.fork(9));
+        let draft = corrupt(&q.answer(), &mut rng.fork(10));
+        refine_example(g.tok, &q, &draft, &critique(&draft, &q.answer()), &q.answer())
+    };
+    ctx.view(View::Tokens {
+        title: "One refinement trace of the SFT data".into(),
+        tokens: shown
+            .tokens
+            .iter()
+            .zip(&shown.train)
+            .map(|(&t, &trained)| TokenCell {
+                text: if t == EOS { "⏎".into() } else { g.tok.token(t).to_string() },
+                kind: if trained { TokenKind::Trained } else { TokenKind::Prompt },
+                value: None,
+            })
+            .collect(),
+        legend: "prompt · synthetic draft | critique (. right, ^ too low, v too high) > revision; bright = in the loss"
+            .into(),
+    });
+    problems
+}
+
+/// Phase "sft": a tiny GPT learns drafts and (draft, critique, revision) traces.
+fn sft(p: &Params, ctx: &mut RunCtx, g: &Gen, problems: &Problems, rng: &mut Rng) -> Result<Gpt> {
+    let cfg = GptConfig::new(g.tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 4 * g.width + 2 * p.digits + 8);
+    let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+    ctx.log(format!(
+        "{}-digit addition; tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
+        p.digits,
+        p.d_model,
+        p.n_layers,
+        p.n_heads,
+        model.num_params()
+    ));
+    ctx.phase("sft");
+    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.lr, p.steps / 20, p.steps))?;
+    let probe = &problems.test[..problems.test.len().min(128)];
+    let total = p.steps + p.star_iters * p.star_steps;
+    for step in 0..p.steps {
+        ctx.check_cancel()?;
+        let ex: Vec<Example> = (0..p.batch)
+            .map(|_| {
+                let q = problems.fresh(rng);
+                sft_example(g.tok, &q, p.draft_frac, p.correct_draft_frac, rng)
+            })
+            .collect();
+        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
+        ctx.metric(step, "loss", st.loss);
+        if (step + 1) % (p.steps / 5).max(1) == 0 {
+            let pr = pass_rate(&g.drafts(&model, probe)?, probe);
+            ctx.metric(step, "first-draft pass (SFT, probe)", pr);
+        }
+        ctx.progress(step + 1, total, 0);
+    }
+    Ok(model)
+}
+
+/// Mean true scores of a set of Self-Refine episodes.
+struct Refined {
+    /// Per round: latest version, best so far, pass rate of the kept version.
+    stats: Vec<(f64, f64, f64)>,
+    /// The first draft.
+    first: f64,
+    /// The version keep-best returns.
+    kept: f64,
+    /// The last version the loop wrote (what a loop without keep-best returns).
+    latest: f64,
+}
+
+impl Refined {
+    fn measure(eps: &[Episode], rounds: usize) -> Refined {
+        let n = eps.len().max(1) as f64;
+        let mean = |f: &dyn Fn(&Episode) -> f64| eps.iter().map(f).sum::<f64>() / n;
+        Refined {
+            stats: round_stats(eps, rounds),
+            first: mean(&|e| e.best.first_true()),
+            kept: mean(&|e| e.best.final_true()),
+            latest: mean(&|e| *e.best.truth.last().unwrap_or(&0.0)),
+        }
+    }
+}
+
+/// First-draft pass rates around the STaR rounds.
+struct Star {
+    before: f64,
+    after_first: f64,
+    after_last: f64,
+}
+
+/// Phases "STaR round i": run the loop on fresh problems, keep the final
+/// answers the verifier passes (or all of them, as an ablation), fine-tune on
+/// them, and score the first drafts on the held-out problems again.
+fn star_rounds(
+    p: &Params,
+    ctx: &mut RunCtx,
+    model: &Gpt,
+    g: &Gen,
+    problems: &Problems,
+    sft_eps: &[Episode],
+    rng: &mut Rng,
+) -> Result<Star> {
+    let test = &problems.test;
+    let before = pass_rate(&sft_eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), test);
+    ctx.metric(0, "STaR: first-draft pass rate", before);
+    ctx.metric(0, "STaR: pass rate after refine", round_stats(sft_eps, p.rounds)[p.rounds].2);
+    let mut star = Star { before, after_first: before, after_last: before };
+    let mut last_eps = None;
+    let mut step = p.steps;
+    let total = p.steps + p.star_iters * p.star_steps;
+    for it in 1..=p.star_iters {
+        ctx.phase(format!("STaR round {it}"));
+        let probs: Vec<Problem> = (0..p.star_problems).map(|_| problems.fresh(rng)).collect();
+        let collected = refine_loop(model, g, &probs, p.rounds, p.critic)?;
+        let mut data = Vec::new();
+        let (mut kept, mut wrong_kept) = (0usize, 0usize);
+        for (q, e) in probs.iter().zip(&collected) {
+            let answer = &e.versions[e.best.best];
+            // Filter: the verifier's pass, or (ablation) whatever the loop returned.
+            let ok = passes(answer, &q.answer());
+            if p.star_verified_only && !ok {
+                continue;
+            }
+            kept += 1;
+            wrong_kept += usize::from(!ok);
+            data.push(draft_example(g.tok, q, answer));
+            // The refinement step that produced the kept answer, in the model's own words.
+            if e.best.best > 0 {
+                let k = e.best.best;
+                data.push(refine_example(g.tok, q, &e.versions[k - 1], &e.critiques[k - 1], answer));
+            }
+        }
+        let drafts_ok = collected.iter().zip(&probs).filter(|(e, q)| passes(&e.versions[0], &q.answer())).count();
+        ctx.log(format!(
+            "STaR round {it}: {} fresh problems, {drafts_ok} first drafts right, {kept} final answers kept \
+             ({wrong_kept} of them wrong), {} training sequences",
+            p.star_problems,
+            data.len()
+        ));
+        if data.is_empty() {
+            ctx.log("nothing to train on: the round is skipped");
+            continue;
+        }
+        let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.star_lr, p.star_steps / 20, p.star_steps))?;
+        for _ in 0..p.star_steps {
+            ctx.check_cancel()?;
+            let picks: Vec<&Example> = (0..p.batch).map(|_| &data[rng.below(data.len())]).collect();
+            let st = trainer.sft_step(model, &picks)?;
+            ctx.metric(step, "loss", st.loss);
+            step += 1;
+            ctx.progress(step, total, 0);
+        }
+        let eps = refine_loop(model, g, test, p.rounds, p.critic)?;
+        let after = pass_rate(&eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), test);
+        let st = round_stats(&eps, p.rounds);
+        if it == 1 {
+            star.after_first = after;
+        }
+        star.after_last = after;
+        ctx.metric(it, "STaR: first-draft pass rate", after);
+        ctx.metric(it, "STaR: pass rate after refine", st[p.rounds].2);
+        ctx.log(format!("after STaR round {it}: first-draft pass rate {after:.3}, after refine {:.3}", st[p.rounds].2));
+        last_eps = Some(eps);
+    }
+    if let Some(eps) = last_eps {
+        for (t, (latest, best, pass)) in round_stats(&eps, p.rounds).iter().enumerate() {
+            ctx.metric(t, "round after STaR: score of latest", *latest);
+            ctx.metric(t, "round after STaR: best-so-far", *best);
+            ctx.metric(t, "round after STaR: pass rate", *pass);
+        }
+    }
+    Ok(star)
 }
 
 /// A few episodes version by version.

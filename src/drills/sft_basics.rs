@@ -8,8 +8,9 @@
 //! training, so it measures generalisation, not memory.
 
 use anyhow::Result;
+use serde::Deserialize;
 
-use super::{Drill, RunCtx, TokenCell, TokenKind, View};
+use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::loss::masked_cross_entropy;
@@ -19,6 +20,24 @@ use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
 
 pub struct SftBasics;
+
+/// `drills/sft-basics/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub steps: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub warmup: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+    /// Write the sum least-significant digit first.
+    pub reverse_answer: bool,
+    /// Label-mask the prompt `a+b=` (train on the answer only).
+    pub mask_prompt: bool,
+    pub holdout: usize,
+}
 
 /// One example: prompt tokens and answer tokens.
 struct Sum {
@@ -38,23 +57,20 @@ fn encode(tok: &CharTokenizer, a: u32, b: u32, reverse: bool, mask_prompt: bool)
     (Sum { prompt, answer }, Example::new(tokens, train))
 }
 
-impl Drill for SftBasics {
-    fn id(&self) -> &'static str {
-        "sft-basics"
+impl TypedDrill for SftBasics {
+    const ID: &'static str = "sft-basics";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)
     }
 
-    fn run(&self, ctx: &mut RunCtx) -> Result<()> {
-        let steps = ctx.usize("steps")?;
-        let batch_size = ctx.usize("batch")?;
-        let lr = ctx.f64("lr")?;
-        let warmup = ctx.usize("warmup")?;
-        let reverse = ctx.bool("reverse_answer")?;
-        let mask_prompt = ctx.bool("mask_prompt")?;
-        let holdout = ctx.usize("holdout")?;
-        let (d, layers, heads) = (ctx.usize("d_model")?, ctx.usize("n_layers")?, ctx.usize("n_heads")?);
-        if d % heads != 0 {
-            anyhow::bail!("d_model {d} must be divisible by n_heads {heads}");
-        }
+    /// The one drill whose training loop is written out in full: batch,
+    /// forward, loss, backward, clip, schedule, AdamW (every other drill calls
+    /// `ml::train::Trainer::step`, which does the same).
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
+        let Params { steps, batch: batch_size, lr, warmup, reverse_answer: reverse, mask_prompt, holdout, .. } = *p;
+        let (d, layers, heads) = (p.d_model, p.n_layers, p.n_heads);
 
         // Data: every pair (a, b) with a, b < 100; a random `holdout` of them is never trained on.
         ctx.phase("data");

@@ -1,4 +1,5 @@
-//! The search-or-answer QA world (seed 001's agentic-RL environment).
+//! The search-or-answer QA world: the smallest environment where an agent
+//! must decide between acting (a tool call) and answering.
 //!
 //! Each question asks for a fact about a fictional place. The agent may
 //! `search[place]` (the environment answers with facts) or `answer[x]`,

@@ -17,5 +17,6 @@ pub mod qwen2;
 pub mod rng;
 pub mod sample;
 pub mod tokenizer;
+pub mod train;
 
 pub use gpt::{Gpt, GptConfig};

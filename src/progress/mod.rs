@@ -1,4 +1,5 @@
-//! Persistent learner state and review scheduling (SPEC §6). No UI here:
+//! Persistent learner state and review scheduling: what a learner answered,
+//! how they rated it, and when each item comes back. No UI here:
 //! the TUI screens and the headless commands call into these modules, and
 //! every function that needs the time takes `now` as an argument.
 //!

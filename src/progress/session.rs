@@ -1,6 +1,6 @@
 //! What to ask next: the quiz selection, the review queue, and passes.
 //!
-//! The seed's method: go through the items once; after each pass, only the
+//! The method: go through the items once; after each pass, only the
 //! items rated ⚠️ or ❌ in that pass come back, until every one is ✅.
 //! Review combines it with FSRS: the first pass holds the items due now
 //! (oldest due first); on request, every ⚠️/❌ item not yet due follows.

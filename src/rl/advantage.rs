@@ -36,31 +36,28 @@ pub enum GroupNorm {
     MeanOnly,
 }
 
-/// Which baseline a policy-gradient drill uses (a config choice in the drills).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which baseline a policy-gradient drill uses (a drill parameter, spelt as
+/// in `drill.toml`: `grpo`, `dr-grpo`, `rloo`, `reinforce`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Baseline {
     /// Plain REINFORCE: the advantage is the return itself.
-    None,
-    Group(GroupNorm),
+    Reinforce,
+    /// GRPO: group mean and std.
+    Grpo,
+    /// Dr. GRPO: group mean only.
+    DrGrpo,
+    /// Leave-one-out mean of the group.
     Rloo,
 }
 
 impl Baseline {
-    pub fn parse(s: &str) -> Option<Baseline> {
-        match s {
-            "reinforce" | "none" => Some(Baseline::None),
-            "grpo" => Some(Baseline::Group(GroupNorm::MeanStd)),
-            "dr-grpo" | "mean-only" => Some(Baseline::Group(GroupNorm::MeanOnly)),
-            "rloo" => Some(Baseline::Rloo),
-            _ => None,
-        }
-    }
-
     /// Advantages of a group: `Â_i = (r_i − b_i) / s`.
     pub fn advantages(self, rewards: &[f32]) -> Vec<f32> {
         match self {
-            Baseline::None => rewards.to_vec(),
-            Baseline::Group(n) => group_advantages(rewards, n),
+            Baseline::Reinforce => rewards.to_vec(),
+            Baseline::Grpo => group_advantages(rewards, GroupNorm::MeanStd),
+            Baseline::DrGrpo => group_advantages(rewards, GroupNorm::MeanOnly),
             Baseline::Rloo => rloo_advantages(rewards),
         }
     }
@@ -70,13 +67,13 @@ impl Baseline {
     /// can be measured against it: `Â = (G − b_i) / s`.
     pub fn baseline_and_scale(self, rewards: &[f32]) -> (Vec<f32>, f32) {
         let g = rewards.len();
-        if g < 2 && self != Baseline::None {
+        if g < 2 && self != Baseline::Reinforce {
             return (rewards.to_vec(), 1.0);
         }
         match self {
-            Baseline::None => (vec![0.0; g], 1.0),
-            Baseline::Group(GroupNorm::MeanOnly) => (vec![mean_std(rewards).0; g], 1.0),
-            Baseline::Group(GroupNorm::MeanStd) => {
+            Baseline::Reinforce => (vec![0.0; g], 1.0),
+            Baseline::DrGrpo => (vec![mean_std(rewards).0; g], 1.0),
+            Baseline::Grpo => {
                 let (mu, sd) = mean_std(rewards);
                 (vec![mu; g], sd + STD_EPS)
             }
@@ -145,7 +142,7 @@ mod tests {
     fn baseline_and_scale_reproduce_the_advantages() {
         let r = [0.9f32, 1.1, -0.2, 1.1, 0.3];
         for b in
-            [Baseline::None, Baseline::Group(GroupNorm::MeanStd), Baseline::Group(GroupNorm::MeanOnly), Baseline::Rloo]
+            [Baseline::Reinforce, Baseline::Grpo, Baseline::DrGrpo, Baseline::Rloo]
         {
             let (base, s) = b.baseline_and_scale(&r);
             let via: Vec<f32> = r.iter().zip(&base).map(|(x, bi)| (x - bi) / s).collect();

@@ -7,8 +7,9 @@
 //! k3 = (eˣ − 1) − x        unbiased, low variance, ≥ 0   (GRPO's KL term)
 //! ```
 //!
-//! All take per-token log-probs `[B,T]` and return per-token estimates; mask
-//! and average them with `pg::aggregate`.
+//! All take per-token log-probs `[B,T]` and return per-token estimates;
+//! `pg::aggregate(&kl, &mask, agg)` takes their masked mean (it applies the
+//! mask itself).
 
 use candle_core::{Result, Tensor};
 

@@ -23,41 +23,41 @@
 
 use candle_core::{Result, Tensor, D};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a per-token loss is averaged (a drill parameter: `token-mean`, `seq-mean`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Aggregation {
     TokenMean,
     SeqMean,
 }
 
-impl Aggregation {
-    pub fn parse(s: &str) -> Option<Aggregation> {
-        match s {
-            "token-mean" | "token" => Some(Aggregation::TokenMean),
-            "seq-mean" | "sequence" | "seq" => Some(Aggregation::SeqMean),
-            _ => None,
-        }
-    }
-}
-
 /// `logp`, `advantages`, `mask`: `[B,T]` (mask as 0/1 floats). Returns a scalar.
 pub fn masked_pg_loss(logp: &Tensor, advantages: &Tensor, mask: &Tensor, agg: Aggregation) -> Result<Tensor> {
-    let per_token = (logp * advantages)?.mul(mask)?; // [B,T]; masked tokens are 0 and carry no gradient
-    aggregate(&per_token, mask, agg)?.neg()
+    // `aggregate` multiplies by the mask: masked tokens are 0 and carry no gradient.
+    aggregate(&(logp * advantages)?, mask, agg)?.neg()
 }
 
-/// Mean of `values` over masked positions, by token or by sequence.
+/// Masked mean of per-token `values` `[B,T]`: the mask is applied here, so
+/// values at masked positions (padding, prompt, observations) may be anything
+/// finite and never count.
+///
+/// ```text
+/// TokenMean:  Σ_{b,t} m·v / Σ_{b,t} m
+/// SeqMean:    (1/B') Σ_b ( Σ_t m·v / Σ_t m )     B' = sequences with at least one masked-in token
+/// ```
 pub fn aggregate(values: &Tensor, mask: &Tensor, agg: Aggregation) -> Result<Tensor> {
+    let masked = values.mul(mask)?;
     match agg {
         Aggregation::TokenMean => {
             let n = mask.sum_all()?.to_scalar::<f32>()?.max(1.0) as f64;
-            values.sum_all()? / n
+            masked.sum_all()? / n
         }
         Aggregation::SeqMean => {
             let per_seq_n = mask.sum(D::Minus1)?; // [B]
             let lens: Vec<f32> = per_seq_n.to_vec1()?;
             let seqs = lens.iter().filter(|&&n| n > 0.0).count().max(1) as f64;
             let safe = per_seq_n.clamp(1.0, f32::MAX)?;
-            (values.sum(D::Minus1)? / safe)?.sum_all()? / seqs
+            (masked.sum(D::Minus1)? / safe)?.sum_all()? / seqs
         }
     }
 }
@@ -127,5 +127,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn aggregate_masks_by_itself() {
+        // Per-token KL-like values, nonzero everywhere, including masked positions.
+        let v = vec![vec![0.5f32, -0.2, 0.3, 9.0], vec![0.1, 0.4, -7.0, 0.2]];
+        let m = vec![vec![1.0f32, 1.0, 1.0, 0.0], vec![1.0, 1.0, 0.0, 0.0]];
+        let d = Device::Cpu;
+        let (vt, mt) = (Tensor::new(v.clone(), &d).unwrap(), Tensor::new(m.clone(), &d).unwrap());
+        // By hand: token mean over the five kept values; sequence mean of (0.6/3, 0.5/2).
+        let token = (0.5 - 0.2 + 0.3 + 0.1 + 0.4) / 5.0;
+        let seq = ((0.5 - 0.2 + 0.3) / 3.0 + (0.1 + 0.4) / 2.0) / 2.0;
+        let got = |agg| aggregate(&vt, &mt, agg).unwrap().to_scalar::<f32>().unwrap() as f64;
+        assert!((got(Aggregation::TokenMean) - token).abs() < 1e-6, "{}", got(Aggregation::TokenMean));
+        assert!((got(Aggregation::SeqMean) - seq).abs() < 1e-6, "{}", got(Aggregation::SeqMean));
+        // A sequence with no kept token does not count in the sequence mean.
+        let m0 = Tensor::new(vec![vec![1.0f32, 1.0, 1.0, 0.0], vec![0.0; 4]], &d).unwrap();
+        let s0 = aggregate(&vt, &m0, Aggregation::SeqMean).unwrap().to_scalar::<f32>().unwrap() as f64;
+        assert!((s0 - 0.2).abs() < 1e-6, "{s0}");
     }
 }

@@ -34,7 +34,7 @@ pub fn ppo_clip_loss(
     let ratio = log_ratio.exp()?;
     let surr1 = (&ratio * adv)?;
     let surr2 = (ratio.clamp(1.0 - eps, 1.0 + eps)? * adv)?;
-    let objective = surr1.minimum(&surr2)?.mul(mask)?;
+    let objective = surr1.minimum(&surr2)?;
     let loss = aggregate(&objective, mask, agg)?.neg()?;
 
     // Diagnostics, no gradient needed.

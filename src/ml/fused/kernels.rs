@@ -75,7 +75,10 @@ pub fn layer_norm_backward(
     dw: &mut [f32],
     db: &mut [f32],
 ) {
-    let (pw, pb) = dx
+    // Per-chunk partial sums, added in chunk order: the result does not depend
+    // on how rayon happened to split the work (a `reduce` tree would, and the
+    // same seed would then give a different run).
+    let parts: Vec<(Vec<f32>, Vec<f32>)> = dx
         .par_chunks_mut(CHUNK * d)
         .enumerate()
         .map(|(c, dxc)| {
@@ -97,16 +100,11 @@ pub fn layer_norm_backward(
             }
             (gw, gb)
         })
-        .reduce(
-            || (vec![0f32; d], vec![0f32; d]),
-            |(mut a, mut b), (c, e)| {
-                a.iter_mut().zip(c).for_each(|(x, y)| *x += y);
-                b.iter_mut().zip(e).for_each(|(x, y)| *x += y);
-                (a, b)
-            },
-        );
-    dw.iter_mut().zip(pw).for_each(|(x, y)| *x += y);
-    db.iter_mut().zip(pb).for_each(|(x, y)| *x += y);
+        .collect();
+    for (gw, gb) in &parts {
+        add_into(dw, gw);
+        add_into(db, gb);
+    }
 }
 
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -183,7 +181,9 @@ pub fn add_bias(y: &mut [f32], b: &[f32]) {
 
 /// `db += Σ_rows dy` (the gradient of a bias).
 pub fn bias_grad(dy: &[f32], n: usize, db: &mut [f32]) {
-    let total = dy
+    // Partial sums per fixed block of rows, added in block order (deterministic,
+    // whatever the number of threads or the way rayon split the blocks).
+    let parts: Vec<Vec<f32>> = dy
         .par_chunks(CHUNK * 4 * n)
         .map(|rows| {
             let mut s = vec![0f32; n];
@@ -192,14 +192,10 @@ pub fn bias_grad(dy: &[f32], n: usize, db: &mut [f32]) {
             }
             s
         })
-        .reduce(
-            || vec![0f32; n],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        );
-    db.iter_mut().zip(total).for_each(|(a, v)| *a += v);
+        .collect();
+    for s in &parts {
+        add_into(db, s);
+    }
 }
 
 #[cfg(test)]

@@ -359,18 +359,32 @@ impl State {
         let current = self.params.get(&spec.key).cloned();
         match (spec.kind, current) {
             (ParamKind::Bool, Some(ParamValue::Bool(b))) => {
-                self.params.insert(spec.key, ParamValue::Bool(!b));
+                if let Err(e) = self.try_set(&spec.key, ParamValue::Bool(!b)) {
+                    return Action::Flash(e);
+                }
             }
             (ParamKind::Choice, Some(ParamValue::Text(t))) => {
                 let choices = spec.choices.unwrap_or_default();
                 let i = choices.iter().position(|c| *c == t).map_or(0, |i| (i + 1) % choices.len().max(1));
                 if let Some(next) = choices.get(i) {
-                    self.params.insert(spec.key, ParamValue::Text(next.clone()));
+                    if let Err(e) = self.try_set(&spec.key, ParamValue::Text(next.clone())) {
+                        return Action::Flash(e);
+                    }
                 }
             }
             (_, v) => self.editing = Some(v.map(|v| v.to_string()).unwrap_or_default()),
         }
         Action::None
+    }
+
+    /// Set one parameter if the drill accepts the whole set with it
+    /// (rules between parameters, such as n_heads dividing d_model).
+    fn try_set(&mut self, key: &str, value: ParamValue) -> Result<(), String> {
+        let mut next = self.params.clone();
+        next.insert(key.to_string(), value);
+        runner::check_params(&self.meta, &next)?;
+        self.params = next;
+        Ok(())
     }
 
     fn edit_key(&mut self, key: KeyEvent) -> Action {
@@ -394,11 +408,11 @@ impl State {
                     };
                 }
                 let Some(spec) = self.meta.params.get(self.cursor) else { return Action::None };
-                return match spec.parse_str(&text) {
-                    Ok(v) => {
-                        self.params.insert(spec.key.clone(), v);
+                let key = spec.key.clone();
+                return match spec.parse_str(&text).and_then(|v| self.try_set(&key, v)) {
+                    Ok(()) => {
                         self.editing = None;
-                        Action::Flash(format!("{} = {text}", spec.key))
+                        Action::Flash(format!("{key} = {text}"))
                     }
                     // Refused with the reason; the text stays for correction.
                     Err(e) => Action::Flash(e),

@@ -1,0 +1,339 @@
+//! A seed sweep: the same drill, preset and parameters for many seeds, one
+//! run after another (or a few at once), and per claim how often it held and
+//! the spread of its value.
+//!
+//! Variance across seeds is a lesson of its own in RL: a claim that holds on
+//! one seed may not hold on the next, and a change of one parameter is only
+//! visible when it moves the numbers by more than the seeds do. The drills'
+//! READMEs quote sweeps of seeds 1–20; `agentlab drill sweep` and the drill
+//! screen (`S`) run them, and every sweep is saved as
+//! `<data>/sweeps/<drill>/<timestamp>.json` next to the runs it made.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::{start, RunConfig};
+use crate::content::{Cmp, DrillMeta};
+use crate::drills::{Event, ParamMap, RunStatus};
+use crate::ml::device::DeviceChoice;
+
+/// Parse `1-20`, `3`, `1,4,9` or `1-5,11-12` into a list of seeds.
+pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let num = |t: &str| -> Result<u64, String> {
+            t.trim().parse::<u64>().map_err(|_| format!("seeds: \"{t}\" is not a whole number ≥ 0"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if b < a {
+                    return Err(format!("seeds: the range {a}-{b} runs backwards"));
+                }
+                if b - a >= 1000 {
+                    return Err(format!("seeds: {a}-{b} is more than 1000 seeds"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    if out.is_empty() {
+        return Err("seeds: give at least one seed, e.g. 1-20".into());
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|s| seen.insert(*s));
+    Ok(out)
+}
+
+/// What a sweep runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepConfig {
+    pub drill: String,
+    pub preset: String,
+    pub params: ParamMap,
+    pub seeds: Vec<u64>,
+    pub device: DeviceChoice,
+}
+
+/// One claim's value on one seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimValue {
+    pub id: String,
+    pub measured: f64,
+    pub pass: bool,
+}
+
+/// One seed's run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedResult {
+    pub seed: u64,
+    pub status: RunStatus,
+    pub wall_s: f64,
+    pub claims: Vec<ClaimValue>,
+    pub run_dir: PathBuf,
+}
+
+/// A claim over every seed that finished.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimStats {
+    pub id: String,
+    pub text: String,
+    pub op: Cmp,
+    pub threshold: f64,
+    pub observation: bool,
+    /// Seeds on which it held, out of `runs`.
+    pub held: usize,
+    pub runs: usize,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// A whole sweep, as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    pub config: SweepConfig,
+    pub results: Vec<SeedResult>,
+    pub claims: Vec<ClaimStats>,
+    /// Median wall time of a run, and the whole sweep's wall time.
+    pub median_wall_s: f64,
+    pub total_wall_s: f64,
+    /// False when the sweep was cancelled before every seed ran.
+    pub complete: bool,
+}
+
+impl Sweep {
+    /// Per-claim statistics over the results so far.
+    pub fn summarise(meta: &DrillMeta, config: SweepConfig, mut results: Vec<SeedResult>, total_wall_s: f64) -> Sweep {
+        results.sort_by_key(|r| r.seed);
+        let claims = meta
+            .claims
+            .iter()
+            .map(|c| {
+                let values: Vec<&ClaimValue> =
+                    results.iter().flat_map(|r| r.claims.iter().filter(|v| v.id == c.id)).collect();
+                let xs: Vec<f64> = values.iter().map(|v| v.measured).collect();
+                let n = xs.len();
+                ClaimStats {
+                    id: c.id.clone(),
+                    text: c.text.clone(),
+                    op: c.op,
+                    threshold: c.threshold,
+                    observation: c.observation,
+                    held: values.iter().filter(|v| v.pass).count(),
+                    runs: n,
+                    mean: if n == 0 { f64::NAN } else { xs.iter().sum::<f64>() / n as f64 },
+                    min: xs.iter().copied().fold(f64::INFINITY, f64::min),
+                    max: xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                }
+            })
+            .collect();
+        let mut walls: Vec<f64> = results.iter().map(|r| r.wall_s).collect();
+        walls.sort_by(f64::total_cmp);
+        let median_wall_s = match walls.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => walls[n / 2],
+            n => (walls[n / 2 - 1] + walls[n / 2]) / 2.0,
+        };
+        let complete = results.len() == config.seeds.len();
+        Sweep { config, results, claims, median_wall_s, total_wall_s, complete }
+    }
+
+    /// Every claim (not observation) held on every seed, and every run finished.
+    pub fn all_held(&self) -> bool {
+        self.complete
+            && self.results.iter().all(|r| matches!(r.status, RunStatus::Passed | RunStatus::ClaimsFailed))
+            && self.claims.iter().filter(|c| !c.observation).all(|c| c.held == c.runs && c.runs == self.results.len())
+    }
+
+    /// The table a learner reads (and the drill READMEs quote).
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{} · preset {} · seeds {} · median {:.1} s a run · {:.0} s in all{}\n",
+            self.config.drill,
+            self.config.preset,
+            seeds_label(&self.config.seeds),
+            self.median_wall_s,
+            self.total_wall_s,
+            if self.complete { "" } else { " · INCOMPLETE" }
+        );
+        s.push_str(&format!(
+            "{:<32} {:>7} {:>10} {:>10} {:>10}   threshold\n",
+            "claim", "held", "mean", "min", "max"
+        ));
+        for c in &self.claims {
+            let held = format!("{}/{}", c.held, c.runs);
+            let kind = if c.observation { " (observation)" } else { "" };
+            s.push_str(&format!(
+                "{:<32} {:>7} {:>10.4} {:>10.4} {:>10.4}   {} {}{kind}\n",
+                c.id,
+                held,
+                c.mean,
+                c.min,
+                c.max,
+                c.op.symbol(),
+                c.threshold
+            ));
+        }
+        let failed: Vec<String> = self
+            .results
+            .iter()
+            .filter(|r| !matches!(r.status, RunStatus::Passed | RunStatus::ClaimsFailed))
+            .map(|r| format!("seed {}: {}", r.seed, r.status))
+            .collect();
+        if !failed.is_empty() {
+            s.push_str(&format!("runs that did not finish: {}\n", failed.join("; ")));
+        }
+        s
+    }
+}
+
+/// `1-20` for a contiguous range, else the list.
+pub fn seeds_label(seeds: &[u64]) -> String {
+    let contiguous = seeds.windows(2).all(|w| w[1] == w[0] + 1);
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) if contiguous && seeds.len() > 2 => format!("{a}-{b}"),
+        _ => seeds.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(","),
+    }
+}
+
+/// Run every seed of `config` (at most `jobs` at a time) and return the
+/// sweep. `on_result` sees each seed as it finishes (in finishing order);
+/// `cancel` stops the sweep after the runs under way (which it cancels too).
+pub fn run_sweep(
+    meta: &DrillMeta,
+    config: &SweepConfig,
+    runs_root: &Path,
+    jobs: usize,
+    cancel: &AtomicBool,
+    mut on_result: impl FnMut(&SeedResult),
+) -> Result<Sweep> {
+    if config.seeds.is_empty() {
+        bail!("a sweep needs at least one seed");
+    }
+    let started = std::time::Instant::now();
+    let queue: Mutex<std::vec::IntoIter<u64>> = Mutex::new(config.seeds.clone().into_iter());
+    let (tx, rx) = mpsc::channel::<Result<SeedResult>>();
+    let results = std::thread::scope(|scope| -> Result<Vec<SeedResult>> {
+        for _ in 0..jobs.clamp(1, config.seeds.len()) {
+            let tx = tx.clone();
+            let queue = &queue;
+            scope.spawn(move || loop {
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                let Some(seed) = queue.lock().expect("seed queue").next() else { return };
+                let r = run_seed(meta, config, seed, runs_root, cancel);
+                if tx.send(r).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut out = Vec::new();
+        for r in rx {
+            let r = r?;
+            on_result(&r);
+            out.push(r);
+        }
+        Ok(out)
+    })?;
+    Ok(Sweep::summarise(meta, config.clone(), results, started.elapsed().as_secs_f64()))
+}
+
+fn run_seed(meta: &DrillMeta, config: &SweepConfig, seed: u64, runs_root: &Path, cancel: &AtomicBool) -> Result<SeedResult> {
+    let run = RunConfig {
+        drill: config.drill.clone(),
+        preset: config.preset.clone(),
+        seed,
+        device: config.device,
+        params: config.params.clone(),
+    };
+    let mut handle = start(meta, run, runs_root)?;
+    let mut report = None;
+    loop {
+        match handle.rx.recv_timeout(std::time::Duration::from_millis(200)) {
+            Ok(Event::Finished(r)) => {
+                report = Some(r);
+                break;
+            }
+            Ok(_) => {}
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if cancel.load(Ordering::Relaxed) {
+                    handle.cancel();
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    handle.join();
+    let report = report.with_context(|| format!("seed {seed}: the run ended without a report"))?;
+    Ok(SeedResult {
+        seed,
+        status: report.status,
+        wall_s: report.wall_s,
+        claims: report.claims.iter().map(|c| ClaimValue { id: c.id.clone(), measured: c.measured, pass: c.pass }).collect(),
+        run_dir: handle.dir.clone(),
+    })
+}
+
+/// Save a sweep as `<root>/<drill>/<timestamp>.json`; returns the path.
+pub fn save(sweep: &Sweep, sweeps_root: &Path) -> Result<PathBuf> {
+    let stamp = chrono::Local::now().format("%Y-%m-%dT%H-%M-%S").to_string();
+    let dir = sweeps_root.join(&sweep.config.drill);
+    let mut path = dir.join(format!("{stamp}.json"));
+    let mut n = 1;
+    while path.exists() {
+        path = dir.join(format!("{stamp}-{n}.json"));
+        n += 1;
+    }
+    crate::fsutil::write_atomic(&path, &serde_json::to_vec_pretty(sweep)?)?;
+    Ok(path)
+}
+
+/// Saved sweeps of a drill, newest first.
+pub fn list(sweeps_root: &Path, drill: &str) -> Vec<(PathBuf, Sweep)> {
+    let mut out: Vec<(PathBuf, Sweep)> = std::fs::read_dir(sweeps_root.join(drill))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| {
+            let s = std::fs::read_to_string(&p).ok()?;
+            Some((p, serde_json::from_str(&s).ok()?))
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out
+}
+
+/// The per-claim values of a sweep's seeds, as one row per seed (for tables).
+pub fn per_seed_rows(sweep: &Sweep) -> Vec<(u64, BTreeMap<String, f64>)> {
+    sweep.results.iter().map(|r| (r.seed, r.claims.iter().map(|c| (c.id.clone(), c.measured)).collect())).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_parse_ranges_and_lists() {
+        assert_eq!(parse_seeds("1-5").unwrap(), vec![1, 2, 3, 4, 5]);
+        assert_eq!(parse_seeds("3").unwrap(), vec![3]);
+        assert_eq!(parse_seeds("1,4, 9").unwrap(), vec![1, 4, 9]);
+        assert_eq!(parse_seeds("1-3,2-4").unwrap(), vec![1, 2, 3, 4]);
+        assert!(parse_seeds("5-1").unwrap_err().contains("backwards"));
+        assert!(parse_seeds("x").unwrap_err().contains("not a whole number"));
+        assert!(parse_seeds("").is_err());
+        assert!(parse_seeds("0-5000").is_err());
+        assert_eq!(seeds_label(&[1, 2, 3, 4]), "1-4");
+        assert_eq!(seeds_label(&[1, 5]), "1,5");
+    }
+}
