@@ -167,7 +167,19 @@ fn a_sweep_reports_each_claim_over_seeds_and_is_saved() {
         Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
     };
     // Far too short to learn addition: the accuracy claim fails on every seed.
-    let o = run(&["drill", "sweep", "sft-basics", "--seeds", "1-3", "--set", "steps=3", "--set", "holdout=50", "--jobs", "2"]);
+    let o = run(&[
+        "drill",
+        "sweep",
+        "sft-basics",
+        "--seeds",
+        "1-3",
+        "--set",
+        "steps=3",
+        "--set",
+        "holdout=50",
+        "--jobs",
+        "2",
+    ]);
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(out.contains("seeds 1-3"), "{out}");
@@ -185,7 +197,8 @@ fn a_sweep_reports_each_claim_over_seeds_and_is_saved() {
         assert!(Path::new(r["run_dir"].as_str().unwrap()).join("report.json").is_file());
     }
     // Same seeds, same numbers, whatever the number of jobs.
-    let o = run(&["drill", "sweep", "sft-basics", "--seeds", "1-3", "--set", "steps=3", "--set", "holdout=50", "--json"]);
+    let o =
+        run(&["drill", "sweep", "sft-basics", "--seeds", "1-3", "--set", "steps=3", "--set", "holdout=50", "--json"]);
     let last: serde_json::Value = serde_json::from_str(text(&o).0.lines().last().unwrap()).unwrap();
     assert_eq!(last["claims"], sweep["claims"]);
     // Bad seeds are refused.

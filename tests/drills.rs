@@ -24,10 +24,8 @@ fn run_with(id: &str, seed: u64, sets: &[(&str, &str)]) -> (Vec<Event>, Report) 
     let mut h = runner::start(meta, config, root.path()).unwrap();
     let events: Vec<Event> = h.rx.iter().collect();
     h.join();
-    let report = events
-        .iter()
-        .find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None })
-        .expect("a report");
+    let report =
+        events.iter().find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None }).expect("a report");
     for c in &report.claims {
         eprintln!(
             "{id} seed {seed} {sets:?}: {} = {:.4} ({} {}) {}",
@@ -121,4 +119,44 @@ fn unmasked_observations_get_a_gradient() {
     let (_, unmasked) = run_with("turn-credit-assignment", 3, &off);
     let c = claim(&unmasked, "observation_logit_grad");
     assert!(!c.pass && c.measured > 1e-6, "{c:?}");
+}
+
+/// Run `id`'s quick preset on `seed` with one breaking setting and check that
+/// each listed claim reads FAIL there (the default run of the same seed is
+/// covered by the `*_quick_passes` tests).
+fn breaks(id: &str, seed: u64, setting: (&str, &str), claims: &[&str]) {
+    let (_, r) = run_with(id, seed, &[setting]);
+    assert_ne!(r.status, RunStatus::Passed, "{id} with {setting:?}");
+    for c in claims {
+        let c = claim(&r, c);
+        assert!(!c.pass, "{id} with {setting:?}: {c:?} should fail");
+    }
+}
+
+/// Without the prompt mask the loss also averages over the operands, which
+/// no model can predict: the loss cannot fall to a quarter of its start.
+#[test]
+fn sft_loss_drop_fails_without_the_prompt_mask() {
+    breaks("sft-basics", 1, ("mask_prompt", "false"), &["loss_drop"]);
+}
+
+/// λ = 0 makes EWC plain fine-tuning: task A is forgotten like naive's, and
+/// its important weights drift exactly as far.
+#[test]
+fn ewc_claims_fail_without_the_penalty() {
+    breaks("ewc-replay", 1, ("lambda", "0"), &["ewc_keeps_a", "ewc_anchors_important_weights"]);
+}
+
+/// The model as its own critic approves its own mistakes: refining with its
+/// critiques gains nothing, and nothing over the self-critic probe.
+#[test]
+fn self_refine_gains_nothing_with_the_model_as_critic() {
+    breaks("self-refine-loop", 1, ("critic", "self"), &["refine_gain", "verifier_beats_self_critic"]);
+}
+
+/// Trained on every token, the agent writes observations itself like its
+/// unmasked twin: the hallucination gap closes.
+#[test]
+fn react_hallucination_gap_closes_without_the_mask() {
+    breaks("react-tool-call-loop", 1, ("mask_observations", "false"), &["hallucination_gap"]);
 }

@@ -260,3 +260,52 @@ fn parameters_are_validated_with_clear_messages() {
     let e = runner::resolve_params(m, "turbo", &[]).unwrap_err();
     assert!(e.contains("no preset \"turbo\""), "{e}");
 }
+
+#[test]
+fn runs_started_in_the_same_second_get_their_own_directories() {
+    let root = tempfile::tempdir().unwrap();
+    let handles: Vec<_> =
+        (0..4).map(|_| runner::start_with(&Counting, &meta(), config(3), root.path()).unwrap()).collect();
+    let mut dirs: Vec<_> = handles.iter().map(|h| h.dir.clone()).collect();
+    for mut h in handles {
+        h.join();
+    }
+    dirs.sort();
+    dirs.dedup();
+    assert_eq!(dirs.len(), 4, "{dirs:?}");
+    for d in &dirs {
+        // Each directory holds one run's events: one start, one report.
+        let events = runner::load_events(d).unwrap();
+        assert_eq!(events.iter().filter(|e| matches!(e, Event::Started { .. })).count(), 1, "{d:?}");
+        assert_eq!(events.iter().filter(|e| matches!(e, Event::Finished(_))).count(), 1, "{d:?}");
+    }
+}
+
+/// Every drill's typed parameters accept every preset of its drill.toml and
+/// every value of every choice; the rules between parameters are checked.
+#[test]
+fn every_preset_and_choice_parses_into_the_drills_typed_parameters() {
+    let content = agentlab::content::Content::embedded().unwrap();
+    for meta in &content.drills {
+        let drill = agentlab::drills::find(&meta.id).unwrap_or_else(|| panic!("{} has no code", meta.id));
+        for preset in meta.presets.keys() {
+            let values = meta.preset_values(preset).unwrap();
+            drill.check(&values).unwrap_or_else(|e| panic!("{} preset {preset}: {e}", meta.id));
+            for p in meta.params.iter().filter(|p| p.choices.is_some()) {
+                for c in p.choices.as_ref().unwrap() {
+                    let mut v = values.clone();
+                    v.insert(p.key.clone(), agentlab::content::ParamValue::Text(c.clone()));
+                    drill.check(&v).unwrap_or_else(|e| panic!("{} {}={c}: {e}", meta.id, p.key));
+                }
+            }
+            // A key the code does not know, or a missing one, is refused.
+            let mut extra = values.clone();
+            extra.insert("no_such_param".into(), agentlab::content::ParamValue::Int(1));
+            assert!(drill.check(&extra).unwrap_err().contains("no_such_param"), "{}", meta.id);
+            let mut missing = values.clone();
+            let first = meta.params[0].key.clone();
+            missing.remove(&first);
+            assert!(drill.check(&missing).unwrap_err().contains(&first), "{}", meta.id);
+        }
+    }
+}

@@ -241,7 +241,10 @@ pub fn drill_sweep(
     let config = sweep::SweepConfig { drill: id.to_string(), preset: preset.to_string(), params, seeds, device };
     let n = config.seeds.len();
     if !json {
-        println!("▶ sweep of {id} · preset {preset} · {n} seeds ({}) · {jobs} at a time", sweep::seeds_label(&config.seeds));
+        println!(
+            "▶ sweep of {id} · preset {preset} · {n} seeds ({}) · {jobs} at a time",
+            sweep::seeds_label(&config.seeds)
+        );
     }
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let mut done = 0;
@@ -255,9 +258,15 @@ pub fn drill_sweep(
             let values: Vec<String> = r
                 .claims
                 .iter()
-                .map(|c| format!("{} {:.4}{}", c.id, c.measured, if c.pass { "" } else { " ✗" }))
+                .map(|c| format!("{} {}{}", c.id, crate::drills::fmt_value(c.measured), if c.pass { "" } else { " ✗" }))
                 .collect();
-            println!("   [{done}/{n}] seed {:>3} · {:>5.1} s · {} · {}", r.seed, r.wall_s, r.status, values.join(" · "));
+            println!(
+                "   [{done}/{n}] seed {:>3} · {:>5.1} s · {} · {}",
+                r.seed,
+                r.wall_s,
+                r.status,
+                values.join(" · ")
+            );
         }
     })?;
     let path = sweep::save(&result, &crate::paths::sweeps_dir()?)?;
@@ -316,12 +325,18 @@ pub fn drill_run(
                     }
                 }
                 Event::Claim(c) => println!(
-                    "   claim {:<20} {:>10.4} {} {:<8} {}",
+                    "   claim {:<20} {:>10} {} {:<8} {}",
                     c.id,
-                    c.measured,
+                    crate::drills::fmt_value(c.measured),
                     c.op.symbol(),
                     c.threshold,
-                    if c.pass { "PASS" } else { "FAIL" }
+                    if c.observation {
+                        "observed"
+                    } else if c.pass {
+                        "PASS"
+                    } else {
+                        "FAIL"
+                    }
                 ),
                 Event::View(_) => {}
                 Event::Finished(_) => {}
@@ -340,12 +355,18 @@ pub fn drill_run(
         println!("\n{:<22} {:>12} {:>3} {:<10} result", "claim", "measured", "", "threshold");
         for c in &report.claims {
             println!(
-                "{:<22} {:>12.4} {:>3} {:<10} {}",
+                "{:<22} {:>12} {:>3} {:<10} {}",
                 c.id,
-                c.measured,
+                crate::drills::fmt_value(c.measured),
                 c.op.symbol(),
                 c.threshold,
-                if c.pass { "pass" } else { "FAIL" }
+                if c.observation {
+                    "observed"
+                } else if c.pass {
+                    "pass"
+                } else {
+                    "FAIL"
+                }
             );
         }
         println!("{} · {:.1} s · saved in {}", report.status, report.wall_s, handle.dir.display());

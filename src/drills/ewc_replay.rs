@@ -468,7 +468,8 @@ fn consolidate(
 
 /// The accuracy matrix of every method, and AA/BWT/FWT side by side.
 fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatrix> {
-    let names: Vec<String> = d.tasks.iter().enumerate().map(|(j, t)| format!("{} {}", letter(j), t.task.name())).collect();
+    let names: Vec<String> =
+        d.tasks.iter().enumerate().map(|(j, t)| format!("{} {}", letter(j), t.task.name())).collect();
     let mut summary = Vec::new();
     let mut mats = Vec::new();
     for (m, method) in METHODS.iter().enumerate() {
@@ -486,8 +487,7 @@ fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatr
         let mut header = vec!["R[i][j]".to_string()];
         header.extend(names.iter().cloned());
         ctx.view(View::Table { title: format!("Accuracy matrix · {}", method.name()), header, rows });
-        let (aa, bwt, fwt) =
-            (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&out.baseline));
+        let (aa, bwt, fwt) = (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&out.baseline));
         ctx.log(format!("{:>6}: AA {aa:.3} · BWT {bwt:+.3} · FWT {fwt:+.3}", method.name()));
         summary.push(vec![method.name().to_string(), format!("{aa:.3}"), format!("{bwt:+.3}"), format!("{fwt:+.3}")]);
         mats.push(mat);

@@ -46,7 +46,7 @@ use anyhow::{anyhow, Result};
 use candle_core::Device;
 use serde::de::DeserializeOwned;
 
-pub use events::{ClaimResult, Event, Report, RunStatus, TokenCell, TokenKind, View};
+pub use events::{fmt_value, ClaimResult, Event, Report, RunStatus, TokenCell, TokenKind, View};
 
 use crate::content::{DrillMeta, ParamValue};
 

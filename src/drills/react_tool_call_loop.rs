@@ -33,9 +33,9 @@ use crate::ml::data::{batch, Example, LengthBuckets};
 use crate::ml::gpt::Gpt;
 use crate::ml::loss::masked_cross_entropy;
 use crate::ml::rng::Rng;
-use crate::ml::train::{TrainConfig, Trainer};
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS};
+use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct ReactToolCallLoop;
 
@@ -471,7 +471,10 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
         / unmasked.iter().map(|e| e.trained_tokens()).sum::<usize>().max(1) as f64;
     ctx.log(format!("longest trajectory {longest} tokens; the mask keeps {:.0}% of the targets", share * 100.0));
     if longest + 30 > start.cfg.context {
-        bail!("the longest trajectory ({longest} tokens) does not fit the base model's context of {}", start.cfg.context);
+        bail!(
+            "the longest trajectory ({longest} tokens) does not fit the base model's context of {}",
+            start.cfg.context
+        );
     }
     let d = Data { tools, train_tasks, eval_tasks, solved, masked, unmasked, tok, start };
     trajectory_view(ctx, &d);

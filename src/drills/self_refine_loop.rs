@@ -254,7 +254,7 @@ impl TypedDrill for SelfRefineLoop {
         episode_view(ctx, &problems.test, &eps, "Self-Refine episodes (SFT model)");
 
         ctx.phase("self-critic probe");
-        self_critic_view(ctx, &model, &g, &problems.test, &eps, p.rounds)?;
+        let probe = self_critic_view(ctx, &model, &g, &problems.test, &eps, p.rounds)?;
 
         let star = star_rounds(p, ctx, &model, &g, &problems, &eps, &mut rng)?;
 
@@ -268,8 +268,9 @@ impl TypedDrill for SelfRefineLoop {
             p.star_iters
         ));
         ctx.claim("refine_gain", refined.kept - refined.first)?;
-        ctx.claim("keep_best_margin", refined.kept - refined.latest)?;
         ctx.claim("star_gain", star.after_first - star.before)?;
+        ctx.claim("verifier_beats_self_critic", refined.kept - probe.kept)?;
+        ctx.claim("self_critic_misses_own_errors", probe.approves_own_errors)?;
         Ok(())
     }
 }
@@ -500,6 +501,14 @@ fn episode_view(ctx: &mut RunCtx, probs: &[Problem], eps: &[Episode], title: &st
     });
 }
 
+/// What the self-critic probe measured.
+struct SelfCritic {
+    /// Share of the model's wrong first drafts its own critique calls right.
+    approves_own_errors: f64,
+    /// Mean true score of the version the self-critic loop keeps.
+    kept: f64,
+}
+
 /// Let the model critique its own first drafts and run the loop trusting it:
 /// how often does it approve its own mistakes, and what happens to the scores.
 fn self_critic_view(
@@ -509,7 +518,7 @@ fn self_critic_view(
     probs: &[Problem],
     verifier_eps: &[Episode],
     rounds: usize,
-) -> Result<()> {
+) -> Result<SelfCritic> {
     let eps = refine_loop(model, g, probs, rounds, Critic::Model)?;
     let (mut wrong, mut approved_wrong, mut right, mut flagged_right) = (0, 0, 0, 0);
     for (p, e) in probs.iter().zip(&eps) {
@@ -564,5 +573,6 @@ fn self_critic_view(
             vec!["episodes whose kept answer got worse".into(), frac(fall, eps.len())],
         ],
     });
-    Ok(())
+    let approves_own_errors = if wrong > 0 { approved_wrong as f64 / wrong as f64 } else { 0.0 };
+    Ok(SelfCritic { approves_own_errors, kept: self_final })
 }

@@ -36,7 +36,11 @@ impl TrainConfig {
     /// Warmup over `warmup` steps to `lr`, cosine decay to `lr / 10` at
     /// `total`, clipping at 1, no weight decay: what the drills use.
     pub fn cosine(lr: f64, warmup: usize, total: usize) -> TrainConfig {
-        TrainConfig { schedule: LrSchedule { peak: lr, min: lr * 0.1, warmup, total }, clip: Some(1.0), weight_decay: 0.0 }
+        TrainConfig {
+            schedule: LrSchedule { peak: lr, min: lr * 0.1, warmup, total },
+            clip: Some(1.0),
+            weight_decay: 0.0,
+        }
     }
 
     /// A constant learning rate, clipping at 1, no weight decay.

@@ -141,9 +141,7 @@ mod tests {
     #[test]
     fn baseline_and_scale_reproduce_the_advantages() {
         let r = [0.9f32, 1.1, -0.2, 1.1, 0.3];
-        for b in
-            [Baseline::Reinforce, Baseline::Grpo, Baseline::DrGrpo, Baseline::Rloo]
-        {
+        for b in [Baseline::Reinforce, Baseline::Grpo, Baseline::DrGrpo, Baseline::Rloo] {
             let (base, s) = b.baseline_and_scale(&r);
             let via: Vec<f32> = r.iter().zip(&base).map(|(x, bi)| (x - bi) / s).collect();
             for (a, c) in via.iter().zip(b.advantages(&r)) {

@@ -107,17 +107,22 @@ pub fn install_panic_filter() {
     });
 }
 
+/// A new, empty `root/drill/<timestamp>[-n]` directory. `create_dir` (not
+/// `create_dir_all`) claims the name atomically, so runs started in the same
+/// second (a sweep with several jobs, two windows) never share a directory.
 fn timestamp_dir(root: &Path, drill: &str) -> Result<PathBuf> {
     let base = root.join(drill);
+    std::fs::create_dir_all(&base).with_context(|| format!("creating {}", base.display()))?;
     let stamp = chrono::Local::now().format("%Y-%m-%dT%H-%M-%S").to_string();
-    let mut dir = base.join(&stamp);
-    let mut n = 1;
-    while dir.exists() {
-        dir = base.join(format!("{stamp}-{n}"));
-        n += 1;
+    for n in 0.. {
+        let dir = if n == 0 { base.join(&stamp) } else { base.join(format!("{stamp}-{n}")) };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("creating {}", dir.display())),
+        }
     }
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    Ok(dir)
+    unreachable!("an unbounded range ends only by returning")
 }
 
 /// Start a run of `meta`'s drill. Errors here are setup errors (unknown drill,

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{start, RunConfig};
 use crate::content::{Cmp, DrillMeta};
-use crate::drills::{Event, ParamMap, RunStatus};
+use crate::drills::{fmt_value, Event, ParamMap, RunStatus};
 use crate::ml::device::DeviceChoice;
 
 /// Parse `1-20`, `3`, `1,4,9` or `1-5,11-12` into a list of seeds.
@@ -163,20 +163,17 @@ impl Sweep {
             self.total_wall_s,
             if self.complete { "" } else { " · INCOMPLETE" }
         );
-        s.push_str(&format!(
-            "{:<32} {:>7} {:>10} {:>10} {:>10}   threshold\n",
-            "claim", "held", "mean", "min", "max"
-        ));
+        s.push_str(&format!("{:<32} {:>7} {:>10} {:>10} {:>10}   threshold\n", "claim", "held", "mean", "min", "max"));
         for c in &self.claims {
             let held = format!("{}/{}", c.held, c.runs);
             let kind = if c.observation { " (observation)" } else { "" };
             s.push_str(&format!(
-                "{:<32} {:>7} {:>10.4} {:>10.4} {:>10.4}   {} {}{kind}\n",
+                "{:<32} {:>7} {:>10} {:>10} {:>10}   {} {}{kind}\n",
                 c.id,
                 held,
-                c.mean,
-                c.min,
-                c.max,
+                fmt_value(c.mean),
+                fmt_value(c.min),
+                fmt_value(c.max),
                 c.op.symbol(),
                 c.threshold
             ));
@@ -247,7 +244,13 @@ pub fn run_sweep(
     Ok(Sweep::summarise(meta, config.clone(), results, started.elapsed().as_secs_f64()))
 }
 
-fn run_seed(meta: &DrillMeta, config: &SweepConfig, seed: u64, runs_root: &Path, cancel: &AtomicBool) -> Result<SeedResult> {
+fn run_seed(
+    meta: &DrillMeta,
+    config: &SweepConfig,
+    seed: u64,
+    runs_root: &Path,
+    cancel: &AtomicBool,
+) -> Result<SeedResult> {
     let run = RunConfig {
         drill: config.drill.clone(),
         preset: config.preset.clone(),
@@ -278,7 +281,11 @@ fn run_seed(meta: &DrillMeta, config: &SweepConfig, seed: u64, runs_root: &Path,
         seed,
         status: report.status,
         wall_s: report.wall_s,
-        claims: report.claims.iter().map(|c| ClaimValue { id: c.id.clone(), measured: c.measured, pass: c.pass }).collect(),
+        claims: report
+            .claims
+            .iter()
+            .map(|c| ClaimValue { id: c.id.clone(), measured: c.measured, pass: c.pass })
+            .collect(),
         run_dir: handle.dir.clone(),
     })
 }
