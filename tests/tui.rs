@@ -566,3 +566,241 @@ fn a_bad_progress_file_is_reported_on_the_status_line_and_the_app_starts() {
     key(&mut a, KeyCode::Char('p'));
     assert!(screen(&draw(&mut a, 100, 30)).contains("newer agentlab"), "also on the progress screen");
 }
+
+// ---------------------------------------------------------------- drill sweeps
+
+mod sweeps {
+    use super::*;
+    use agentlab::content::DrillMeta;
+    use agentlab::drills::{ClaimResult, Drill, Event, ParamMap, RunCtx, RunStatus};
+    use agentlab::runner::sweep::{ClaimValue, SeedResult, Sweep};
+    use agentlab::tui::screens::drill::{self, SweepView};
+
+    /// The sft-basics drill screen on temporary data dirs, drawn at `w`×`h`.
+    fn sweep_app(w: u16, h: u16) -> (App, tempfile::TempDir) {
+        let home = tempfile::tempdir().unwrap();
+        let mut a = app_at(w, h);
+        a.runs_root = home.path().join("runs");
+        a.sweeps_root = home.path().join("sweeps");
+        open_drill(&mut a, "sft-basics");
+        (a, home)
+    }
+
+    fn drill_mut(a: &mut App) -> &mut drill::State {
+        match a.stack.last_mut() {
+            Some(Screen::Drill(d)) => d,
+            _ => panic!("not on a drill screen"),
+        }
+    }
+
+    /// A seed where every claim holds except those named in `failed`.
+    fn seed(meta: &DrillMeta, seed: u64, failed: &[&str]) -> SeedResult {
+        let claims: Vec<ClaimValue> = meta
+            .claims
+            .iter()
+            .map(|c| {
+                let pass = !failed.contains(&c.id.as_str());
+                let measured = match (c.id.as_str(), pass) {
+                    ("heldout_accuracy", true) => 0.93,
+                    ("heldout_accuracy", false) => 0.61,
+                    (_, true) => 0.12,
+                    (_, false) => 0.4,
+                };
+                ClaimValue { id: c.id.clone(), measured, pass }
+            })
+            .collect();
+        let held = meta.claims.iter().zip(&claims).all(|(c, v)| v.pass || c.observation);
+        let status = if held { RunStatus::Passed } else { RunStatus::ClaimsFailed };
+        SeedResult { seed, status, wall_s: 10.0 + seed as f64, claims, run_dir: Default::default() }
+    }
+
+    /// The text of the right pane (from column `from`), borders dropped, one line.
+    fn pane_text(lines: &[String], from: usize) -> String {
+        let text: Vec<String> =
+            lines.iter().map(|l| l.chars().skip(from).filter(|c| !"│╭╮╰╯─".contains(*c)).collect::<String>()).collect();
+        text.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn a_sweep_draws_held_counts_and_per_seed_rows_at_80x24_and_120x40() {
+        let (mut a, _home) = sweep_app(80, 24);
+        let d = drill_mut(&mut a);
+        let meta = d.meta.clone();
+        d.sweep = Some(SweepView::live(&meta, d.sweep_config()));
+        let results: Vec<SeedResult> =
+            (1..=20).map(|s| seed(&meta, s, if s == 7 { &["heldout_accuracy"] } else { &[] })).collect();
+        for r in &results {
+            d.apply_sweep_result(r);
+        }
+        key(&mut a, KeyCode::Char('5'));
+        let lines = draw(&mut a, 80, 24);
+        let s = screen(&lines);
+        assert!(s.contains("5 Sweep") && s.contains("seeds 20/20") && s.contains("running"), "header:\n{s}");
+        assert!(s.contains("heldout_accuracy") && s.contains("19/20") && s.contains("20/20"), "summary:\n{s}");
+        assert!(s.contains("≥ 0.8") && s.contains("≤ 0.25") && s.contains("0.914"), "thresholds, mean:\n{s}");
+        // Newest at the bottom: seed 20 is shown, seed 1 is scrolled away.
+        assert!(s.contains("per seed · ") && s.contains("of 20"), "{s}");
+        let last = lines.iter().rfind(|l| l.contains('✓')).unwrap();
+        assert!(last.contains(" 20 ") && last.contains("passed") && last.contains("0.930 ✓"), "{last}");
+        assert!(s.contains("median 20.5 s a run") && s.contains("sweep running · 20/20 seeds done"), "gauge:\n{s}");
+        assert!(!s.contains("left"), "nothing left to run:\n{s}");
+        // ↑ with the pane focused scrolls back to the first seeds.
+        key(&mut a, KeyCode::Tab);
+        for _ in 0..30 {
+            key(&mut a, KeyCode::Up);
+        }
+        assert!(screen(&draw(&mut a, 80, 24)).contains("per seed · 1–"), "scrolled to the top");
+
+        // The finished sweep, as the worker sends it, at 120×40.
+        let d = drill_mut(&mut a);
+        d.set_sweep(Sweep::summarise(&meta, d.sweep_config(), results, 260.0), None);
+        let lines = draw(&mut a, 120, 40);
+        let s = screen(&lines);
+        assert!(s.contains("seeds 20/20") && s.contains("4 min elapsed") && s.contains("done"), "header:\n{s}");
+        assert!(s.contains("median 20.5 s a run"), "{s}");
+        assert!(s.contains("19/20") && s.contains("0.610") && s.contains("0.930"), "summary:\n{s}");
+        let seven = lines.iter().find(|l| l.contains("claim failed")).unwrap();
+        assert!(seven.contains(" 7 ") && seven.contains("0.610 ✗") && seven.contains("0.120 ✓"), "{seven}");
+        assert_eq!(lines.iter().filter(|l| l.contains("passed")).count(), 19, "every seed shown:\n{s}");
+        // Nothing drawn past the edge, at either size.
+        for (w, h) in [(80, 24), (120, 40), (60, 16)] {
+            for l in draw(&mut a, w, h) {
+                assert_eq!(unicode_width::UnicodeWidthStr::width(l.as_str()), w as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn an_observation_is_a_circle_never_a_tick_or_a_cross() {
+        let (mut a, _home) = sweep_app(120, 40);
+        let d = drill_mut(&mut a);
+        d.meta.claims[1].observation = true;
+        let meta = d.meta.clone();
+        // The claims panel: a measured observation is ○ with its value, even below its threshold.
+        let c = meta.claim("loss_drop").unwrap();
+        d.view.apply(Event::Claim(ClaimResult {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            measured: 0.4,
+            op: c.op,
+            threshold: c.threshold,
+            pass: false,
+            observation: true,
+        }));
+        let s = screen(&draw(&mut a, 120, 40));
+        assert!(s.contains("○ final loss") && s.contains("0.4000 observed (≤ 0.25)"), "{s}");
+        assert!(!s.contains('✓') && !s.contains('✗'), "no verdict:\n{s}");
+        // The sweep: "(observation)", a rate and · per seed, no ✓/✗ for it.
+        let d = drill_mut(&mut a);
+        d.sweep_seeds = 4;
+        let results: Vec<SeedResult> =
+            (1..=4).map(|s| seed(&meta, s, if s <= 3 { &["loss_drop"] } else { &[] })).collect();
+        d.set_sweep(Sweep::summarise(&meta, d.sweep_config(), results, 50.0), None);
+        key(&mut a, KeyCode::Char('5'));
+        let lines = draw(&mut a, 120, 40);
+        let s = screen(&lines);
+        let row = lines.iter().find(|l| l.contains("loss_drop")).unwrap();
+        assert!(row.contains("(observation)") && row.contains("25%") && !row.contains("1/4"), "{row}");
+        let seeds: Vec<&String> = lines.iter().filter(|l| l.contains("0.400 ·")).collect();
+        assert_eq!(seeds.len(), 3, "{s}");
+        assert!(seeds.iter().all(|l| !l.contains('✗')), "{s}");
+        assert!(s.contains("4/4"), "the claim keeps its count:\n{s}");
+        // At 80 columns the mark goes under the id rather than cutting it.
+        let s = screen(&draw(&mut a, 80, 24));
+        assert!(s.contains("loss_drop") && s.contains("(observation)"), "{s}");
+    }
+
+    /// A drill that runs until cancelled.
+    struct UntilCancelled;
+    impl Drill for UntilCancelled {
+        fn id(&self) -> &'static str {
+            "sft-basics"
+        }
+        fn check(&self, _: &ParamMap) -> Result<(), String> {
+            Ok(())
+        }
+        fn run(&self, ctx: &mut RunCtx) -> anyhow::Result<()> {
+            loop {
+                ctx.check_cancel()?;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+    }
+
+    #[test]
+    fn a_sweep_is_refused_while_a_run_is_going() {
+        let (mut a, home) = sweep_app(80, 24);
+        let d = drill_mut(&mut a);
+        let config = agentlab::runner::RunConfig {
+            drill: "sft-basics".into(),
+            preset: "quick".into(),
+            seed: 1,
+            device: agentlab::ml::device::DeviceChoice::Cpu,
+            params: d.params.clone(),
+        };
+        d.run =
+            Some(agentlab::runner::start_with(&UntilCancelled, &d.meta, config, &home.path().join("runs")).unwrap());
+        key(&mut a, KeyCode::Char('S'));
+        let flash = a.flash.clone().unwrap_or_default();
+        assert!(flash.contains("a run is already going") && flash.contains("x cancels"), "{flash}");
+        let d = drill_mut(&mut a);
+        assert!(d.sweep.is_none() && d.sweep_job.is_none() && d.tab == drill::Tab::Charts);
+        // x cancels the run; the screen sees it end.
+        key(&mut a, KeyCode::Char('x'));
+        let d = drill_mut(&mut a);
+        let t = std::time::Instant::now();
+        while d.running() && t.elapsed().as_secs() < 10 {
+            d.poll();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!d.running(), "the run ended");
+    }
+
+    #[test]
+    fn the_empty_sweep_tab_explains_and_sweep_seeds_are_edited() {
+        let (mut a, _home) = sweep_app(80, 24);
+        let lines = draw(&mut a, 80, 24);
+        let footer = &lines[23];
+        assert!(footer.contains(" S ") && footer.contains("sweep") && footer.contains("1-5"), "{footer}");
+        assert!(footer.contains("quit"), "the footer fits at 80 columns: {footer}");
+        key(&mut a, KeyCode::Char('5'));
+        let lines = draw(&mut a, 80, 24);
+        let text = pane_text(&lines[3..22], 30);
+        assert!(
+            text.contains(
+                "A sweep runs this configuration for seeds 1–20 and shows how often each claim holds. \
+                 Variance across seeds is part of RL: a claim that holds for one seed may fail for the next. \
+                 Press S to start (about 20 × the run time)."
+            ),
+            "{}",
+            screen(&lines)
+        );
+        // "sweep seeds" is the row under "seed": 1 to 200.
+        let rows = drill_mut(&mut a).meta.params.len() + 1;
+        for _ in 0..rows {
+            key(&mut a, KeyCode::Down);
+        }
+        let s = screen(&draw(&mut a, 80, 24));
+        assert!(s.contains("sweep seeds") && s.contains("S sweeps seeds 1–N (N ≤ 200)"), "{s}");
+        for (typed, refused) in [("0", true), ("201", true), ("many", true), ("5", false)] {
+            key(&mut a, KeyCode::Enter);
+            for _ in 0..8 {
+                key(&mut a, KeyCode::Backspace);
+            }
+            keys(&mut a, typed);
+            key(&mut a, KeyCode::Enter);
+            let flash = a.flash.clone().unwrap_or_default();
+            assert_eq!(flash.contains("from 1 to 200"), refused, "{typed}: {flash}");
+            if refused {
+                key(&mut a, KeyCode::Esc);
+            }
+        }
+        assert_eq!(drill_mut(&mut a).sweep_seeds, 5);
+        let text = pane_text(&draw(&mut a, 80, 24)[3..22], 30);
+        assert!(text.contains("seeds 1–5 and") && text.contains("(about 5 × the run time)"), "{text}");
+        // The help lists the sweep keys.
+        key(&mut a, KeyCode::Char('?'));
+        let s = screen(&draw(&mut a, 80, 24));
+        assert!(s.contains("sweep: the same run for seeds 1–N") && s.contains("1 2 3 4 5"), "{s}");
+    }
+}

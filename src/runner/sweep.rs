@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -134,14 +134,17 @@ impl Sweep {
                 }
             })
             .collect();
-        let mut walls: Vec<f64> = results.iter().map(|r| r.wall_s).collect();
+        // A cancelled run's time is not a run's time.
+        let mut walls: Vec<f64> =
+            results.iter().filter(|r| r.status != RunStatus::Cancelled).map(|r| r.wall_s).collect();
         walls.sort_by(f64::total_cmp);
         let median_wall_s = match walls.len() {
             0 => 0.0,
             n if n % 2 == 1 => walls[n / 2],
             n => (walls[n / 2 - 1] + walls[n / 2]) / 2.0,
         };
-        let complete = results.len() == config.seeds.len();
+        // A seed whose run was cancelled did not run either.
+        let complete = results.len() == config.seeds.len() && results.iter().all(|r| r.status != RunStatus::Cancelled);
         Sweep { config, results, claims, median_wall_s, total_wall_s, complete }
     }
 
@@ -261,17 +264,17 @@ fn run_seed(
     let mut handle = start(meta, run, runs_root)?;
     let mut report = None;
     loop {
+        // Checked on every event, not only when none comes: a run streams
+        // metrics far more often than the timeout, and must still stop.
+        if cancel.load(Ordering::Relaxed) {
+            handle.cancel();
+        }
         match handle.rx.recv_timeout(std::time::Duration::from_millis(200)) {
             Ok(Event::Finished(r)) => {
                 report = Some(r);
                 break;
             }
-            Ok(_) => {}
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if cancel.load(Ordering::Relaxed) {
-                    handle.cancel();
-                }
-            }
+            Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
     }
@@ -326,6 +329,81 @@ pub fn per_seed_rows(sweep: &Sweep) -> Vec<(u64, BTreeMap<String, f64>)> {
     sweep.results.iter().map(|r| (r.seed, r.claims.iter().map(|c| (c.id.clone(), c.measured)).collect())).collect()
 }
 
+/// What a sweep started with [`spawn`] sends.
+#[derive(Debug)]
+pub enum SweepEvent {
+    /// A seed finished.
+    Seed(SeedResult),
+    /// The sweep ended (every seed ran, or it was cancelled) and was saved:
+    /// `Ok(None)` when no seed finished (nothing worth saving).
+    Ended { sweep: Sweep, saved: Result<Option<PathBuf>, String> },
+    /// A run could not be started; the sweep stopped.
+    Failed(String),
+}
+
+/// A sweep running on its own thread (the TUI's `S`).
+pub struct SweepHandle {
+    pub rx: mpsc::Receiver<SweepEvent>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl SweepHandle {
+    /// Stop after the run under way, which is cancelled too.
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for SweepHandle {
+    fn drop(&mut self) {
+        // Leaving the screen stops the sweep; the worker still saves the seeds that finished.
+        self.cancel();
+    }
+}
+
+/// Run [`run_sweep`] on a thread and save the sweep under `sweeps_root` when
+/// it ends; each seed and the end arrive on the handle's channel.
+pub fn spawn(
+    meta: &DrillMeta,
+    config: SweepConfig,
+    runs_root: PathBuf,
+    sweeps_root: PathBuf,
+    jobs: usize,
+) -> Result<SweepHandle> {
+    super::install_panic_filter();
+    let (tx, rx) = mpsc::channel();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let worker_cancel = cancel.clone();
+    let meta = meta.clone();
+    std::thread::Builder::new()
+        // The `drill-` prefix keeps a panic's message off the TUI (see `install_panic_filter`).
+        .name(format!("drill-sweep-{}", meta.id))
+        .spawn(move || {
+            let seed_tx = tx.clone();
+            let ended = run_sweep(&meta, &config, &runs_root, jobs, &worker_cancel, |r| {
+                let _ = seed_tx.send(SweepEvent::Seed(r.clone()));
+            });
+            let event = match ended {
+                Ok(sweep) => {
+                    let saved = save_if_any_finished(&sweep, &sweeps_root).map_err(|e| format!("{e:#}"));
+                    SweepEvent::Ended { sweep, saved }
+                }
+                Err(e) => SweepEvent::Failed(format!("{e:#}")),
+            };
+            let _ = tx.send(event);
+        })
+        .context("starting the sweep thread")?;
+    Ok(SweepHandle { rx, cancel })
+}
+
+/// Save a sweep unless every run in it was cancelled (or there is none).
+fn save_if_any_finished(sweep: &Sweep, sweeps_root: &Path) -> Result<Option<PathBuf>> {
+    if sweep.results.iter().all(|r| r.status == RunStatus::Cancelled) {
+        return Ok(None);
+    }
+    save(sweep, sweeps_root).map(Some)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +420,37 @@ mod tests {
         assert!(parse_seeds("0-5000").is_err());
         assert_eq!(seeds_label(&[1, 2, 3, 4]), "1-4");
         assert_eq!(seeds_label(&[1, 5]), "1,5");
+    }
+
+    #[test]
+    fn a_cancelled_last_seed_leaves_the_sweep_incomplete() {
+        let meta = DrillMeta::parse(
+            "id = \"t\"\ntitle = \"T\"\ntrack = 0\nobjective = \"o\"\n[presets.quick]\n\n\
+             [[claim]]\nid = \"acc\"\ntext = \"accuracy\"\nop = \">=\"\nthreshold = 0.8\n",
+            "# t",
+        )
+        .unwrap();
+        let config = SweepConfig {
+            drill: "t".into(),
+            preset: "quick".into(),
+            params: ParamMap::new(),
+            seeds: vec![1, 2],
+            device: DeviceChoice::Cpu,
+        };
+        let seed = |seed, status, claims: Vec<ClaimValue>| SeedResult {
+            seed,
+            status,
+            wall_s: 1.0,
+            claims,
+            run_dir: PathBuf::new(),
+        };
+        let held = ClaimValue { id: "acc".into(), measured: 0.9, pass: true };
+        let mut cancelled = seed(2, RunStatus::Cancelled, vec![]);
+        cancelled.wall_s = 0.3;
+        let results = vec![seed(1, RunStatus::Passed, vec![held]), cancelled];
+        let sweep = Sweep::summarise(&meta, config, results, 2.0);
+        assert!(!sweep.complete && !sweep.all_held());
+        assert_eq!((sweep.claims[0].held, sweep.claims[0].runs), (1, 1));
+        assert_eq!(sweep.median_wall_s, 1.0, "the cancelled run's time is left out");
     }
 }

@@ -39,6 +39,8 @@ pub struct App {
     pub content: Content,
     /// Where drill runs are saved (`<data dir>/runs`).
     pub runs_root: PathBuf,
+    /// Where seed sweeps are saved (`<data dir>/sweeps`).
+    pub sweeps_root: PathBuf,
     pub device: DeviceChoice,
     /// Screens stacked by navigation; the last one is shown. Never empty.
     pub stack: Vec<Screen>,
@@ -76,6 +78,8 @@ impl App {
                 (std::env::temp_dir().join("agentlab-runs"), Some(format!("{e:#}; runs go to a temporary folder")))
             }
         };
+        // Next to the runs: the same data dir, or the same temporary fallback.
+        let sweeps_root = crate::paths::sweeps_dir().unwrap_or_else(|_| std::env::temp_dir().join("agentlab-sweeps"));
         // A progress file moved aside is told on the status line.
         if let Some(n) = &store.notice {
             flash = Some(n.clone());
@@ -85,6 +89,7 @@ impl App {
         App {
             content,
             runs_root,
+            sweeps_root,
             device: DeviceChoice::Auto,
             stack: vec![home],
             help: false,
@@ -111,7 +116,8 @@ impl App {
     /// The drill screen for `id`.
     pub fn drill_screen(&self, id: &str) -> Option<Screen> {
         let meta = self.content.drill(id)?;
-        Some(Screen::Drill(Box::new(drill::State::new(meta, self.runs_root.clone(), self.device))))
+        let state = drill::State::new(meta, self.runs_root.clone(), self.sweeps_root.clone(), self.device);
+        Some(Screen::Drill(Box::new(state)))
     }
 
     pub fn screen(&self) -> &Screen {
@@ -146,6 +152,10 @@ impl App {
         for s in self.stack.iter_mut() {
             if let Screen::Drill(d) = s {
                 changed |= d.poll();
+                // A sweep that ended says where it was saved.
+                if let Some(m) = d.take_notice() {
+                    self.flash = Some(m);
+                }
             }
         }
         changed

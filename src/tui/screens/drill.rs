@@ -1,9 +1,12 @@
 //! The drill runner screen: configure, start, watch the charts move while
 //! the model trains on a worker thread, read the claims, the log and the
-//! teaching views, browse and reopen past runs, export a PNG.
+//! teaching views, browse and reopen past runs, export a PNG, and sweep the
+//! configuration over seeds 1–N to see how often each claim holds.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::TryRecvError;
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -19,10 +22,14 @@ use super::Hint;
 use crate::content::{DrillMeta, ParamKind, ParamValue};
 use crate::drills::{ClaimResult, Event, Report, RunStatus, View};
 use crate::ml::device::DeviceChoice;
+use crate::runner::sweep::{self, SeedResult, Sweep, SweepConfig, SweepEvent, SweepHandle};
 use crate::runner::{self, Point, RunConfig, RunHandle, RunRecord};
 use crate::tui::app::Action;
 use crate::tui::ui::accent;
 use crate::tui::widgets::{chart, claims, token_mask};
+
+mod sweep_tab;
+pub use sweep_tab::{SweepPhase, SweepView};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tab {
@@ -30,10 +37,11 @@ pub enum Tab {
     Views,
     Log,
     Runs,
+    Sweep,
 }
 
 impl Tab {
-    const ALL: [Tab; 4] = [Tab::Charts, Tab::Views, Tab::Log, Tab::Runs];
+    const ALL: [Tab; 5] = [Tab::Charts, Tab::Views, Tab::Log, Tab::Runs, Tab::Sweep];
 
     fn title(self) -> &'static str {
         match self {
@@ -41,6 +49,7 @@ impl Tab {
             Tab::Views => "2 Views",
             Tab::Log => "3 Log",
             Tab::Runs => "4 Runs",
+            Tab::Sweep => "5 Sweep",
         }
     }
 }
@@ -50,6 +59,35 @@ pub enum Focus {
     Config,
     Pane,
 }
+
+/// A row of the config panel: the drill's parameters, then the seed of a
+/// run, then how many seeds a sweep runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConfigRow {
+    Param(usize),
+    Seed,
+    SweepSeeds,
+}
+
+/// What is under way on the screen (it locks the configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Busy {
+    Run,
+    Sweep,
+}
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Busy::Run => "run",
+            Busy::Sweep => "sweep",
+        })
+    }
+}
+
+/// How many seeds a sweep runs unless the learner changes it, and at most.
+pub const SWEEP_SEEDS_DEFAULT: u64 = 20;
+pub const SWEEP_SEEDS_MAX: u64 = 200;
 
 /// Everything a run reported, accumulated for drawing (live or reloaded).
 #[derive(Debug, Clone, Default)]
@@ -99,13 +137,17 @@ impl RunView {
                 self.progress = Some((step, total, tokens));
             }
             Event::Claim(c) => {
+                let (kind, verdict) = match (c.observation, c.pass) {
+                    (true, _) => ("observation", "observed"),
+                    (false, true) => ("claim", "pass"),
+                    (false, false) => ("claim", "FAIL"),
+                };
                 self.logs.push(format!(
-                    "claim {}: {:.4} {} {} → {}",
+                    "{kind} {}: {:.4} {} {} → {verdict}",
                     c.id,
                     c.measured,
                     c.op.symbol(),
-                    c.threshold,
-                    if c.pass { "pass" } else { "FAIL" }
+                    c.threshold
                 ));
                 self.claims.retain(|x| x.id != c.id);
                 self.claims.push(c);
@@ -152,8 +194,11 @@ pub struct State {
     pub preset: String,
     pub params: BTreeMap<String, ParamValue>,
     pub seed: u64,
+    /// A sweep (`S`) runs seeds 1..=sweep_seeds.
+    pub sweep_seeds: u64,
     pub device: DeviceChoice,
     pub runs_root: PathBuf,
+    pub sweeps_root: PathBuf,
     pub focus: Focus,
     pub tab: Tab,
     pub cursor: usize,
@@ -172,6 +217,14 @@ pub struct State {
     pub runs_cursor: usize,
     /// The directory of the run shown (for export).
     pub shown_dir: Option<PathBuf>,
+    /// The sweep on the Sweep tab: this session's, else the newest saved one.
+    pub sweep: Option<SweepView>,
+    /// The sweep running in the background, if one is.
+    pub sweep_job: Option<SweepHandle>,
+    /// Row of the per-seed table at the bottom of the view; `None` follows the newest.
+    pub sweep_scroll: Option<usize>,
+    /// A message for the status line that arrived without a key (a sweep ended).
+    notice: Option<String>,
 }
 
 impl std::fmt::Debug for State {
@@ -188,10 +241,11 @@ impl PartialEq for State {
 
 pub const HELP: &[Hint] = &[
     ("s", "start a run with the configuration on the left"),
-    ("x", "cancel the running run"),
+    ("S", "sweep: the same run for seeds 1–N (\"sweep seeds\")"),
+    ("x", "cancel the running run or sweep"),
     ("Tab", "switch focus: configuration ↔ right pane"),
-    ("1 2 3 4", "charts · teaching views · log · past runs"),
-    ("↑↓ j k", "move (config, log, views, runs)"),
+    ("1 2 3 4 5", "charts · teaching views · log · past runs · sweep"),
+    ("↑↓ j k", "move (config, log, views, runs, sweep)"),
     ("Enter", "edit the parameter (Enter saves, Esc cancels) · open a past run"),
     ("p", "switch preset quick ↔ full"),
     ("m  + -", "smoothing on/off · stronger/weaker (bias-corrected EMA)"),
@@ -203,17 +257,20 @@ pub const HELP: &[Hint] = &[
 ];
 
 impl State {
-    pub fn new(meta: &DrillMeta, runs_root: PathBuf, device: DeviceChoice) -> State {
+    pub fn new(meta: &DrillMeta, runs_root: PathBuf, sweeps_root: PathBuf, device: DeviceChoice) -> State {
         let params = meta.preset_values("quick").unwrap_or_default();
         let runs = runner::list_runs(&runs_root, &meta.id);
         let previous = runs.first().and_then(|r| runner::load_events(&r.dir).ok()).map(|e| runner::series(&e));
+        let sweep = newest_sweep(&sweeps_root, &meta.id);
         State {
             meta: meta.clone(),
             preset: "quick".into(),
             params,
             seed: 1,
+            sweep_seeds: SWEEP_SEEDS_DEFAULT,
             device,
             runs_root,
+            sweeps_root,
             focus: Focus::Config,
             tab: Tab::Charts,
             cursor: 0,
@@ -229,6 +286,10 @@ impl State {
             runs,
             runs_cursor: 0,
             shown_dir: None,
+            sweep,
+            sweep_job: None,
+            sweep_scroll: None,
+            notice: None,
         }
     }
 
@@ -241,6 +302,27 @@ impl State {
         self.run.is_some() && self.view.report.is_none()
     }
 
+    /// A sweep is running in the background.
+    pub fn sweeping(&self) -> bool {
+        self.sweep_job.is_some()
+    }
+
+    /// What is under way and locks the configuration.
+    fn busy(&self) -> Option<Busy> {
+        if self.running() {
+            Some(Busy::Run)
+        } else if self.sweeping() {
+            Some(Busy::Sweep)
+        } else {
+            None
+        }
+    }
+
+    /// The status-line message that arrived since the last call (the app shows it).
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
+    }
+
     pub fn is_typing(&self) -> bool {
         self.editing.is_some()
     }
@@ -249,25 +331,36 @@ impl State {
         if self.is_typing() {
             return vec![("Enter", "save"), ("Esc", "cancel")];
         }
-        let mut h = if self.running() { vec![("x", "cancel")] } else { vec![("s", "start")] };
-        h.extend([
-            ("Enter", "edit"),
-            ("1-4", "tabs"),
-            ("m", "smooth"),
-            ("e", "export"),
-            ("r", "README"),
-            ("Esc", "back"),
-        ]);
-        h
+        // The few that fit in 80 columns with "? help" and "q quit"; the rest are in the help.
+        match self.busy() {
+            Some(Busy::Sweep) => vec![("x", "cancel sweep"), ("5", "sweep"), ("1-5", "tabs"), ("r", "README")],
+            Some(Busy::Run) => vec![("x", "cancel"), ("1-5", "tabs"), ("m", "smooth"), ("r", "README")],
+            None => vec![("s", "start"), ("S", "sweep"), ("Enter", "edit"), ("1-5", "tabs"), ("r", "README")],
+        }
     }
 
-    /// Rows of the config panel: parameters, then the seed.
+    /// Rows of the config panel: parameters, the seed, the sweep's seeds.
     fn rows(&self) -> usize {
-        self.meta.params.len() + 1
+        self.meta.params.len() + 2
     }
 
-    /// Drain the worker's events. Returns whether anything arrived.
+    fn config_row(&self) -> ConfigRow {
+        let n = self.meta.params.len();
+        match self.cursor {
+            i if i < n => ConfigRow::Param(i),
+            i if i == n => ConfigRow::Seed,
+            _ => ConfigRow::SweepSeeds,
+        }
+    }
+
+    /// Drain the run's and the sweep's events. Returns whether anything arrived.
     pub fn poll(&mut self) -> bool {
+        let run = self.poll_run();
+        let sweep = self.poll_sweep();
+        run || sweep
+    }
+
+    fn poll_run(&mut self) -> bool {
         let Some(run) = &self.run else { return false };
         let mut got = false;
         let mut lost = false;
@@ -305,9 +398,112 @@ impl State {
         got
     }
 
+    fn poll_sweep(&mut self) -> bool {
+        let Some(job) = &self.sweep_job else { return false };
+        let mut events = Vec::new();
+        loop {
+            match job.rx.try_recv() {
+                Ok(e) => events.push(e),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    // Gone without a summary (it cannot normally happen): do not wait forever.
+                    if events.iter().all(|e| matches!(e, SweepEvent::Seed(_))) {
+                        events.push(SweepEvent::Failed("the sweep's worker stopped without a summary".into()));
+                    }
+                    break;
+                }
+            }
+        }
+        let got = !events.is_empty();
+        for e in events {
+            self.apply_sweep_event(e);
+        }
+        let ticked = self.sweep.as_mut().is_some_and(SweepView::tick);
+        got || ticked
+    }
+
+    fn apply_sweep_event(&mut self, e: SweepEvent) {
+        match e {
+            SweepEvent::Seed(r) => self.apply_sweep_result(&r),
+            SweepEvent::Ended { sweep, saved } => {
+                let view = SweepView::finished(sweep, saved.as_ref().ok().cloned().flatten());
+                let phase = view.phase.label();
+                self.notice = Some(match &saved {
+                    Ok(Some(path)) => format!("sweep {phase}: saved in {}", path.display()),
+                    Ok(None) => "sweep cancelled before a seed finished: nothing saved".into(),
+                    Err(e) => format!("sweep {phase}, but saving it failed: {e}"),
+                });
+                self.sweep = Some(view);
+                self.end_sweep();
+            }
+            SweepEvent::Failed(m) => {
+                self.notice = Some(format!("the sweep stopped: {m}"));
+                if let Some(v) = &mut self.sweep {
+                    v.stop(SweepPhase::Failed(m));
+                }
+                self.end_sweep();
+            }
+        }
+    }
+
+    /// The sweep's worker is done: forget it, and list the runs it made.
+    fn end_sweep(&mut self) {
+        self.sweep_job = None;
+        self.runs = runner::list_runs(&self.runs_root, &self.meta.id);
+    }
+
+    /// A seed of the live sweep finished (the worker's results arrive here;
+    /// tests feed their own). Ignored when no live sweep is shown.
+    pub fn apply_sweep_result(&mut self, r: &SeedResult) {
+        if let Some(v) = self.sweep.as_mut().filter(|v| v.is_live()) {
+            v.apply(&self.meta, r);
+        }
+    }
+
+    /// Show a finished sweep on the Sweep tab.
+    pub fn set_sweep(&mut self, sweep: Sweep, saved: Option<PathBuf>) {
+        self.sweep = Some(SweepView::finished(sweep, saved));
+        self.sweep_scroll = None;
+    }
+
+    /// What `S` runs: this configuration for seeds 1..=sweep_seeds.
+    pub fn sweep_config(&self) -> SweepConfig {
+        SweepConfig {
+            drill: self.meta.id.clone(),
+            preset: self.preset.clone(),
+            params: self.params.clone(),
+            seeds: (1..=self.sweep_seeds).collect(),
+            device: self.device,
+        }
+    }
+
+    fn start_sweep(&mut self) -> Action {
+        if let Some(what) = self.busy() {
+            return Action::Flash(format!("a {what} is already going: x cancels it, then S starts a sweep"));
+        }
+        if crate::drills::find(&self.meta.id).is_none() {
+            return Action::Flash(format!("{} is not implemented in this build yet", self.meta.id));
+        }
+        let config = self.sweep_config();
+        // One run at a time: a sweep must not slow the runs it measures.
+        match sweep::spawn(&self.meta, config.clone(), self.runs_root.clone(), self.sweeps_root.clone(), 1) {
+            Ok(job) => {
+                self.sweep_job = Some(job);
+                self.sweep = Some(SweepView::live(&self.meta, config));
+                self.sweep_scroll = None;
+                self.tab = Tab::Sweep;
+                Action::Flash(format!(
+                    "sweep of seeds 1–{} started: one run after another (x cancels)",
+                    self.sweep_seeds
+                ))
+            }
+            Err(e) => Action::Flash(format!("cannot start the sweep: {e:#}")),
+        }
+    }
+
     fn start(&mut self) -> Action {
-        if self.running() {
-            return Action::Flash("a run is already going: x cancels it".into());
+        if let Some(what) = self.busy() {
+            return Action::Flash(format!("a {what} is already going: x cancels it"));
         }
         if crate::drills::find(&self.meta.id).is_none() {
             return Action::Flash(format!("{} is not implemented in this build yet", self.meta.id));
@@ -338,6 +534,13 @@ impl State {
     }
 
     fn cancel(&mut self) -> Action {
+        if let Some(job) = &self.sweep_job {
+            job.cancel();
+            if let Some(v) = &mut self.sweep {
+                v.phase = SweepPhase::Cancelling;
+            }
+            return Action::Flash("cancelling the sweep… the run under way stops at its next step".into());
+        }
         match &self.run {
             Some(r) if self.running() => {
                 r.cancel();
@@ -347,15 +550,26 @@ impl State {
         }
     }
 
+    fn locked(&self) -> Option<Action> {
+        self.busy().map(|what| Action::Flash(format!("parameters are locked while a {what} is going")))
+    }
+
     fn begin_edit(&mut self) -> Action {
-        if self.running() {
-            return Action::Flash("parameters are locked while a run is going".into());
+        if let Some(refused) = self.locked() {
+            return refused;
         }
-        if self.cursor == self.meta.params.len() {
-            self.editing = Some(self.seed.to_string());
-            return Action::None;
-        }
-        let Some(spec) = self.meta.params.get(self.cursor).cloned() else { return Action::None };
+        let i = match self.config_row() {
+            ConfigRow::Seed => {
+                self.editing = Some(self.seed.to_string());
+                return Action::None;
+            }
+            ConfigRow::SweepSeeds => {
+                self.editing = Some(self.sweep_seeds.to_string());
+                return Action::None;
+            }
+            ConfigRow::Param(i) => i,
+        };
+        let Some(spec) = self.meta.params.get(i).cloned() else { return Action::None };
         let current = self.params.get(&spec.key).cloned();
         match (spec.kind, current) {
             (ParamKind::Bool, Some(ParamValue::Bool(b))) => {
@@ -397,30 +611,46 @@ impl State {
             KeyCode::Char(c) if !c.is_control() => buf.push(c),
             KeyCode::Enter => {
                 let text = buf.clone();
-                if self.cursor == self.meta.params.len() {
-                    return match text.trim().parse::<u64>() {
-                        Ok(s) => {
-                            self.seed = s;
-                            self.editing = None;
-                            Action::None
-                        }
-                        Err(_) => Action::Flash(format!("seed: \"{text}\" is not a whole number ≥ 0")),
-                    };
-                }
-                let Some(spec) = self.meta.params.get(self.cursor) else { return Action::None };
-                let key = spec.key.clone();
-                return match spec.parse_str(&text).and_then(|v| self.try_set(&key, v)) {
-                    Ok(()) => {
-                        self.editing = None;
-                        Action::Flash(format!("{key} = {text}"))
-                    }
-                    // Refused with the reason; the text stays for correction.
-                    Err(e) => Action::Flash(e),
-                };
+                return self.commit_edit(&text);
             }
             _ => {}
         }
         Action::None
+    }
+
+    /// Enter in the editor: set the row's value and say so, or refuse with
+    /// the reason (the text stays for correction).
+    fn commit_edit(&mut self, text: &str) -> Action {
+        let set = match self.config_row() {
+            ConfigRow::Seed => match text.trim().parse::<u64>() {
+                Ok(seed) => {
+                    self.seed = seed;
+                    Ok(None)
+                }
+                Err(_) => Err(format!("seed: \"{text}\" is not a whole number ≥ 0")),
+            },
+            ConfigRow::SweepSeeds => parse_sweep_seeds(text).map(|n| {
+                self.sweep_seeds = n;
+                Some(format!("S sweeps seeds 1–{n}"))
+            }),
+            ConfigRow::Param(i) => self.set_param(i, text).map(Some),
+        };
+        match set {
+            Ok(said) => {
+                self.editing = None;
+                said.map_or(Action::None, Action::Flash)
+            }
+            Err(e) => Action::Flash(e),
+        }
+    }
+
+    /// Parameter `i` from typed text; returns what to tell the learner.
+    fn set_param(&mut self, i: usize, text: &str) -> Result<String, String> {
+        let spec = self.meta.params.get(i).ok_or("no such parameter")?;
+        let key = spec.key.clone();
+        let value = spec.parse_str(text)?;
+        self.try_set(&key, value)?;
+        Ok(format!("{key} = {text}"))
     }
 
     fn open_run(&mut self) -> Action {
@@ -463,6 +693,7 @@ impl State {
         }
         match key.code {
             KeyCode::Char('s') => return self.start(),
+            KeyCode::Char('S') => return self.start_sweep(),
             KeyCode::Char('x') => return self.cancel(),
             KeyCode::Char('1') => self.tab = Tab::Charts,
             KeyCode::Char('2') => self.tab = Tab::Views,
@@ -471,6 +702,7 @@ impl State {
                 self.tab = Tab::Runs;
                 self.runs = runner::list_runs(&self.runs_root, &self.meta.id);
             }
+            KeyCode::Char('5') => self.tab = Tab::Sweep,
             KeyCode::Tab | KeyCode::BackTab => {
                 self.focus = if self.focus == Focus::Config { Focus::Pane } else { Focus::Config };
             }
@@ -492,8 +724,8 @@ impl State {
             KeyCode::Char('e') => return self.export(),
             KeyCode::Char('r') => return Action::Readme(self.meta.id.clone()),
             KeyCode::Char('p') => {
-                if self.running() {
-                    return Action::Flash("parameters are locked while a run is going".into());
+                if let Some(refused) = self.locked() {
+                    return refused;
                 }
                 let names: Vec<String> = self.meta.presets.keys().cloned().collect();
                 let i = names.iter().position(|n| *n == self.preset).map_or(0, |i| (i + 1) % names.len());
@@ -516,6 +748,7 @@ impl State {
                 if self.running() {
                     return Action::Flash("a run is going: x cancels it, then Esc goes back".into());
                 }
+                // Leaving drops the sweep's handle, which cancels it (the seeds done are saved).
                 return Action::Back;
             }
             _ => {}
@@ -529,12 +762,10 @@ impl State {
             (Focus::Config, _) => self.cursor = step(self.cursor, self.rows()),
             (Focus::Pane, Tab::Runs) => self.runs_cursor = step(self.runs_cursor, self.runs.len()),
             (Focus::Pane, Tab::Views) => self.view_index = step(self.view_index, self.view.views.len()),
-            (Focus::Pane, Tab::Log) => {
-                let n = self.view.logs.len();
-                let cur = self.log_scroll.unwrap_or(n.saturating_sub(1));
-                let next = step(cur, n);
-                // Back at the end: follow new lines again.
-                self.log_scroll = if next + 1 >= n { None } else { Some(next) };
+            (Focus::Pane, Tab::Log) => self.log_scroll = scroll(self.log_scroll, self.view.logs.len(), d),
+            (Focus::Pane, Tab::Sweep) => {
+                let n = self.sweep.as_ref().map_or(0, |v| v.sweep.results.len());
+                self.sweep_scroll = scroll(self.sweep_scroll, n, d);
             }
             (Focus::Pane, Tab::Charts) => {
                 if d > 0 {
@@ -545,6 +776,36 @@ impl State {
             }
         }
     }
+}
+
+/// "sweep seeds" from typed text: a whole number from 1 to [`SWEEP_SEEDS_MAX`].
+fn parse_sweep_seeds(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|n| (1..=SWEEP_SEEDS_MAX).contains(n))
+        .ok_or_else(|| format!("sweep seeds: \"{text}\" is not a whole number from 1 to {SWEEP_SEEDS_MAX}"))
+}
+
+/// The newest saved sweep of a drill, if any.
+fn newest_sweep(sweeps_root: &Path, drill: &str) -> Option<SweepView> {
+    let (path, sweep) = sweep::list(sweeps_root, drill).into_iter().next()?;
+    Some(SweepView::finished(sweep, Some(path)))
+}
+
+/// Move a scrolled position in a list of `n` lines by `d`; `None` follows
+/// the end, and moving back to the end follows it again.
+fn scroll(at: Option<usize>, n: usize, d: isize) -> Option<usize> {
+    let cur = at.unwrap_or(n.saturating_sub(1));
+    let next = (cur as isize + d).clamp(0, n.saturating_sub(1) as isize) as usize;
+    (next + 1 < n).then_some(next)
+}
+
+/// The lines of a list of `n` shown in `h` rows, ending at the scrolled
+/// position (or at the end when following); the rows stay filled near the top.
+fn window(n: usize, h: usize, at: Option<usize>) -> Range<usize> {
+    let end = at.map_or(n, |i| (i + 1).min(n)).max(h.min(n));
+    end.saturating_sub(h)..end
 }
 
 fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
@@ -602,47 +863,51 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         Tab::Views => draw_views(frame, pane, s),
         Tab::Log => draw_log(frame, pane, s),
         Tab::Runs => draw_runs(frame, pane, s),
+        Tab::Sweep => sweep_tab::draw(frame, pane, s),
     }
     draw_gauge(frame, gauge, s);
 }
 
+const SEED_LABEL: &str = "seed";
+const SWEEP_SEEDS_LABEL: &str = "sweep seeds";
+
+/// The value shown in config row `row`: the text being typed there, or `value`.
+fn shown_value(s: &State, row: usize, value: String) -> String {
+    match &s.editing {
+        Some(typed) if s.cursor == row => format!("{typed}█"),
+        _ => value,
+    }
+}
+
 fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
-    let key_w = s.meta.params.iter().map(|p| p.key.len()).max().unwrap_or(4).max(4);
+    let key_w = s.meta.params.iter().map(|p| p.key.len()).chain([SWEEP_SEEDS_LABEL.len()]).max().unwrap_or(4);
+    let item = |key: &str, value: String, vstyle: Style| {
+        ListItem::new(Line::from(vec![
+            Span::styled(format!("{key:<key_w$} "), Style::default().fg(Color::Gray)),
+            Span::styled(value, vstyle),
+        ]))
+    };
+    let defaults = s.meta.preset_values(&s.preset).ok();
     let mut items: Vec<ListItem> = s
         .meta
         .params
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let value = if s.editing.is_some() && i == s.cursor {
-                format!("{}█", s.editing.as_deref().unwrap_or(""))
-            } else {
-                s.params.get(&p.key).map(|v| v.to_string()).unwrap_or_default()
-            };
-            let changed = s.meta.preset_values(&s.preset).ok().and_then(|d| d.get(&p.key).cloned())
-                != s.params.get(&p.key).cloned();
+            let current = s.params.get(&p.key);
+            let changed = defaults.as_ref().and_then(|d| d.get(&p.key)) != current;
             let vstyle = if changed { Style::default().fg(Color::Yellow) } else { Style::default() };
-            ListItem::new(Line::from(vec![
-                Span::styled(format!("{:<key_w$} ", p.key), Style::default().fg(Color::Gray)),
-                Span::styled(value, vstyle),
-            ]))
+            item(&p.key, shown_value(s, i, current.map(|v| v.to_string()).unwrap_or_default()), vstyle)
         })
         .collect();
-    let seed = if s.editing.is_some() && s.cursor == s.meta.params.len() {
-        format!("{}█", s.editing.as_deref().unwrap_or(""))
-    } else {
-        s.seed.to_string()
+    let n = s.meta.params.len();
+    items.push(item(SEED_LABEL, shown_value(s, n, s.seed.to_string()), Style::default()));
+    items.push(item(SWEEP_SEEDS_LABEL, shown_value(s, n + 1, s.sweep_seeds.to_string()), Style::default()));
+    let help = match s.config_row() {
+        ConfigRow::Param(i) => s.meta.params.get(i).map(|p| p.help.clone()).unwrap_or_default(),
+        ConfigRow::Seed => "random seed of data, init and sampling".into(),
+        ConfigRow::SweepSeeds => format!("S sweeps seeds 1–N (N ≤ {SWEEP_SEEDS_MAX})"),
     };
-    items.push(ListItem::new(Line::from(vec![
-        Span::styled(format!("{:<key_w$} ", "seed"), Style::default().fg(Color::Gray)),
-        Span::raw(seed),
-    ])));
-    let help = s
-        .meta
-        .params
-        .get(s.cursor)
-        .map(|p| p.help.clone())
-        .unwrap_or_else(|| "random seed of data, init and sampling".into());
     let [list_area, help_area] = Layout::vertical([Constraint::Min(2), Constraint::Length(2)]).areas(area);
     let mut st = ListState::default().with_selected(Some(s.cursor));
     let list = List::new(items)
@@ -756,9 +1021,7 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
             let n = header.len().max(1);
             let widths = vec![Constraint::Ratio(1, n as u32); n];
             let table = Table::new(rows.iter().map(|r| Row::new(r.iter().map(|c| Cell::from(c.clone())))), widths)
-                .header(
-                    Row::new(header.iter().map(|h| Cell::from(h.clone()))).style(accent().add_modifier(Modifier::BOLD)),
-                );
+                .header(header_row(header.iter().map(|h| Cell::from(h.clone()))));
             frame.render_widget(table, inner);
         }
         View::Text { body, .. } => frame.render_widget(Paragraph::new(body.clone()).wrap(Wrap { trim: false }), inner),
@@ -766,11 +1029,10 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
 }
 
 fn draw_log(frame: &mut Frame, area: Rect, s: &State) {
-    let h = area.height.saturating_sub(2) as usize;
     let n = s.view.logs.len();
-    let end = s.log_scroll.map_or(n, |i| (i + 1).min(n));
-    let start = end.saturating_sub(h);
-    let lines: Vec<Line> = s.view.logs[start..end].iter().map(|l| Line::raw(l.clone())).collect();
+    let shown = window(n, area.height.saturating_sub(2) as usize, s.log_scroll);
+    let end = shown.end;
+    let lines: Vec<Line> = s.view.logs[shown].iter().map(|l| Line::raw(l.clone())).collect();
     let title = if s.log_scroll.is_some() {
         format!(" Log {end}/{n} (scrolled: ↓ to the end to follow) ")
     } else {
@@ -797,14 +1059,11 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                 .map_or(("?".to_string(), "?".to_string()), |c| (c.preset.clone(), c.seed.to_string()));
             let (status, style, claims, wall) = match &r.report {
                 Some(rep) => {
-                    let passed = rep.claims.iter().filter(|c| c.pass).count();
-                    let (st, style) = match &rep.status {
-                        RunStatus::Passed => ("passed", Style::default().fg(Color::Green)),
-                        RunStatus::ClaimsFailed => ("claim failed", Style::default().fg(Color::Red)),
-                        RunStatus::Cancelled => ("cancelled", Style::default().fg(Color::DarkGray)),
-                        RunStatus::Failed(_) => ("error", Style::default().fg(Color::Red)),
-                    };
-                    (st.to_string(), style, format!("{passed}/{}", rep.claims.len()), format!("{:.0} s", rep.wall_s))
+                    // Observations are not verdicts: the count is of claims only.
+                    let verdicts: Vec<bool> = rep.claims.iter().filter(|c| !c.observation).map(|c| c.pass).collect();
+                    let passed = verdicts.iter().filter(|p| **p).count();
+                    let (st, style) = status_cell(&rep.status);
+                    (st.to_string(), style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
                 }
                 None => ("interrupted".into(), Style::default().fg(Color::DarkGray), "-".into(), "-".into()),
             };
@@ -827,17 +1086,36 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         Constraint::Length(7),
     ];
     let table = Table::new(rows, widths)
-        .header(
-            Row::new(["run", "preset", "seed", "status", "claims", "time"])
-                .style(accent().add_modifier(Modifier::BOLD)),
-        )
+        .header(header_row(["run", "preset", "seed", "status", "claims", "time"]))
         .block(panel(" Runs (Enter opens, with Tab focus) ", s.focus == Focus::Pane))
         .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
     let mut st = ratatui::widgets::TableState::default().with_selected(Some(s.runs_cursor));
     frame.render_stateful_widget(table, area, &mut st);
 }
 
-fn draw_gauge(frame: &mut Frame, area: Rect, s: &State) {
+/// The bold header row of a table.
+fn header_row<'a, T: Into<Cell<'a>>>(cells: impl IntoIterator<Item = T>) -> Row<'a> {
+    Row::new(cells).style(accent().add_modifier(Modifier::BOLD))
+}
+
+/// A run's status as a table cell: a word and its colour.
+fn status_cell(status: &RunStatus) -> (&'static str, Style) {
+    match status {
+        RunStatus::Passed => ("passed", Style::default().fg(Color::Green)),
+        RunStatus::ClaimsFailed => ("claim failed", Style::default().fg(Color::Red)),
+        RunStatus::Cancelled => ("cancelled", Style::default().fg(Color::DarkGray)),
+        RunStatus::Failed(_) => ("error", Style::default().fg(Color::Red)),
+    }
+}
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+const GAUGE_BLUE: Color = Color::Rgb(0x5f, 0x87, 0xd7);
+
+/// The gauge of the run shown: its phase and step, or how it ended.
+fn run_gauge(s: &State) -> (f64, String, Color) {
     let v = &s.view;
     let (ratio, label) = match (v.progress, &v.report) {
         (_, Some(r)) => {
@@ -868,7 +1146,15 @@ fn draw_gauge(frame: &mut Frame, area: Rect, s: &State) {
     let colour = match &v.report {
         Some(r) if r.status == RunStatus::Passed => Color::Green,
         Some(r) if matches!(r.status, RunStatus::Failed(_) | RunStatus::ClaimsFailed) => Color::Red,
-        _ => Color::Rgb(0x5f, 0x87, 0xd7),
+        _ => GAUGE_BLUE,
+    };
+    (ratio, label, colour)
+}
+
+fn draw_gauge(frame: &mut Frame, area: Rect, s: &State) {
+    let (ratio, label, colour) = match s.sweep.as_ref().filter(|v| v.is_live()) {
+        Some(v) => sweep_tab::gauge(v),
+        None => run_gauge(s),
     };
     frame.render_widget(
         Gauge::default()

@@ -1,9 +1,11 @@
 //! The claims panel: each claim of the drill with its threshold, pending
-//! until measured, then pass or fail with the measured value.
+//! until measured, then pass or fail with the measured value. An observation
+//! is shown with its value and never as a pass or a fail.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
+use super::ellipsize;
 use crate::content::DrillMeta;
 use crate::drills::ClaimResult;
 
@@ -11,20 +13,21 @@ pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize) -> Vec<Lin
     let mut out = Vec::new();
     for c in &meta.claims {
         let r = results.iter().find(|r| r.id == c.id);
+        let observation = c.observation || r.is_some_and(|r| r.observation);
         let (mark, style) = match r {
             None => ("○", Style::default().fg(Color::DarkGray)),
+            Some(_) if observation => ("○", Style::default().fg(Color::Cyan)),
             Some(r) if r.pass => ("✓", Style::default().fg(Color::Green).add_modifier(Modifier::BOLD)),
             Some(_) => ("✗", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD)),
         };
-        let mut text: String = c.text.chars().take(width.saturating_sub(2)).collect();
-        if c.text.chars().count() > width.saturating_sub(2) {
-            text.pop();
-            text.push('…');
-        }
+        let text = ellipsize(&c.text, width.saturating_sub(2));
         out.push(Line::from(vec![Span::styled(format!("{mark} "), style), Span::raw(text)]));
+        let threshold = format!("{} {}", c.op.symbol(), c.threshold);
         let value = match r {
-            Some(r) => format!("  {:.4} {} {}", r.measured, c.op.symbol(), c.threshold),
-            None => format!("  pending ({} {})", c.op.symbol(), c.threshold),
+            Some(r) if observation => format!("  {:.4} observed ({threshold})", r.measured),
+            Some(r) => format!("  {:.4} {threshold}", r.measured),
+            None if observation => format!("  pending observation ({threshold})"),
+            None => format!("  pending ({threshold})"),
         };
         out.push(Line::from(Span::styled(value, style)));
     }

@@ -1,0 +1,439 @@
+//! The drill screen's Sweep tab: a seed sweep of the configuration (live,
+//! finished, or the newest saved one) as a header, a per-claim summary (how
+//! often each claim held, mean, min, max) and a per-seed table.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+
+use super::{dim, header_row, panel, status_cell, window, Focus, State, GAUGE_BLUE};
+use crate::content::DrillMeta;
+use crate::drills::RunStatus;
+use crate::runner::sweep::{ClaimStats, SeedResult, Sweep, SweepConfig};
+use crate::tui::ui::accent;
+use crate::tui::widgets::ellipsize;
+
+/// Where a sweep shown on the Sweep tab stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SweepPhase {
+    Running,
+    /// `x` was pressed: the run under way is stopping.
+    Cancelling,
+    Cancelled,
+    Done,
+    /// A run could not start (the message says why).
+    Failed(String),
+}
+
+impl SweepPhase {
+    pub(super) fn label(&self) -> &'static str {
+        match self {
+            SweepPhase::Running => "running",
+            SweepPhase::Cancelling => "cancelling…",
+            SweepPhase::Cancelled => "cancelled",
+            SweepPhase::Done => "done",
+            SweepPhase::Failed(_) => "failed",
+        }
+    }
+
+    fn style(&self) -> Style {
+        match self {
+            SweepPhase::Running | SweepPhase::Cancelling => Style::default().fg(Color::Yellow),
+            SweepPhase::Cancelled => Style::default().fg(Color::DarkGray),
+            SweepPhase::Done => accent(),
+            SweepPhase::Failed(_) => Style::default().fg(Color::Red),
+        }
+    }
+}
+
+/// A seed sweep as the Sweep tab shows it: live (seeds arriving), or
+/// finished in this session, or loaded from disk.
+#[derive(Debug, Clone)]
+pub struct SweepView {
+    /// The seeds so far and their per-claim statistics.
+    pub sweep: Sweep,
+    pub phase: SweepPhase,
+    /// The file it was saved in, once saved.
+    pub saved: Option<PathBuf>,
+    /// When a live sweep started.
+    started: Option<Instant>,
+    /// The whole seconds of elapsed time last drawn (see [`SweepView::tick`]).
+    shown_s: u64,
+}
+
+impl SweepView {
+    /// A sweep starting now, no seed done yet.
+    pub fn live(meta: &DrillMeta, config: SweepConfig) -> SweepView {
+        SweepView {
+            sweep: Sweep::summarise(meta, config, Vec::new(), 0.0),
+            phase: SweepPhase::Running,
+            saved: None,
+            started: Some(Instant::now()),
+            shown_s: 0,
+        }
+    }
+
+    /// A sweep that has ended: done if every seed ran, else cancelled.
+    pub fn finished(sweep: Sweep, saved: Option<PathBuf>) -> SweepView {
+        let phase = if sweep.complete { SweepPhase::Done } else { SweepPhase::Cancelled };
+        SweepView { sweep, phase, saved, started: None, shown_s: 0 }
+    }
+
+    pub fn is_live(&self) -> bool {
+        matches!(self.phase, SweepPhase::Running | SweepPhase::Cancelling)
+    }
+
+    /// A seed finished: add it and recompute the statistics.
+    pub fn apply(&mut self, meta: &DrillMeta, r: &SeedResult) {
+        let mut results = std::mem::take(&mut self.sweep.results);
+        results.push(r.clone());
+        let config = self.sweep.config.clone();
+        self.sweep = Sweep::summarise(meta, config, results, self.elapsed());
+    }
+
+    /// The sweep stopped without its final summary: keep what arrived.
+    pub(super) fn stop(&mut self, phase: SweepPhase) {
+        self.sweep.total_wall_s = self.elapsed();
+        self.phase = phase;
+    }
+
+    /// Seeds whose run finished (a cancelled one did not).
+    pub fn done(&self) -> usize {
+        self.sweep.results.iter().filter(|r| r.status != RunStatus::Cancelled).count()
+    }
+
+    /// Whether a live sweep's elapsed time has reached a new second since
+    /// the last call: the screen redraws then, between seeds too.
+    pub(super) fn tick(&mut self) -> bool {
+        let s = self.elapsed() as u64;
+        let moved = self.is_live() && s != self.shown_s;
+        self.shown_s = s;
+        moved
+    }
+
+    /// Seconds since a live sweep started; the whole sweep's once it ended.
+    pub fn elapsed(&self) -> f64 {
+        match self.started {
+            Some(t) if self.is_live() => t.elapsed().as_secs_f64(),
+            _ => self.sweep.total_wall_s,
+        }
+    }
+}
+
+/// Seconds as a learner reads them: "41 s", "12 min".
+fn duration(secs: f64) -> String {
+    if secs < 120.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{:.0} min", secs / 60.0)
+    }
+}
+
+/// A measured value for the sweep tables, in a few characters ("–" when
+/// there is none): 0.930, 4.2e-4, 1234.
+fn value(x: f64) -> String {
+    match x.abs() {
+        a if !a.is_finite() => "–".into(),
+        a if a > 0.0 && a < 0.01 => format!("{x:.1e}"),
+        a if a >= 1000.0 => format!("{x:.0}"),
+        _ => format!("{x:.3}"),
+    }
+}
+
+fn threshold(c: &ClaimStats) -> String {
+    format!("{} {}", c.op.symbol(), c.threshold)
+}
+
+/// Column widths that fit in `avail` cells (one between columns): each
+/// column gets its `min` (those that do not fit are left out, from the
+/// right), then the room left goes, column by column, up to each `want`.
+fn fit_widths(cols: &[(usize, usize)], avail: usize) -> Vec<usize> {
+    let mut widths = Vec::new();
+    let mut used = 0;
+    for &(min, _) in cols {
+        let need = min + usize::from(!widths.is_empty());
+        if used + need > avail {
+            break;
+        }
+        widths.push(min);
+        used += need;
+    }
+    let mut spare = avail - used;
+    for (w, &(_, want)) in widths.iter_mut().zip(cols) {
+        let grow = want.saturating_sub(*w).min(spare);
+        *w += grow;
+        spare -= grow;
+    }
+    widths
+}
+
+/// A table of text cells in the given widths (cells past the last width are left out).
+fn fitted_table<'a>(header: Vec<String>, rows: Vec<Row<'a>>, widths: &[usize]) -> Table<'a> {
+    let header = header.into_iter().zip(widths).map(|(h, &w)| ellipsize(&h, w));
+    Table::new(rows, widths.iter().map(|&w| Constraint::Length(w as u16))).header(header_row(header)).column_spacing(1)
+}
+
+fn right(text: String, style: Style) -> Cell<'static> {
+    Cell::from(Line::from(text).right_aligned()).style(style)
+}
+
+/// The text of the Sweep tab before any sweep of this drill.
+fn intro(n: u64) -> String {
+    format!(
+        "A sweep runs this configuration for seeds 1–{n} and shows how often each claim holds. \
+         Variance across seeds is part of RL: a claim that holds for one seed may fail for the next. \
+         Press S to start (about {n} × the run time)."
+    )
+}
+
+/// Join `parts` with " · " into lines of at most `width` columns, never
+/// splitting a part (one longer than the width gets a line of its own).
+fn pack(parts: Vec<Span<'static>>, width: usize) -> Vec<Line<'static>> {
+    let mut lines: Vec<Vec<Span<'static>>> = vec![Vec::new()];
+    let mut used = 0;
+    for part in parts {
+        let w = part.width();
+        if used > 0 && used + 3 + w > width {
+            lines.push(Vec::new());
+            used = 0;
+        }
+        let line = lines.last_mut().expect("at least one line");
+        if used > 0 {
+            line.push(Span::styled(" · ", dim()));
+            used += 3;
+        }
+        used += w;
+        line.push(part);
+    }
+    lines.into_iter().map(Line::from).collect()
+}
+
+fn header(v: &SweepView) -> Vec<Span<'static>> {
+    let sw = &v.sweep;
+    let mut parts = vec![
+        Span::styled(sw.config.drill.clone(), accent()),
+        Span::raw(format!("preset {}", sw.config.preset)),
+        Span::raw(format!("seeds {}/{}", v.done(), sw.config.seeds.len())),
+        Span::raw(format!("{} elapsed", duration(v.elapsed()))),
+    ];
+    if v.done() > 0 {
+        parts.push(Span::raw(format!("median {:.1} s a run", sw.median_wall_s)));
+    }
+    parts.push(Span::styled(v.phase.label(), v.phase.style().add_modifier(Modifier::BOLD)));
+    if let SweepPhase::Failed(m) = &v.phase {
+        parts.push(Span::styled(m.clone(), v.phase.style()));
+    }
+    if let Some(name) = v.saved.as_deref().and_then(Path::file_stem) {
+        parts.push(Span::styled(format!("saved {}", name.to_string_lossy()), dim()));
+    }
+    parts
+}
+
+/// Per claim: held x/n (an observation: how often, as a rate), mean, min, max, threshold.
+fn summary(sw: &Sweep, width: u16) -> (Table<'static>, u16) {
+    let held = |c: &ClaimStats| match (c.observation, c.runs) {
+        (_, 0) => ("–".to_string(), dim()),
+        (true, n) => (format!("{:.0}%", 100.0 * c.held as f64 / n as f64), Style::default()),
+        (false, n) if c.held == n => (format!("{}/{n}", c.held), Style::default().fg(Color::Green)),
+        (false, n) if c.held == 0 => (format!("0/{n}"), Style::default().fg(Color::Red)),
+        (false, n) => (format!("{}/{n}", c.held), Style::default().fg(Color::Yellow)),
+    };
+    let cells: Vec<[(String, Style); 5]> = sw
+        .claims
+        .iter()
+        .map(|c| {
+            [
+                held(c),
+                (value(c.mean), Style::default()),
+                (value(c.min), Style::default()),
+                (value(c.max), Style::default()),
+                (threshold(c), dim()),
+            ]
+        })
+        .collect();
+    let header = ["claim", "held", "mean", "min", "max", "threshold"];
+    // Numbers are never cut; a header may be ("thresh…").
+    let col_w = |i: usize| cells.iter().map(|r| r[i].0.chars().count()).max().unwrap_or(0).max(4);
+    let header_w = |i: usize| col_w(i).max(header[i + 1].len());
+    let id_w = sw.claims.iter().map(|c| claim_label(c).chars().count()).max().unwrap_or(0);
+    let mut cols = vec![(header[0].len(), id_w.max(header[0].len()))];
+    cols.extend((0..5).map(|i| (col_w(i), header_w(i))));
+    let widths = fit_widths(&cols, width as usize);
+    let claim_w = widths.first().copied().unwrap_or(0);
+    let mut height = 1;
+    let rows: Vec<Row> = sw
+        .claims
+        .iter()
+        .zip(cells)
+        .map(|(c, cells)| {
+            let (claim, h) = claim_cell(c, claim_w);
+            height += h;
+            let mut row = vec![claim];
+            row.extend(cells.into_iter().enumerate().map(|(i, (text, style))| match i {
+                4 => Cell::from(text).style(style),
+                _ => right(text, style),
+            }));
+            row.truncate(widths.len());
+            Row::new(row).height(h)
+        })
+        .collect();
+    (fitted_table(header.map(String::from).to_vec(), rows, &widths), height)
+}
+
+const MARK: &str = "(observation)";
+
+/// A claim's id, and for an observation its mark.
+fn claim_label(c: &ClaimStats) -> String {
+    if c.observation {
+        format!("{} {MARK}", c.id)
+    } else {
+        c.id.clone()
+    }
+}
+
+/// A claim's id in `width` columns, an observation marked "(observation)"
+/// (on the line below when it does not fit); returns the cell and its height.
+fn claim_cell(c: &ClaimStats, width: usize) -> (Cell<'static>, u16) {
+    if !c.observation {
+        return (Cell::from(ellipsize(&c.id, width)), 1);
+    }
+    if claim_label(c).chars().count() <= width {
+        return (Cell::from(Line::from(vec![Span::raw(c.id.clone()), Span::styled(format!(" {MARK}"), dim())])), 1);
+    }
+    let lines = vec![Line::raw(ellipsize(&c.id, width)), Line::styled(ellipsize(MARK, width), dim())];
+    (Cell::from(Text::from(lines)), 2)
+}
+
+/// One row per seed, newest at the bottom: status, wall time and each
+/// claim's value (✓/✗, or · for an observation).
+fn draw_seeds(frame: &mut Frame, caption: Rect, area: Rect, sw: &Sweep, scroll: Option<usize>) {
+    let rows: Vec<Vec<(String, Style)>> = sw
+        .results
+        .iter()
+        .map(|r| {
+            let (status, style) = status_cell(&r.status);
+            let mut row = vec![(r.seed.to_string(), Style::default()), (status.to_string(), style)];
+            row.push((format!("{:.1}", r.wall_s), Style::default()));
+            row.extend(sw.claims.iter().map(|c| seed_value(c, r)));
+            row
+        })
+        .collect();
+    let mut header = vec!["seed".to_string(), "status".into(), "wall s".into()];
+    header.extend(sw.claims.iter().map(|c| c.id.clone()));
+    let cols: Vec<(usize, usize)> = header
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            let widest = rows.iter().map(|r| r[i].0.chars().count()).max().unwrap_or(0);
+            match i {
+                0..=2 => (widest.max(h.len()), widest.max(h.len())),
+                _ => (widest.max(5), widest.max(h.chars().count())),
+            }
+        })
+        .collect();
+    let widths = fit_widths(&cols, area.width as usize);
+    let n = rows.len();
+    let shown = window(n, area.height.saturating_sub(1) as usize, scroll);
+    let mut text = match n {
+        0 => "per seed: none finished yet".to_string(),
+        _ => format!("per seed · {}–{} of {n} (↑↓ with Tab focus)", shown.start + 1, shown.end),
+    };
+    let hidden = header.len().saturating_sub(widths.len());
+    if hidden > 0 {
+        text.push_str(&format!(" · {hidden} more column(s) off the edge"));
+    }
+    frame.render_widget(Paragraph::new(Span::styled(text, dim())), caption);
+    let table_rows: Vec<Row> = rows[shown]
+        .iter()
+        .map(|r| {
+            let cells = r.iter().take(widths.len()).enumerate().map(|(i, (text, style))| match i {
+                1 => Cell::from(text.clone()).style(*style),
+                _ => right(text.clone(), *style),
+            });
+            Row::new(cells.collect::<Vec<_>>())
+        })
+        .collect();
+    frame.render_widget(fitted_table(header, table_rows, &widths), area);
+}
+
+/// One claim's value on one seed: ✓ or ✗, or · for an observation (never coloured).
+fn seed_value(c: &ClaimStats, r: &SeedResult) -> (String, Style) {
+    match r.claims.iter().find(|v| v.id == c.id) {
+        None => ("–".into(), dim()),
+        Some(v) if c.observation => (format!("{} ·", value(v.measured)), Style::default()),
+        Some(v) if v.pass => (format!("{} ✓", value(v.measured)), Style::default().fg(Color::Green)),
+        Some(v) => (format!("{} ✗", value(v.measured)), Style::default().fg(Color::Red)),
+    }
+}
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, s: &State) {
+    let block = panel(" Sweep ", s.focus == Focus::Pane);
+    let Some(v) = &s.sweep else {
+        frame.render_widget(Paragraph::new(intro(s.sweep_seeds)).wrap(Wrap { trim: true }).block(block), area);
+        return;
+    };
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let header = pack(header(v), inner.width as usize);
+    let (summary, summary_h) = summary(&v.sweep, inner.width);
+    let [head_area, summary_area, caption, seeds] = Layout::vertical([
+        Constraint::Length(header.len() as u16),
+        Constraint::Length(summary_h),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(header), head_area);
+    frame.render_widget(summary, summary_area);
+    draw_seeds(frame, caption, seeds, &v.sweep, s.sweep_scroll);
+}
+
+/// The gauge while a sweep runs: seeds done of all, and about how long is left.
+pub(super) fn gauge(v: &SweepView) -> (f64, String, Color) {
+    let (done, total) = (v.done(), v.sweep.config.seeds.len());
+    let mut text = format!("sweep {} · {done}/{total} seeds done", v.phase.label());
+    if done > 0 && done < total {
+        let left = (total - done) as f64 * v.sweep.median_wall_s;
+        text.push_str(&format!(" · about {} left", duration(left)));
+    }
+    (done as f64 / total.max(1) as f64, text, GAUGE_BLUE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_fit_what_they_can_and_grow_left_to_right() {
+        // Every minimum fits; the first column grows to what it wants, then the next.
+        assert_eq!(fit_widths(&[(5, 16), (5, 5), (5, 9)], 22), vec![10, 5, 5]);
+        assert_eq!(fit_widths(&[(5, 16), (5, 5), (5, 9)], 40), vec![16, 5, 9]);
+        // A column whose minimum does not fit is left out, and those after it.
+        assert_eq!(fit_widths(&[(4, 4), (7, 7), (7, 7)], 15), vec![4, 7]);
+        assert!(fit_widths(&[(4, 4)], 0).is_empty());
+    }
+
+    #[test]
+    fn values_stay_short_and_readable() {
+        assert_eq!(value(0.93), "0.930");
+        assert_eq!(value(0.00042), "4.2e-4");
+        assert_eq!(value(0.0), "0.000");
+        assert_eq!(value(12345.6), "12346");
+        assert_eq!(value(f64::NAN), "–");
+        assert_eq!(value(f64::INFINITY), "–");
+    }
+
+    #[test]
+    fn header_parts_are_packed_whole() {
+        let parts = ["sft-basics", "preset quick", "seeds 3/20", "41 s elapsed"].map(Span::raw).to_vec();
+        let text = |lines: &[Line]| lines.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        assert_eq!(text(&pack(parts.clone(), 80)), ["sft-basics · preset quick · seeds 3/20 · 41 s elapsed"]);
+        assert_eq!(text(&pack(parts.clone(), 30)), ["sft-basics · preset quick", "seeds 3/20 · 41 s elapsed"]);
+        assert_eq!(text(&pack(parts, 5)).len(), 4, "a part wider than the line gets a line of its own");
+    }
+}
