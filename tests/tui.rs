@@ -227,7 +227,7 @@ fn drill_screen_shows_config_charts_claims_and_progress() {
     open_drill(&mut a, "sft-basics");
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("Config · quick") && s.contains("lr") && s.contains("0.003"), "{s}");
-    assert!(s.contains("pending (≥ 0.8)"), "claims start pending:\n{s}");
+    assert!(s.contains("pending (≥ 0.95)"), "claims start pending:\n{s}");
     assert!(s.contains("No run yet"), "{s}");
     // Feed the screen what a run would send.
     if let Some(Screen::Drill(d)) = a.stack.last_mut() {
@@ -252,7 +252,7 @@ fn drill_screen_shows_config_charts_claims_and_progress() {
         d.view.apply(Event::Claim(ClaimResult {
             id: c.id.clone(),
             text: c.text.clone(),
-            measured: 0.93,
+            measured: 0.97,
             op: c.op,
             threshold: c.threshold,
             pass: true,
@@ -263,7 +263,7 @@ fn drill_screen_shows_config_charts_claims_and_progress() {
     let s = screen(&lines);
     assert!(s.contains(" loss ") && s.contains(" heldout_acc "), "chart titles:\n{s}");
     assert!(s.contains('⣀') || s.contains('⠉') || s.contains('⠒'), "braille curve drawn:\n{s}");
-    assert!(s.contains("✓ exact-match") && s.contains("0.9300 ≥ 0.8"), "claim result:\n{s}");
+    assert!(s.contains("✓ exact-match") && s.contains("0.9700 ≥ 0.95"), "claim result:\n{s}");
     assert!(s.contains("train · step 50/100"), "gauge:\n{s}");
     // Smoothing toggles are reported in the chart status line.
     assert!(s.contains("EMA 0.900"));
@@ -601,7 +601,7 @@ mod sweeps {
             .map(|c| {
                 let pass = !failed.contains(&c.id.as_str());
                 let measured = match (c.id.as_str(), pass) {
-                    ("heldout_accuracy", true) => 0.93,
+                    ("heldout_accuracy", true) => 0.97,
                     ("heldout_accuracy", false) => 0.61,
                     (_, true) => 0.12,
                     (_, false) => 0.4,
@@ -637,11 +637,11 @@ mod sweeps {
         let s = screen(&lines);
         assert!(s.contains("5 Sweep") && s.contains("seeds 20/20") && s.contains("running"), "header:\n{s}");
         assert!(s.contains("heldout_accuracy") && s.contains("19/20") && s.contains("20/20"), "summary:\n{s}");
-        assert!(s.contains("≥ 0.8") && s.contains("≤ 0.25") && s.contains("0.914"), "thresholds, mean:\n{s}");
+        assert!(s.contains("≥ 0.95") && s.contains("≤ 0.25") && s.contains("0.952"), "thresholds, mean:\n{s}");
         // Newest at the bottom: seed 20 is shown, seed 1 is scrolled away.
         assert!(s.contains("per seed · ") && s.contains("of 20"), "{s}");
         let last = lines.iter().rfind(|l| l.contains('✓')).unwrap();
-        assert!(last.contains(" 20 ") && last.contains("passed") && last.contains("0.930 ✓"), "{last}");
+        assert!(last.contains(" 20 ") && last.contains("passed") && last.contains("0.970 ✓"), "{last}");
         assert!(s.contains("median 20.5 s a run") && s.contains("sweep running · 20/20 seeds done"), "gauge:\n{s}");
         assert!(!s.contains("left"), "nothing left to run:\n{s}");
         // ↑ with the pane focused scrolls back to the first seeds.
@@ -658,7 +658,7 @@ mod sweeps {
         let s = screen(&lines);
         assert!(s.contains("seeds 20/20") && s.contains("4 min elapsed") && s.contains("done"), "header:\n{s}");
         assert!(s.contains("median 20.5 s a run"), "{s}");
-        assert!(s.contains("19/20") && s.contains("0.610") && s.contains("0.930"), "summary:\n{s}");
+        assert!(s.contains("19/20") && s.contains("0.610") && s.contains("0.970"), "summary:\n{s}");
         let seven = lines.iter().find(|l| l.contains("claim failed")).unwrap();
         assert!(seven.contains(" 7 ") && seven.contains("0.610 ✗") && seven.contains("0.120 ✓"), "{seven}");
         assert_eq!(lines.iter().filter(|l| l.contains("passed")).count(), 19, "every seed shown:\n{s}");
