@@ -160,3 +160,40 @@ fn self_refine_gains_nothing_with_the_model_as_critic() {
 fn react_hallucination_gap_closes_without_the_mask() {
     breaks("react-tool-call-loop", 1, ("mask_observations", "false"), &["hallucination_gap"]);
 }
+
+/// The same run with 1 and with 3 threads: the fused model's reductions add
+/// fixed blocks in a fixed order, so the thread count changes nothing.
+#[test]
+fn the_number_of_threads_does_not_change_a_run() {
+    let run = |threads: &str| -> Vec<(String, u64, u64)> {
+        let home = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentlab"))
+            .args(["drill", "run", "turn-credit-assignment", "--seed", "5", "--json"])
+            .args([
+                "--set",
+                "warm_steps=40",
+                "--set",
+                "rl_steps=3",
+                "--set",
+                "questions_per_step=4",
+                "--set",
+                "group=4",
+            ])
+            .env("AGENTLAB_HOME", home.path())
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Event>(l).ok())
+            .filter_map(|e| match e {
+                Event::Metric { step, name, value, .. } => Some((name, step, value.to_bits())),
+                Event::Claim(c) => Some((c.id, 0, c.measured.to_bits())),
+                _ => None,
+            })
+            .collect()
+    };
+    let one = run("1");
+    assert!(one.len() > 50, "{} numbers", one.len());
+    assert_eq!(one, run("3"));
+}

@@ -131,9 +131,10 @@ impl TypedDrill for SftBasics {
             tokens_seen += picks.iter().map(|e| e.len() as u64).sum::<u64>();
             let (x, y) = batch(&picks, &ctx.device)?;
             let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
+            // A NaN or ∞ stops the run here, before the weights move.
             let loss_v = ctx.finite("loss", loss.to_scalar::<f32>()? as f64, step)?;
             let mut grads = loss.backward()?;
-            let norm = clip_grad_norm(&mut grads, &vars, 1.0)?;
+            let norm = ctx.finite("gradient norm", clip_grad_norm(&mut grads, &vars, 1.0)?, step)?;
             opt.set_lr(schedule.at(step));
             opt.step(&grads)?;
             first_loss.get_or_insert(loss_v);
