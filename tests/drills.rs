@@ -92,7 +92,7 @@ fn numbers(events: &[Event]) -> Vec<(String, u64, f64)> {
 /// sampling, RL updates. Two runs, bit for bit the same numbers.
 #[test]
 fn same_seed_gives_the_same_numbers() {
-    let short = [("warm_steps", "40"), ("rl_steps", "4"), ("questions_per_step", "4"), ("group", "4")];
+    let short = [("warm_steps", "100"), ("rl_steps", "4"), ("questions_per_step", "4"), ("group", "4")];
     let (a, _) = run_with("turn-credit-assignment", 7, &short);
     let (b, _) = run_with("turn-credit-assignment", 7, &short);
     let (na, nb) = (numbers(&a), numbers(&b));
@@ -111,7 +111,7 @@ fn same_seed_gives_the_same_numbers() {
 /// the world wrote, and their logits get a gradient. A few RL steps show it.
 #[test]
 fn unmasked_observations_get_a_gradient() {
-    let short = [("warm_steps", "40"), ("rl_steps", "3"), ("questions_per_step", "4"), ("group", "4")];
+    let short = [("warm_steps", "100"), ("rl_steps", "3"), ("questions_per_step", "4"), ("group", "4")];
     let (_, masked) = run_with("turn-credit-assignment", 3, &short);
     assert!(claim(&masked, "observation_logit_grad").pass);
     let mut off = short.to_vec();

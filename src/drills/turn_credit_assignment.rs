@@ -80,6 +80,7 @@ pub struct Params {
     pub temperature: f32,
     pub lr_rl: f64,
     pub warm_steps: usize,
+    pub warm_batch: usize,
     pub lr_sft: f64,
     pub known_places: usize,
     pub needless_rate: f64,
@@ -310,7 +311,7 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
     let buckets = LengthBuckets::new(&examples);
     for step in 0..p.warm_steps {
         ctx.check_cancel()?;
-        let picks: Vec<&Example> = buckets.sample(32, rng).into_iter().map(|i| &examples[i]).collect();
+        let picks: Vec<&Example> = buckets.sample(p.warm_batch, rng).into_iter().map(|i| &examples[i]).collect();
         let st = trainer.sft_step(&policy, &picks)?;
         ctx.metric(step, "warm_start_loss", st.loss);
         ctx.progress(step + 1, p.warm_steps, 0);
