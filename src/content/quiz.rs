@@ -200,6 +200,14 @@ impl RawItem {
                 if !value.is_finite() || !tolerance.is_finite() || tolerance < 0.0 {
                     return Err("numeric `value`/`tolerance` must be finite, tolerance ≥ 0".into());
                 }
+                if let Some(n) = decimals_asked(&self.prompt) {
+                    let scale = 10f64.powi(n as i32);
+                    if ((value * scale).round() / scale - value).abs() > 1e-9 {
+                        return Err(format!(
+                            "the prompt asks for {n} decimals but `value` = {value} has more: store the answer as asked"
+                        ));
+                    }
+                }
                 unexpected("choices", self.choices.is_some())?;
                 unexpected("steps", self.steps.is_some())?;
                 Answer::Numeric { value, tolerance }
@@ -249,5 +257,46 @@ pub struct QuizSet {
 impl QuizSet {
     pub fn count(&self, level: Level) -> usize {
         self.items.iter().filter(|i| i.level == level).count()
+    }
+}
+
+/// "Give 3 decimals" in a prompt → 3 (digits or the words one to six).
+fn decimals_asked(prompt: &str) -> Option<u32> {
+    let words: Vec<&str> = prompt.split_whitespace().collect();
+    words.windows(2).find_map(|w| {
+        if !w[1].to_lowercase().starts_with("decimal") {
+            return None;
+        }
+        let t = w[0].to_lowercase();
+        t.parse::<u32>().ok().or_else(|| {
+            ["one", "two", "three", "four", "five", "six"].iter().position(|x| *x == t).map(|i| i as u32 + 1)
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{decimals_asked, RawItem};
+
+    fn numeric(prompt: &str, value: f64) -> Result<(), String> {
+        let toml = format!(
+            "id = \"x\"\nlevel = \"L2\"\nkind = \"numeric\"\nprompt = \"{prompt}\"\nvalue = {value}\ntolerance = 0.001\nexplanation = \"e\"\n"
+        );
+        toml::from_str::<RawItem>(&toml).unwrap().into_item(1).map(|_| ())
+    }
+
+    #[test]
+    fn a_value_with_more_decimals_than_asked_is_refused() {
+        assert!(numeric("The loss? Give 3 decimals.", 0.408).is_ok());
+        let e = numeric("The loss? Give 3 decimals.", 0.4076).unwrap_err();
+        assert!(e.contains("3 decimals"), "{e}");
+        assert!(numeric("The loss?", 0.4076).is_ok());
+    }
+
+    #[test]
+    fn reads_the_decimals_a_prompt_asks_for() {
+        assert_eq!(decimals_asked("What is the loss? Give 3 decimals."), Some(3));
+        assert_eq!(decimals_asked("Answer to two decimal places."), Some(2));
+        assert_eq!(decimals_asked("What is the loss?"), None);
     }
 }

@@ -41,6 +41,7 @@ pub fn to_unicode(latex: &str) -> String {
     for (from, to) in PRE {
         s = replace_command(&s, from, to);
     }
+    let s = space_before_big_operators(&bracket_log_fractions(&s));
     let out = latex_to_unicode::latex_to_unicode(&s);
     // Display math may span lines; the terminal shows it as one.
     let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -48,6 +49,59 @@ pub fn to_unicode(latex: &str) -> String {
     // precomposed letters more reliably than combining marks.
     use unicode_normalization::UnicodeNormalization;
     unwrap_single(&out).nfc().collect()
+}
+
+/// `\log \frac{A}{B}` → `\log[\frac{A}{B}]`: written on one line, `log (A)/(B)`
+/// reads as `(log A)/B`; the bracket keeps the fraction inside the log.
+fn bracket_log_fractions(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    while let Some(pos) = ["\\log", "\\ln"].iter().filter_map(|f| rest.find(f).map(|p| (p, f.len()))).min() {
+        let (pos, len) = pos;
+        let after = &rest[pos + len..];
+        out.push_str(&rest[..pos + len]);
+        rest = after;
+        if after.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) {
+            continue; // a longer command (`\longrightarrow`)
+        }
+        let trimmed = after.trim_start();
+        let Some(args) = trimmed.strip_prefix("\\frac") else { continue };
+        let Some((num, tail)) = brace_group(args.trim_start()) else { continue };
+        let Some((den, tail)) = brace_group(tail.trim_start()) else { continue };
+        out.push_str(&format!("[\\frac{{{num}}}{{{den}}}]"));
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `{…}` at the start of `s` (balanced): its inside and what follows it.
+fn brace_group(s: &str) -> Option<(&str, &str)> {
+    let mut depth = 0usize;
+    if !s.starts_with('{') {
+        return None;
+    }
+    for (i, c) in s.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&s[1..i], &s[i + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `\frac{1}{N}\sum` → `\frac{1}{N} \sum`: without the space the line reads
+/// `1/N∑ᵢ`, as if N were summed.
+fn space_before_big_operators(s: &str) -> String {
+    ["\\sum", "\\prod", "\\int"]
+        .iter()
+        .fold(s.to_string(), |acc, op| acc.replace(&format!("}}{op}"), &format!("}} {op}")))
 }
 
 /// `∇_(θ)` → `∇_θ`: the crate brackets every script it cannot turn into
@@ -116,6 +170,24 @@ mod tests {
         assert_eq!(to_unicode(r"\nabla_\theta J"), "∇_θ J");
         assert_eq!(to_unicode(r"x \in \mathbb{R}^d"), "x ∈ ℝᵈ");
         assert!(to_unicode(r"\mathbb{E}_{\pi}[R]").starts_with("𝔼"));
+    }
+
+    #[test]
+    fn a_fraction_stays_inside_its_log() {
+        assert_eq!(
+            to_unicode(r"\beta \log \frac{\pi_\theta(y|x)}{\pi_{\text{ref}}(y|x)}"),
+            "β log[(π_θ(y|x))/(π_(ref)(y|x))]"
+        );
+        assert_eq!(to_unicode(r"-\log\frac{a}{b} + \log Z"), "-log[a/b] + log Z");
+        assert_eq!(to_unicode(r"\ln \frac{p}{q}"), "ln[p/q]");
+        // Unbalanced input is left alone, never dropped.
+        assert_eq!(to_unicode(r"\log \frac{a"), to_unicode(r"\log \frac{a"));
+        assert!(to_unicode(r"\log \frac{a").contains('a'));
+    }
+
+    #[test]
+    fn a_sum_after_a_fraction_is_spaced() {
+        assert_eq!(to_unicode(r"\frac{1}{N}\sum_{i=1}^{N} \theta_i"), "1/N ∑ᵢ₌₁ᴺ θᵢ");
     }
 
     #[test]
