@@ -43,8 +43,14 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(0x8c, 0x56, 0x4b),
 ];
 
-/// Draw the run in `run_dir` to `out` (default `run_dir/charts.<ext>`).
+/// Draw the run in `run_dir` to `out` (default `run_dir/charts.<ext>`), raw
+/// values on a linear axis.
 pub fn export_run(run_dir: &Path, format: Format, out: Option<&Path>) -> Result<PathBuf> {
+    export_run_styled(run_dir, format, out, Style::default())
+}
+
+/// [`export_run`] drawn the way the drill screen shows it (smoothing, log y).
+pub fn export_run_styled(run_dir: &Path, format: Format, out: Option<&Path>, style: Style) -> Result<PathBuf> {
     let events = load_events(run_dir)?;
     let all = series(&events);
     if all.is_empty() {
@@ -56,12 +62,16 @@ pub fn export_run(run_dir: &Path, format: Format, out: Option<&Path>) -> Result<
         None => record.name.clone(),
     };
     let out = out.map(Path::to_path_buf).unwrap_or_else(|| run_dir.join(format!("charts.{}", format.extension())));
-    draw_file(&out, format, &title, &all)?;
+    draw_file_styled(&out, format, &title, &all, style)?;
     Ok(out)
 }
 
 /// Draw named series in a grid of line charts.
 pub fn draw_file(out: &Path, format: Format, title: &str, all: &[(String, Vec<Point>)]) -> Result<()> {
+    draw_file_styled(out, format, title, all, Style::default())
+}
+
+fn draw_file_styled(out: &Path, format: Format, title: &str, all: &[(String, Vec<Point>)], style: Style) -> Result<()> {
     register_fonts();
     let cols = if all.len() > 1 { 2 } else { 1 };
     let rows = all.len().div_ceil(cols);
@@ -69,12 +79,12 @@ pub fn draw_file(out: &Path, format: Format, title: &str, all: &[(String, Vec<Po
     match format {
         Format::Png => {
             let root = BitMapBackend::new(out, size).into_drawing_area();
-            draw(&root, title, all, cols, rows)?;
+            draw(&root, title, all, cols, rows, style)?;
             root.present().with_context(|| format!("writing {}", out.display()))?;
         }
         Format::Svg => {
             let root = SVGBackend::new(out, size).into_drawing_area();
-            draw(&root, title, all, cols, rows)?;
+            draw(&root, title, all, cols, rows, style)?;
             root.present().with_context(|| format!("writing {}", out.display()))?;
         }
     }
@@ -87,6 +97,7 @@ fn draw<DB: DrawingBackend>(
     all: &[(String, Vec<Point>)],
     cols: usize,
     rows: usize,
+    style: Style,
 ) -> Result<()>
 where
     DB::ErrorType: 'static,
@@ -97,30 +108,40 @@ where
     let cells = root.split_evenly((rows, cols));
     for (i, (name, pts)) in all.iter().enumerate() {
         let area = &cells[i];
-        let (x0, x1) = bounds(pts.iter().map(|p| p.step));
-        let (y0, y1) = bounds(pts.iter().map(|p| p.value));
+        let xy = style.apply(pts);
+        let (x0, x1) = x_range(xy.iter().map(|p| p.0));
+        let (y0, y1) = value_range(xy.iter().map(|p| p.1));
+        let caption = match (style.smoothing_for(pts.len()), style.log_y) {
+            (Some(b), true) => format!("{name} (EMA {b:.2}, log y)"),
+            (Some(b), false) => format!("{name} (EMA {b:.2})"),
+            (None, true) => format!("{name} (log y)"),
+            (None, false) => name.clone(),
+        };
         let mut chart = ChartBuilder::on(area)
-            .caption(name, ("sans-serif", 18).into_font())
+            .caption(caption, ("sans-serif", 18).into_font())
             .margin(10)
             .x_label_area_size(28)
             .y_label_area_size(52)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(err)?;
+        let log_y = style.log_y;
         chart
             .configure_mesh()
             .x_desc("step")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| short(*y))
+            .y_label_formatter(&|y| short(if log_y { 10f64.powf(*y) } else { *y }))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(err)?;
         let colour = PALETTE[i % PALETTE.len()];
         // Wide strokes get miter spikes at sharp turns in plotters' bitmap
         // backend; noisy series (many points) are drawn one pixel wide.
-        let width = if pts.len() > 60 { 1 } else { 2 };
-        chart
-            .draw_series(LineSeries::new(pts.iter().map(|p| (p.step, p.value)), colour.stroke_width(width)))
-            .map_err(err)?;
+        let width = if xy.len() > 60 { 1 } else { 2 };
+        chart.draw_series(LineSeries::new(xy.iter().copied(), colour.stroke_width(width))).map_err(err)?;
+        if xy.len() < 20 {
+            // Sparse series: mark each measured point.
+            chart.draw_series(xy.iter().map(|&p| Circle::new(p, 3, colour.filled()))).map_err(err)?;
+        }
     }
     Ok(())
 }
@@ -138,8 +159,41 @@ fn short(y: f64) -> String {
     }
 }
 
-/// Axis range with a little headroom; a flat series gets a unit range.
-fn bounds(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+/// The y range to draw `ys` in: the data with 5% headroom. A flat series
+/// gets a narrow band around its value (not a unit range that makes 0.35
+/// look like it sits between −0.15 and 0.85), and the headroom never crosses
+/// a natural edge the data respects: a series ≥ 0 keeps its axis ≥ 0, a
+/// series in [0, 1] (an accuracy, a rate) keeps its axis in [0, 1].
+pub fn value_range(ys: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for y in ys.filter(|y| y.is_finite()) {
+        lo = lo.min(y);
+        hi = hi.max(y);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi - lo > 1e-12 { (hi - lo) * 0.05 } else { (lo.abs() * 0.05).max(1e-3) };
+    let (mut a, mut b) = (lo - pad, hi + pad);
+    if lo >= 0.0 {
+        a = a.max(0.0);
+    }
+    if lo >= 0.0 && hi <= 1.0 {
+        b = b.min(1.0);
+    }
+    if b - a < 1e-12 {
+        // A flat series at an edge (all 0, or all 1): widen inwards.
+        if a <= 0.0 {
+            b = a + 2.0 * pad;
+        } else {
+            a = b - 2.0 * pad;
+        }
+    }
+    (a, b)
+}
+
+/// The x range (steps or seconds): the data, or a unit range for one point.
+fn x_range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for x in xs.filter(|x| x.is_finite()) {
         lo = lo.min(x);
@@ -148,11 +202,61 @@ fn bounds(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     if !lo.is_finite() {
         return (0.0, 1.0);
     }
-    if (hi - lo).abs() < 1e-12 {
-        return (lo - 0.5, hi + 0.5);
+    if hi - lo < 1e-9 {
+        return (lo, lo + 1.0);
     }
-    let pad = (hi - lo) * 0.05;
-    (lo - pad, hi + pad)
+    (lo, hi)
+}
+
+/// Series with fewer points than this (evaluations every so many steps,
+/// per-round scores) are drawn raw: an EMA over 5 points mostly shows the
+/// smoothing, not the series.
+pub const MIN_POINTS_TO_SMOOTH: usize = 30;
+
+/// Bias-corrected exponential moving average: s_t = β s_{t−1} + (1−β) y_t,
+/// shown as s_t / (1 − β^t) so the first points are not dragged towards 0.
+pub fn ema(values: &[f64], beta: f64) -> Vec<f64> {
+    let mut s = 0.0;
+    let mut out = Vec::with_capacity(values.len());
+    for (t, v) in values.iter().enumerate() {
+        s = beta * s + (1.0 - beta) * v;
+        out.push(s / (1.0 - beta.powi(t as i32 + 1)));
+    }
+    out
+}
+
+/// How a series is drawn, on the screen and in an export: the same options.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Style {
+    /// EMA decay in [0, 1) for series with at least [`MIN_POINTS_TO_SMOOTH`]
+    /// points; `None` draws raw values.
+    pub smoothing: Option<f64>,
+    /// y as log10 (non-positive values are left out).
+    pub log_y: bool,
+}
+
+impl Style {
+    /// The EMA decay used for a series of `n` points, if any.
+    pub fn smoothing_for(&self, n: usize) -> Option<f64> {
+        self.smoothing.filter(|_| n >= MIN_POINTS_TO_SMOOTH)
+    }
+
+    /// (step, y) of `pts` as drawn: smoothed where the series is long
+    /// enough, then log10 if asked; non-finite results are left out.
+    pub fn apply(&self, pts: &[Point]) -> Vec<(f64, f64)> {
+        let ys: Vec<f64> = pts.iter().map(|p| p.value).collect();
+        let ys = match self.smoothing_for(pts.len()) {
+            Some(b) => ema(&ys, b),
+            None => ys,
+        };
+        pts.iter()
+            .zip(ys)
+            .filter_map(|(p, y)| {
+                let y = if self.log_y { (y > 0.0).then(|| y.log10())? } else { y };
+                y.is_finite().then_some((p.step, y))
+            })
+            .collect()
+    }
 }
 
 /// Metrics as CSV: `series,step,t,value`.
@@ -167,4 +271,49 @@ pub fn write_csv(run_dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
     }
     std::fs::write(&out, s).with_context(|| format!("writing {}", out.display()))?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_respect_what_the_data_respects() {
+        // One point of an accuracy: a narrow band, inside [0, 1].
+        let (a, b) = value_range([0.35].into_iter());
+        assert!(a > 0.3 && b < 0.4 && a < 0.35 && b > 0.35, "{a} {b}");
+        // A flat accuracy of 1 stays at or below 1; of 0 at or above 0.
+        let (a, b) = value_range([1.0, 1.0].into_iter());
+        assert!(b <= 1.0 && a < 1.0);
+        let (a, b) = value_range([0.0, 0.0].into_iter());
+        assert!(a >= 0.0 && b > 0.0);
+        // Rates near the edges: headroom does not cross 0 or 1.
+        assert_eq!(value_range([0.0, 1.0].into_iter()), (0.0, 1.0));
+        // A loss keeps its axis at or above 0; a signed series gets headroom both ways.
+        assert!(value_range([0.01, 3.0].into_iter()).0 >= 0.0);
+        let (a, b) = value_range([-1.0, 1.0].into_iter());
+        assert!(a < -1.0 && b > 1.0);
+        assert_eq!(value_range(std::iter::empty()), (0.0, 1.0));
+    }
+
+    #[test]
+    fn ema_is_bias_corrected() {
+        // A constant series stays constant from the first point on.
+        assert!(ema(&[2.0; 5], 0.9).iter().all(|v| (v - 2.0).abs() < 1e-12));
+        let e = ema(&[0.0, 10.0], 0.5);
+        assert_eq!(e[0], 0.0);
+        assert!((e[1] - 10.0 * 0.5 / 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn short_series_are_not_smoothed() {
+        let pts = |n: usize| -> Vec<Point> {
+            (0..n).map(|i| Point { step: i as f64, t: 0.0, value: (i % 2) as f64 }).collect()
+        };
+        let style = Style { smoothing: Some(0.9), log_y: false };
+        let few = style.apply(&pts(5));
+        assert_eq!(few.iter().map(|p| p.1).collect::<Vec<_>>(), vec![0.0, 1.0, 0.0, 1.0, 0.0]);
+        let many = style.apply(&pts(MIN_POINTS_TO_SMOOTH));
+        assert!(many.iter().skip(1).all(|p| p.1 > 0.0 && p.1 < 1.0), "smoothed");
+    }
 }

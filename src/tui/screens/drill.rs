@@ -681,7 +681,8 @@ impl State {
 
     fn export(&self) -> Action {
         let Some(dir) = &self.shown_dir else { return Action::Flash("no run to export yet: s starts one".into()) };
-        match crate::plot::export_run(dir, crate::plot::Format::Png, None) {
+        // The export draws what the screen shows: the same smoothing and y scale.
+        match crate::plot::export_run_styled(dir, crate::plot::Format::Png, None, self.opts.style()) {
             Ok(p) => Action::Flash(format!("exported {}", p.display())),
             Err(e) => Action::Flash(format!("export failed: {e:#}")),
         }

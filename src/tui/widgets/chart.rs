@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, BorderType, Borders, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
+use crate::plot::{ema, value_range};
 use crate::runner::Point;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,24 +27,20 @@ impl Default for ChartOpts {
     }
 }
 
-/// Bias-corrected exponential moving average: s_t = β s_{t−1} + (1−β) y_t,
-/// shown as s_t / (1 − β^t) so the first points are not dragged towards 0.
-pub fn ema(values: &[f64], beta: f64) -> Vec<f64> {
-    let mut s = 0.0;
-    let mut out = Vec::with_capacity(values.len());
-    for (t, v) in values.iter().enumerate() {
-        s = beta * s + (1.0 - beta) * v;
-        out.push(s / (1.0 - beta.powi(t as i32 + 1)));
+impl ChartOpts {
+    /// The same drawing options for an export.
+    pub fn style(&self) -> crate::plot::Style {
+        crate::plot::Style { smoothing: self.smoothing, log_y: self.log_y }
     }
-    out
 }
 
-/// Points as (x, y) after smoothing and scaling, at most `max_points` of them.
+/// Points as (x, y) after smoothing (long series only, see
+/// [`crate::plot::MIN_POINTS_TO_SMOOTH`]) and scaling, at most `max_points`.
 pub fn prepare(pts: &[Point], opts: ChartOpts, max_points: usize) -> Vec<(f64, f64)> {
     let ys: Vec<f64> = pts.iter().map(|p| p.value).collect();
-    let ys = match opts.smoothing {
-        Some(b) if pts.len() > 2 => ema(&ys, b),
-        _ => ys,
+    let ys = match opts.style().smoothing_for(pts.len()) {
+        Some(b) => ema(&ys, b),
+        None => ys,
     };
     let stride = pts.len().div_ceil(max_points.max(1)).max(1);
     pts.iter()
@@ -64,6 +61,20 @@ pub fn prepare(pts: &[Point], opts: ChartOpts, max_points: usize) -> Vec<(f64, f
             y.is_finite().then_some((x, y))
         })
         .collect()
+}
+
+/// The chart's title value: the last value the curve shows, and when the
+/// curve is smoothed also the last raw value, each labelled.
+pub fn title_value(pts: &[Point], opts: ChartOpts) -> String {
+    let Some(last) = pts.last().map(|p| p.value) else { return String::new() };
+    match opts.style().smoothing_for(pts.len()) {
+        Some(b) => {
+            let ys: Vec<f64> = pts.iter().map(|p| p.value).collect();
+            let shown = ema(&ys, b).last().copied().unwrap_or(last);
+            format!("EMA {} · last {}", fmt(shown, false), fmt(last, false))
+        }
+        None => fmt(last, false),
+    }
 }
 
 fn fmt(v: f64, log: bool) -> String {
@@ -103,29 +114,25 @@ pub fn draw(
     let max_points = (area.width as usize * 2).max(16);
     let cur = prepare(pts, opts, max_points);
     let old = prev.map(|p| prepare(p, opts, max_points)).unwrap_or_default();
-    let all = cur.iter().chain(old.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
-    for &(x, y) in all {
+    let all: Vec<(f64, f64)> = cur.iter().chain(old.iter()).copied().collect();
+    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &(x, _) in &all {
         x0 = x0.min(x);
         x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
     }
     if !x0.is_finite() {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        (x0, x1) = (0.0, 1.0);
     }
     if (x1 - x0).abs() < 1e-9 {
         x1 = x0 + 1.0;
     }
-    if (y1 - y0).abs() < 1e-12 {
-        y0 -= 0.5;
-        y1 += 0.5;
-    }
-    let last = pts.last().map(|p| p.value);
+    let (y0, y1) = value_range(all.iter().map(|p| p.1));
+    let value = title_value(pts, opts);
     let title = Line::from(vec![
         Span::styled(format!(" {name} "), Style::default().fg(colour(idx)).add_modifier(Modifier::BOLD)),
-        Span::styled(last.map(|v| format!("{} ", fmt(v, false))).unwrap_or_default(), Style::default().fg(Color::Gray)),
+        Span::styled(if value.is_empty() { value } else { format!("{value} ") }, Style::default().fg(Color::Gray)),
     ]);
+    let x_label = |x: f64| if opts.x_time { format!("{x:.0} s") } else { format!("{x:.0}") };
     let mut datasets = Vec::new();
     if !old.is_empty() {
         datasets.push(
@@ -153,10 +160,7 @@ pub fn draw(
                 .title(title),
         )
         .x_axis(
-            Axis::default()
-                .style(axis_style)
-                .bounds([x0, x1])
-                .labels([Span::raw(fmt(x0, false)), Span::raw(fmt(x1, false))]),
+            Axis::default().style(axis_style).bounds([x0, x1]).labels([Span::raw(x_label(x0)), Span::raw(x_label(x1))]),
         )
         .y_axis(
             Axis::default()
@@ -172,12 +176,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ema_is_bias_corrected() {
-        // A constant series stays constant from the first point on.
-        assert!(ema(&[2.0; 5], 0.9).iter().all(|v| (v - 2.0).abs() < 1e-12));
-        let e = ema(&[0.0, 10.0], 0.5);
-        assert_eq!(e[0], 0.0);
-        assert!((e[1] - 10.0 * 0.5 / 0.75).abs() < 1e-12);
+    fn the_title_says_what_the_curve_shows() {
+        let opts = ChartOpts::default();
+        // A sparse evaluation series is drawn raw: its title is its last value.
+        let few: Vec<Point> =
+            [0.2, 0.5, 0.731].iter().enumerate().map(|(i, &v)| Point { step: i as f64, t: 0.0, value: v }).collect();
+        assert_eq!(title_value(&few, opts), "0.731");
+        assert_eq!(prepare(&few, opts, 100).last().unwrap().1, 0.731);
+        // A long, smoothed series: the smoothed value the curve ends at, and the raw last value, both labelled.
+        let many: Vec<Point> =
+            (0..100).map(|i| Point { step: i as f64, t: 0.0, value: if i == 99 { 0.0 } else { 1.0 } }).collect();
+        let t = title_value(&many, opts);
+        assert!(t.starts_with("EMA 0.900") && t.ends_with("last 0.000"), "{t}");
+        assert!((prepare(&many, opts, 1000).last().unwrap().1 - 0.9).abs() < 1e-3);
     }
 
     #[test]
@@ -189,5 +200,32 @@ mod tests {
         let l = prepare(&pts, ChartOpts { smoothing: None, log_y: true, x_time: true }, 2000);
         assert_eq!(l.len(), 999, "value 0 has no log");
         assert!((l[0].0 - 0.1).abs() < 1e-12, "x is time");
+    }
+
+    /// Drawn into a test terminal: the title value, the step axis in whole
+    /// steps, and a one-point accuracy on a narrow axis inside [0, 1].
+    #[test]
+    fn draws_honest_titles_and_axes() {
+        use ratatui::backend::TestBackend;
+        use ratatui::Terminal;
+        let pts: Vec<Point> =
+            [(79.0, 0.2), (99.0, 0.731)].iter().map(|&(step, value)| Point { step, t: 0.0, value }).collect();
+        let one = [Point { step: 99.0, t: 0.0, value: 0.35 }];
+        let mut term = Terminal::new(TestBackend::new(60, 12)).unwrap();
+        let text = |term: &Terminal<TestBackend>| {
+            let buf = term.backend().buffer();
+            (0..buf.area.height)
+                .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        term.draw(|f| draw(f, f.area(), "heldout_acc", 0, &pts, None, ChartOpts::default())).unwrap();
+        let t = text(&term);
+        assert!(t.contains("heldout_acc 0.731"), "{t}");
+        assert!(t.contains(" 79") && t.contains("99") && !t.contains("79.000"), "{t}");
+        term.draw(|f| draw(f, f.area(), "acc", 0, &one, None, ChartOpts::default())).unwrap();
+        let t = text(&term);
+        assert!(!t.contains('-'), "no negative axis label for an accuracy of 0.35: {t}");
+        assert!(t.contains("0.33") && t.contains("0.36"), "{t}");
     }
 }
