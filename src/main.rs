@@ -183,8 +183,26 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let result = match args.command.unwrap_or(Command::Tui) {
-        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)).map(|_| ExitCode::SUCCESS),
+    let command = args.command.unwrap_or(Command::Tui);
+    // Commands that write into the data dir first clear what killed writes left there.
+    if matches!(
+        command,
+        Command::Tui
+            | Command::Quiz { .. }
+            | Command::Review { .. }
+            | Command::Progress { .. }
+            | Command::Drill { cmd: DrillCmd::Run { .. } | DrillCmd::Sweep { .. } }
+    ) {
+        agentlab::paths::remove_stale_temps();
+    }
+    let result = match command {
+        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)).map(|unsaved| match unsaved {
+            None => ExitCode::SUCCESS,
+            Some(m) => {
+                eprintln!("agentlab: {m}");
+                ExitCode::FAILURE
+            }
+        }),
         Command::Sheets => cli::sheets(&content),
         Command::Sheet { track, width } => cli::sheet(&content, &track, width),
         Command::Validate => cli::validate(&content),

@@ -23,3 +23,21 @@ pub fn runs_dir() -> Result<PathBuf> {
 pub fn sweeps_dir() -> Result<PathBuf> {
     Ok(data_dir()?.join("sweeps"))
 }
+
+/// Remove temporary files left by killed writes (see `fsutil::remove_stale_temps`)
+/// where agentlab writes them: the data dir (`progress.json`), each run
+/// directory `runs/<drill>/<run>` (`report.json`) and `sweeps/<drill>`.
+/// Best effort; returns how many were removed.
+pub fn remove_stale_temps() -> usize {
+    use crate::fsutil::{remove_stale_temps as clean, STALE_TEMP_AGE};
+    let Ok(data) = data_dir() else { return 0 };
+    let subdirs = |p: &std::path::Path| -> Vec<PathBuf> {
+        std::fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect()
+    };
+    let mut dirs = vec![data.clone()];
+    for drill in subdirs(&data.join("runs")) {
+        dirs.extend(subdirs(&drill));
+    }
+    dirs.extend(subdirs(&data.join("sweeps")));
+    dirs.iter().map(|d| clean(d, STALE_TEMP_AGE)).sum()
+}

@@ -142,7 +142,8 @@ fn a_crash_between_write_and_rename_leaves_the_old_file() {
     assert_eq!(reopened.progress, s.progress);
     assert!(tmp_path.exists());
     // A failing write (the target dir's place taken by a file) changes nothing either.
-    let blocked = Store { path: path.join("sub").join(FILE_NAME), ..reopened.clone() };
+    let mut blocked = reopened.clone();
+    blocked.path = path.join("sub").join(FILE_NAME);
     assert!(blocked.save().is_err());
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
@@ -192,4 +193,158 @@ fn retention_is_a_saved_checked_setting() {
     assert_eq!(Store::open(&path, t0()).progress.settings.desired_retention, 0.85);
     assert!(s.set_retention(1.5).is_err());
     assert_eq!(s.progress.settings.desired_retention, 0.85);
+}
+
+/// All attempts in the file at `path`.
+fn attempts_on_disk(path: &std::path::Path) -> usize {
+    let p: Progress = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    p.items.values().map(|r| r.attempts.len()).sum()
+}
+
+#[test]
+fn two_stores_on_one_file_keep_each_others_ratings() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    // A TUI and a headless quiz, both opened before either saved.
+    let mut a = Store::open(&path, t0());
+    let mut b = Store::open(&path, t0());
+    for k in 0..5 {
+        a.record(&format!("a{k}"), 0, Level::L1, None, Rating::Know, t0()).unwrap();
+        b.record(&format!("b{k}"), 5, Level::L2, Some(false), Rating::Dont, t0()).unwrap();
+        // The same item from both: each rating is an attempt of its own.
+        a.record("shared", 3, Level::L1, None, Rating::Fuzzy, t0()).unwrap();
+        b.record("shared", 3, Level::L1, None, Rating::Know, t0()).unwrap();
+    }
+    b.set_retention(0.8).unwrap();
+    a.record("a-last", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    assert_eq!(attempts_on_disk(&path), 21);
+    let on_disk = Store::open(&path, t0()).progress;
+    assert_eq!(on_disk.items["shared"].attempts.len(), 10);
+    assert_eq!(on_disk.items["shared"].sched.unwrap().reps, 10, "rescheduled by every rating in turn");
+    assert_eq!(on_disk.settings.desired_retention, 0.8, "b's setting survives a's later save");
+    assert_eq!(a.progress, on_disk, "after a save a store holds what is on disk");
+    assert!(!a.has_unsaved() && !b.has_unsaved());
+}
+
+#[test]
+fn a_save_waits_for_the_lock_and_says_so_when_it_stays_held() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    let held =
+        agentlab::fsutil::lock_exclusive(&agentlab::progress::store::lock_path(&path), std::time::Duration::ZERO)
+            .unwrap();
+    s.lock_wait = std::time::Duration::from_millis(50);
+    let err = s.record("b", 0, Level::L1, None, Rating::Know, t0()).unwrap_err();
+    assert!(format!("{err:#}").contains("another agentlab kept"), "{err:#}");
+    assert_eq!((s.unsaved_ratings(), attempts_on_disk(&path)), (1, 1), "kept in memory, not on disk");
+    drop(held);
+    s.record("c", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    assert_eq!((s.unsaved_ratings(), attempts_on_disk(&path)), (0, 3), "the next save writes both");
+}
+
+/// Item 1 of the reliability issue: a `progress.json` that cannot be read
+/// (chmod 000, or root-owned after a `sudo` run) was replaced by the
+/// session's first save. The tests run as root, which reads a chmod-000
+/// file, so the read failure here is a directory in the file's place
+/// (`read` fails with "Is a directory"); the chmod-000 case is tried too and
+/// checked when the read really fails (not as root).
+#[test]
+fn an_unreadable_file_is_left_alone_and_the_session_saves_beside_it() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    std::fs::create_dir(&path).unwrap();
+    std::fs::write(path.join("inside"), b"kept").unwrap();
+    let mut s = Store::open(&path, t0());
+    let notice = s.notice.clone().expect("the learner is told");
+    let side = d.path().join("progress.json.unsaved-20260401-093000");
+    assert!(notice.contains("cannot read") && notice.contains(side.to_str().unwrap()), "{notice}");
+    assert_eq!(s.path, side);
+    s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    assert_eq!(attempts_on_disk(&side), 1);
+    assert_eq!(std::fs::read(path.join("inside")).unwrap(), b"kept", "left as it was");
+
+    // chmod 000 on a file with 4 items / 6 attempts.
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    for (k, id) in ["a", "b", "c", "d", "a", "b"].iter().enumerate() {
+        s.record(id, 0, Level::L1, None, Rating::ALL[k % 3], t0()).unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::read(&path).is_err() {
+        let mut s = Store::open(&path, t0());
+        assert!(s.notice.as_deref().unwrap().contains("Permission denied"));
+        s.record("e", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), before, "never replaced");
+    }
+}
+
+#[test]
+fn a_file_that_turns_unreadable_mid_session_is_never_replaced() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    // Another program writes something this build refuses: saves fail and leave it alone.
+    for bad in [&b"{ torn"[..], br#"{"version": 1, "settings": {"desired_retention": 5.0}}"#, br#"{"version": 7}"#] {
+        std::fs::write(&path, bad).unwrap();
+        let err = s.record("b", 0, Level::L1, None, Rating::Fuzzy, t0()).unwrap_err();
+        assert!(format!("{err:#}").contains("left as it is"), "{err:#}");
+        assert_eq!(std::fs::read(&path).unwrap(), bad);
+    }
+    assert_eq!(s.unsaved_ratings(), 3);
+    // Once the file is fine again, the next save adds every pending rating.
+    std::fs::remove_file(&path).unwrap();
+    s.save().unwrap();
+    assert_eq!(attempts_on_disk(&path), 3, "the three pending ratings, on what is now on disk");
+}
+
+#[test]
+fn out_of_range_values_are_refused_like_a_corrupt_file() {
+    let good = serde_json::json!({
+        "version": 1,
+        "settings": {"desired_retention": 0.9},
+        "items": {"x": {"track": 3, "level": "L1", "attempts": [
+            {"at": "2026-04-01T09:00:00Z", "correct": true, "rating": "know"}
+        ], "sched": {"stability": 2.3, "difficulty": 5.0, "last_review": "2026-04-01T09:00:00Z",
+                     "due": "2026-04-03T09:00:00Z", "reps": 1, "lapses": 0}}}
+    });
+    let cases: &[(&str, serde_json::Value, &str)] = &[
+        ("/settings/desired_retention", 5.0.into(), "settings.desired_retention"),
+        ("/settings/desired_retention", (-0.5).into(), "settings.desired_retention"),
+        ("/version", 0.into(), "version"),
+        ("/items/x/track", 9.into(), "track"),
+        ("/items/x/sched/stability", (-1.0).into(), "sched.stability"),
+        ("/items/x/sched/stability", 1e30.into(), "sched.stability"),
+        ("/items/x/sched/difficulty", 11.0.into(), "sched.difficulty"),
+        ("/items/x/sched/due", "2026-03-01T09:00:00Z".into(), "sched.due"),
+        ("/items/x/sched/lapses", 2.into(), "sched.lapses"),
+        ("/items/x/attempts/0/at", "0001-01-01T00:00:00Z".into(), "attempts[0].at"),
+        ("/items/x/attempts/0/correct", false.into(), "attempts[0].rating"),
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    std::fs::write(&path, good.to_string()).unwrap();
+    assert!(Store::open(&path, t0()).notice.is_none(), "the unchanged file is accepted");
+    for (k, (ptr, value, field)) in cases.iter().enumerate() {
+        let mut v = good.clone();
+        *v.pointer_mut(ptr).unwrap() = value.clone();
+        std::fs::write(&path, v.to_string()).unwrap();
+        let s = Store::open(&path, t0());
+        let notice = s.notice.unwrap_or_else(|| panic!("{ptr} = {value} is accepted"));
+        assert!(notice.contains("out of range") && notice.contains(field), "{notice}");
+        let aside = if k == 0 {
+            "progress.json.corrupt-20260401-093000".into()
+        } else {
+            format!("progress.json.corrupt-20260401-093000-{k}")
+        };
+        assert!(notice.contains(&aside), "{notice}");
+        assert_eq!(std::fs::read_to_string(d.path().join(&aside)).unwrap(), v.to_string(), "kept as it was");
+        assert!(s.progress.items.is_empty() && !path.exists());
+    }
 }

@@ -175,7 +175,10 @@ fn run_passes(
             let header = format!("{label} {}/{}", passes.pos + 1, passes.queue.len());
             let Some((correct, rating)) = ask_item(io, item, &header)? else { return Ok((passes, true)) };
             if let Err(e) = store.record(&item.id, item.track, item.level, correct, rating, (io.now)()) {
-                eprintln!("agentlab: {e:#} (this answer is kept only until the session ends)");
+                eprintln!(
+                    "agentlab: {e:#}. Not saved yet: {} rating(s); each later save tries again",
+                    store.unsaved_ratings()
+                );
             }
             passes.rate(correct, rating);
         }
@@ -186,16 +189,34 @@ fn run_passes(
     }
 }
 
-fn report(io: &mut Session, passes: &Passes, ended: bool, store: &Store) -> Result<()> {
+/// The end of a session: the score, and whether every rating was saved.
+/// Exit 1 when one was not (the error was said when its save failed).
+fn report(io: &mut Session, passes: &Passes, ended: bool, store: &mut Store) -> Result<ExitCode> {
     let (right, graded) = passes.score();
     let [k, f, d] = passes.tally();
+    // A last try for ratings whose saves failed (another writer held the lock, say).
+    let last_error = if store.has_unsaved() { store.save().err() } else { None };
+    let unsaved = store.unsaved_ratings();
+    let given = passes.ratings.len();
     writeln!(io.out)?;
-    if ended {
-        writeln!(io.out, "input ended: {} answer(s) saved.", passes.ratings.len())?;
+    match (ended, store.has_unsaved()) {
+        (true, false) => writeln!(io.out, "input ended: {given} answer(s) saved.")?,
+        (true, true) => writeln!(io.out, "input ended after {given} answer(s).")?,
+        (false, _) => {}
     }
     writeln!(io.out, "score: {right}/{graded} auto-graded correct · ✅ {k} · ⚠️ {f} · ❌ {d}")?;
-    writeln!(io.out, "progress saved in {}", store.path.display())?;
-    Ok(())
+    if !store.has_unsaved() {
+        writeln!(io.out, "progress saved in {}", store.path.display())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let why = last_error.map(|e| format!(": {e:#}")).unwrap_or_default();
+    let msg = format!(
+        "progress NOT saved: {unsaved} of {given} rating(s) could not be written to {}{why}",
+        store.path.display()
+    );
+    writeln!(io.out, "{msg}")?;
+    eprintln!("agentlab: {msg}");
+    Ok(ExitCode::FAILURE)
 }
 
 /// `agentlab quiz [--track T] [--level L] [--limit N]`: one pass over the items.
@@ -221,11 +242,11 @@ pub fn quiz(
     writeln!(io.out, "quiz: {what} · {} item(s). Answer each, then rate yourself 1/2/3.", items.len())?;
     let ids = items.iter().map(|i| i.id.clone()).collect();
     let (passes, ended) = run_passes(io, content, store, ids, false, "item")?;
-    report(io, &passes, ended, store)?;
+    let code = report(io, &passes, ended, store)?;
     if !passes.again.is_empty() {
         writeln!(io.out, "{} item(s) rated ⚠️/❌: `agentlab review --all` brings them back now.", passes.again.len())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// `agentlab review [--retention R] [--all]`: the due items, passes until all ✅.
@@ -237,9 +258,13 @@ pub fn review(
     io: &mut Session,
 ) -> Result<ExitCode> {
     if let Some(r) = retention {
-        if let Err(e) = store.set_retention(r) {
-            eprintln!("agentlab: {e:#}");
+        if let Err(e) = crate::progress::schedule::check_retention(r) {
+            eprintln!("agentlab: {e}");
             return Ok(ExitCode::from(2));
+        }
+        if let Err(e) = store.set_retention(r) {
+            eprintln!("agentlab: {e:#}. The desired retention is NOT saved.");
+            return Ok(ExitCode::FAILURE);
         }
         writeln!(io.out, "desired retention set to {:.2} (saved)", store.progress.settings.desired_retention)?;
     }
@@ -268,11 +293,11 @@ pub fn review(
         store.progress.settings.desired_retention
     )?;
     let (passes, ended) = run_passes(io, content, store, ids, true, "review")?;
-    report(io, &passes, ended, store)?;
+    let code = report(io, &passes, ended, store)?;
     if !all && !ended && !weak.is_empty() {
         writeln!(io.out, "{} more ⚠️/❌ item(s) are not yet due: `agentlab review --all`.", weak.len())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(code)
 }
 
 /// `agentlab progress [--json]`

@@ -77,10 +77,10 @@ impl GptConfig {
         if self.vocab == 0 || self.d_model == 0 || self.n_layers == 0 || self.n_heads == 0 || self.context == 0 {
             return Err("every model dimension must be positive".into());
         }
-        if self.d_model % self.n_heads != 0 {
+        if !self.d_model.is_multiple_of(self.n_heads) {
             return Err(format!("d_model {} is not divisible by n_heads {}", self.d_model, self.n_heads));
         }
-        if self.pos == PosEncoding::Rope && (self.d_model / self.n_heads) % 2 != 0 {
+        if self.pos == PosEncoding::Rope && !(self.d_model / self.n_heads).is_multiple_of(2) {
             return Err("RoPE needs an even head dimension".into());
         }
         Ok(())

@@ -1,19 +1,25 @@
 //! The learner-state file: `<data dir>/progress.json`, versioned, written
 //! atomically (temp file + rename, see `fsutil::write_atomic`).
 //!
-//! A file that does not parse, or that a newer agentlab wrote, is never
-//! overwritten: it is renamed to `progress.json.corrupt-<ts>` or
-//! `progress.json.newer-<ts>`, the learner is told (the `notice`), and a
-//! fresh state starts.
+//! A file that does not parse, has a value out of range ([`Progress::check`]),
+//! or that a newer agentlab wrote, is never overwritten: it is renamed to
+//! `progress.json.corrupt-<ts>` or `progress.json.newer-<ts>`, the learner is
+//! told (the `notice`), and a fresh state starts. A file that cannot be read
+//! (permissions, a directory in its place) is left alone: the session saves
+//! to `progress.json.unsaved-<ts>` and the notice says so.
+//!
+//! Writers lock `progress.json.lock` and merge on save (see [`Store`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use anyhow::{Context, Result};
-use chrono::{DateTime, Utc};
+use anyhow::{bail, Context, Result};
+use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::schedule::{self, Rating, Sched, DEFAULT_RETENTION};
+use crate::content::tracks::TRACKS;
 use crate::content::Level;
 
 /// Version of the file format this build reads and writes.
@@ -97,15 +103,163 @@ impl Progress {
         rec.attempts.push(Attempt { at: now, correct, rating });
         rec.sched = Some(schedule::review(rec.sched.as_ref(), rating, now, retention));
     }
+
+    /// Check the range of every field; the first problem found names the field.
+    /// A file whose contents fail this check is treated like a corrupt one.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if !(1..=VERSION).contains(&self.version) {
+            return Err(format!("version is {}, not 1–{VERSION}", self.version));
+        }
+        schedule::check_retention(self.settings.desired_retention)
+            .map_err(|e| format!("settings.desired_retention: {e}"))?;
+        for (id, rec) in &self.items {
+            let field = |f: &str| format!("items.\"{id}\".{f}");
+            if !TRACKS.iter().any(|t| t.number == rec.track) {
+                return Err(format!("{} is {}, not a track 0–{}", field("track"), rec.track, TRACKS.len() - 1));
+            }
+            for (k, a) in rec.attempts.iter().enumerate() {
+                check_time(a.at).map_err(|e| format!("{} {e}", field(&format!("attempts[{k}].at"))))?;
+                if !a.rating.allowed(a.correct) {
+                    return Err(format!(
+                        "{} is \"know\" after a wrong answer",
+                        field(&format!("attempts[{k}].rating"))
+                    ));
+                }
+            }
+            let Some(s) = &rec.sched else { continue };
+            if !(STABILITY_RANGE.0..=STABILITY_RANGE.1).contains(&s.stability) {
+                return Err(format!(
+                    "{} is {}, not in [{}, {}]",
+                    field("sched.stability"),
+                    s.stability,
+                    STABILITY_RANGE.0,
+                    STABILITY_RANGE.1
+                ));
+            }
+            if !(DIFFICULTY_RANGE.0..=DIFFICULTY_RANGE.1).contains(&s.difficulty) {
+                return Err(format!(
+                    "{} is {}, not in [{}, {}]",
+                    field("sched.difficulty"),
+                    s.difficulty,
+                    DIFFICULTY_RANGE.0,
+                    DIFFICULTY_RANGE.1
+                ));
+            }
+            check_time(s.last_review).map_err(|e| format!("{} {e}", field("sched.last_review")))?;
+            check_time(s.due).map_err(|e| format!("{} {e}", field("sched.due")))?;
+            if s.due < s.last_review {
+                return Err(format!("{} is before sched.last_review", field("sched.due")));
+            }
+            if s.lapses > s.reps {
+                return Err(format!("{} ({}) exceeds sched.reps ({})", field("sched.lapses"), s.lapses, s.reps));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// FSRS's bounds on stability (days): its states never leave them.
+pub const STABILITY_RANGE: (f32, f32) = (0.001, 36_500.0);
+/// FSRS's bounds on difficulty.
+pub const DIFFICULTY_RANGE: (f32, f32) = (1.0, 10.0);
+/// Years a stored time may fall in.
+pub const YEARS: (i32, i32) = (1970, 9999);
+
+fn check_time(t: DateTime<Utc>) -> std::result::Result<(), String> {
+    if (YEARS.0..=YEARS.1).contains(&t.year()) {
+        Ok(())
+    } else {
+        Err(format!("is {t}, outside the years {}–{}", YEARS.0, YEARS.1))
+    }
+}
+
+/// Parse and check the bytes of a progress file. On refusal: the tag of the
+/// name it is kept under (`corrupt`, `newer`) and why, after the file's name.
+pub fn parse(bytes: &[u8]) -> std::result::Result<Progress, (&'static str, String)> {
+    let v = serde_json::from_slice::<serde_json::Value>(bytes)
+        .map_err(|e| ("corrupt", format!("is corrupt (not valid JSON: {e})")))?;
+    if let Some(ver) = v.get("version").and_then(|x| x.as_u64()).filter(|&v| v > VERSION as u64) {
+        return Err(("newer", format!("was written by a newer agentlab (format {ver}; this build reads {VERSION})")));
+    }
+    let p = serde_json::from_value::<Progress>(v)
+        .map_err(|e| ("corrupt", format!("is corrupt (it does not match the progress format: {e})")))?;
+    p.check().map_err(|e| ("corrupt", format!("is corrupt (a value is out of range: {e})")))?;
+    Ok(p)
+}
+
+/// What a read of the progress file found.
+enum Loaded {
+    Missing,
+    Read(Progress),
+    Unreadable(std::io::Error),
+    /// Read, but refused: (tag, why, with the file's name first).
+    Rejected(&'static str, String),
+}
+
+fn load(path: &Path) -> Loaded {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        // No file, or no directory to hold one (a save then says why it cannot write).
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
+            return Loaded::Missing
+        }
+        Err(e) => return Loaded::Unreadable(e),
+    };
+    match parse(&bytes) {
+        Ok(p) => Loaded::Read(p),
+        Err((tag, why)) => {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            Loaded::Rejected(tag, format!("{name} {why}"))
+        }
+    }
+}
+
+/// A change this session made, applied again onto the file's current
+/// contents at each save (merge on save).
+#[derive(Debug, Clone, PartialEq)]
+enum Change {
+    Attempt { id: String, track: u8, level: Level, correct: Option<bool>, rating: Rating, at: DateTime<Utc> },
+    Retention(f64),
+}
+
+impl Change {
+    fn apply(&self, p: &mut Progress) {
+        match self {
+            Change::Attempt { id, track, level, correct, rating, at } => {
+                p.record(id, *track, *level, *correct, *rating, *at)
+            }
+            Change::Retention(r) => p.settings.desired_retention = *r,
+        }
+    }
+}
+
+/// How long a save waits for another agentlab that is saving the same file.
+pub const LOCK_WAIT: Duration = Duration::from_secs(3);
+
+/// `<file>.lock`, the sibling file that writers of `path` lock.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
 }
 
 /// The progress file on disk and its contents in memory.
+///
+/// Several agentlab processes may use one data dir at once (a TUI and a
+/// headless quiz): each save locks `progress.json.lock`, reads the file
+/// again, applies this session's changes not yet saved to what it found,
+/// and writes the result, so no writer's ratings are lost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Store {
     pub path: PathBuf,
+    /// The file's contents as last read or written, with this session's changes.
     pub progress: Progress,
-    /// Said once to the learner: a file moved aside, or a save that failed.
+    /// Said once to the learner: a file moved aside or left unread.
     pub notice: Option<String>,
+    /// How long a save waits for the lock ([`LOCK_WAIT`]).
+    pub lock_wait: Duration,
+    /// Changes not yet on disk (a save failed, or none ran yet).
+    pending: Vec<Change>,
 }
 
 impl Store {
@@ -114,63 +268,108 @@ impl Store {
         Ok(Store::open(&crate::paths::data_dir()?.join(FILE_NAME), now))
     }
 
-    /// A store that lives only in memory (when no data dir can be found).
-    pub fn in_memory(path: PathBuf, notice: String) -> Store {
-        Store { path, progress: Progress::default(), notice: Some(notice) }
+    fn at(path: &Path, progress: Progress, notice: Option<String>) -> Store {
+        Store { path: path.to_path_buf(), progress, notice, lock_wait: LOCK_WAIT, pending: Vec::new() }
     }
 
-    /// Load `path`. A missing file is a fresh start; a corrupt or newer one
-    /// is moved aside (never overwritten) and `notice` says so.
+    /// A store that lives only in memory (when no data dir can be found).
+    pub fn in_memory(path: PathBuf, notice: String) -> Store {
+        Store::at(&path, Progress::default(), Some(notice))
+    }
+
+    /// Load `path`. A missing file is a fresh start. A corrupt or newer one
+    /// (or one with a value out of range) is moved aside, never overwritten,
+    /// and `notice` says so. One that cannot be read is left as it is: this
+    /// session saves to a side file, which `notice` names.
     pub fn open(path: &Path, now: DateTime<Utc>) -> Store {
-        let fresh = |notice| Store { path: path.to_path_buf(), progress: Progress::default(), notice };
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return fresh(None),
-            Err(e) => {
-                return fresh(Some(format!("cannot read {}: {e}; progress is not saved this session", path.display())))
+        let loaded = match load(path) {
+            // Set it aside under the lock: another agentlab may be doing the same.
+            Loaded::Rejected(..) => {
+                let _lock = crate::fsutil::lock_exclusive(&lock_path(path), LOCK_WAIT).ok();
+                match load(path) {
+                    Loaded::Rejected(tag, why) => return Store::set_aside(path, tag, &why, now),
+                    other => other,
+                }
             }
+            other => other,
         };
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let (tag, why) = match serde_json::from_slice::<serde_json::Value>(&bytes) {
-            Err(e) => ("corrupt", format!("{name} is corrupt (not valid JSON: {e})")),
-            Ok(v) => match v.get("version").and_then(|x| x.as_u64()) {
-                Some(ver) if ver > VERSION as u64 => (
-                    "newer",
-                    format!("{name} was written by a newer agentlab (format {ver}; this build reads {VERSION})"),
-                ),
-                _ => match serde_json::from_value::<Progress>(v) {
-                    Ok(p) => return Store { path: path.to_path_buf(), progress: p, notice: None },
-                    Err(e) => ("corrupt", format!("{name} is corrupt (it does not match the progress format: {e})")),
-                },
-            },
-        };
+        match loaded {
+            Loaded::Missing => Store::at(path, Progress::default(), None),
+            Loaded::Read(p) => Store::at(path, p, None),
+            Loaded::Unreadable(e) => {
+                let side = aside_path(path, "unsaved", now);
+                let notice = format!(
+                    "cannot read {}: {e}. It is left as it is, and ratings given in this session are saved \
+                     to {} instead (make the file readable again to go on with it)",
+                    path.display(),
+                    side.display()
+                );
+                Store::at(&side, Progress::default(), Some(notice))
+            }
+            Loaded::Rejected(tag, why) => Store::set_aside(path, tag, &why, now),
+        }
+    }
+
+    /// Move a refused file aside and start fresh (or, when it cannot be moved, save elsewhere).
+    fn set_aside(path: &Path, tag: &str, why: &str, now: DateTime<Utc>) -> Store {
         let aside = aside_path(path, tag, now);
         match std::fs::rename(path, &aside) {
-            Ok(()) => fresh(Some(format!("{why}. It was kept as {} and a fresh one starts.", aside.display()))),
+            Ok(()) => Store::at(
+                path,
+                Progress::default(),
+                Some(format!("{why}. It was kept as {} and a fresh one starts.", aside.display())),
+            ),
             // Could not move it: leave it untouched and save elsewhere.
             Err(e) => {
                 let elsewhere = aside_path(path, "unsaved", now);
-                Store {
-                    path: elsewhere.clone(),
-                    progress: Progress::default(),
-                    notice: Some(format!(
-                        "{why}, and it could not be moved aside ({e}): this session saves to {}",
-                        elsewhere.display()
-                    )),
-                }
+                let notice = format!(
+                    "{why}, and it could not be moved aside ({e}): this session saves to {}",
+                    elsewhere.display()
+                );
+                Store::at(&elsewhere, Progress::default(), Some(notice))
             }
         }
     }
 
-    /// Write the state atomically.
-    pub fn save(&self) -> Result<()> {
-        let json = serde_json::to_vec_pretty(&self.progress)?;
-        crate::fsutil::write_atomic(&self.path, &json)
-            .with_context(|| format!("saving progress to {}", self.path.display()))
+    /// Save this session's changes: under the lock, read the file again,
+    /// apply the changes not yet saved to it and write it atomically. A file
+    /// that cannot be read or is refused now is never replaced: the error
+    /// says so and the changes stay pending for the next save.
+    pub fn save(&mut self) -> Result<()> {
+        self.merge_and_write().with_context(|| format!("saving progress to {}", self.path.display()))
     }
 
-    /// Record an answer and save. On a failed save the answer stays in memory
-    /// and the error says why.
+    fn merge_and_write(&mut self) -> Result<()> {
+        let _lock = crate::fsutil::lock_exclusive(&lock_path(&self.path), self.lock_wait)?;
+        let mut merged = match load(&self.path) {
+            Loaded::Missing => Progress::default(),
+            Loaded::Read(p) => p,
+            Loaded::Unreadable(e) => bail!("cannot read it to add this session's answers ({e}); it is left as it is"),
+            Loaded::Rejected(_, why) => {
+                bail!("{why} (it changed after this session opened it); it is left as it is")
+            }
+        };
+        for c in &self.pending {
+            c.apply(&mut merged);
+        }
+        crate::fsutil::write_atomic(&self.path, &serde_json::to_vec_pretty(&merged)?)?;
+        self.progress = merged;
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// Ratings of this session not on disk yet (their saves failed).
+    pub fn unsaved_ratings(&self) -> usize {
+        self.pending.iter().filter(|c| matches!(c, Change::Attempt { .. })).count()
+    }
+
+    /// Whether a change of this session (a rating or a setting) is not on disk yet.
+    pub fn has_unsaved(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Record an answer and save. On a failed save the answer stays in
+    /// memory, is saved with the next save that succeeds, and the error says why.
     pub fn record(
         &mut self,
         id: &str,
@@ -180,14 +379,18 @@ impl Store {
         rating: Rating,
         now: DateTime<Utc>,
     ) -> Result<()> {
-        self.progress.record(id, track, level, correct, rating, now);
+        let change = Change::Attempt { id: id.to_string(), track, level, correct, rating, at: now };
+        change.apply(&mut self.progress);
+        self.pending.push(change);
         self.save()
     }
 
     /// Set the desired retention (checked) and save.
     pub fn set_retention(&mut self, r: f64) -> Result<()> {
         let r = schedule::check_retention(r).map_err(anyhow::Error::msg)?;
-        self.progress.settings.desired_retention = (r * 100.0).round() / 100.0;
+        let change = Change::Retention((r * 100.0).round() / 100.0);
+        change.apply(&mut self.progress);
+        self.pending.push(change);
         self.save()
     }
 }

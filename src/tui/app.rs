@@ -161,7 +161,14 @@ impl App {
         changed
     }
 
-    pub fn shutdown(&mut self) {}
+    /// On quit: a last try to save ratings whose saves failed; what could not be saved.
+    pub fn shutdown(&mut self) -> Option<String> {
+        if !self.store.has_unsaved() {
+            return None;
+        }
+        let err = self.store.save().err()?;
+        Some(format!("{err:#}: {} rating(s) of this session are NOT saved", self.store.unsaved_ratings()))
+    }
 
     pub fn on_key(&mut self, key: KeyEvent) {
         if key.kind == KeyEventKind::Release {

@@ -15,7 +15,9 @@ pub use app::App;
 
 /// Run the TUI until the learner quits. The terminal is restored on return,
 /// on error and after a panic (ratatui's init installs a restoring panic hook).
-pub fn run(app: App) -> anyhow::Result<()> {
+/// Returns what to tell the learner after the terminal is restored: ratings
+/// that could not be saved.
+pub fn run(app: App) -> anyhow::Result<Option<String>> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut terminal = ratatui::try_init()?;
     // After ratatui's hook: panics in drill threads become failed runs, silently.
@@ -25,7 +27,7 @@ pub fn run(app: App) -> anyhow::Result<()> {
     result
 }
 
-async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> anyhow::Result<()> {
+async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> anyhow::Result<Option<String>> {
     let mut events = EventStream::new();
     // The tick drains drill events and animates; input never waits on it.
     let mut tick = tokio::time::interval(Duration::from_millis(100));
@@ -53,6 +55,5 @@ async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> an
             break;
         }
     }
-    app.shutdown();
-    Ok(())
+    Ok(app.shutdown())
 }

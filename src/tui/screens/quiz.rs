@@ -148,7 +148,10 @@ impl State {
                         self.load_current(content);
                         match saved {
                             Ok(()) => Action::None,
-                            Err(e) => Action::Flash(format!("{e:#}")),
+                            Err(e) => Action::Flash(format!(
+                                "{e:#}: {} rating(s) not saved yet (each later rating tries again)",
+                                store.unsaved_ratings()
+                            )),
                         }
                     }
                 }

@@ -122,7 +122,10 @@ impl State {
                 self.advance(content, store, now);
                 match saved {
                     Ok(()) => Action::None,
-                    Err(e) => Action::Flash(format!("{e:#}")),
+                    Err(e) => Action::Flash(format!(
+                        "{e:#}: {} rating(s) not saved yet (each later rating tries again)",
+                        store.unsaved_ratings()
+                    )),
                 }
             }
         }
