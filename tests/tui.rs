@@ -804,3 +804,39 @@ mod sweeps {
         assert!(s.contains("sweep: the same run for seeds 1–N") && s.contains("1 2 3 4 5"), "{s}");
     }
 }
+
+/// Lab links in an explanation read as the reader shows them, not as markup.
+#[test]
+fn quiz_explanations_show_link_labels_not_markup() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 120, 40);
+    quiz_over(&mut a, &["af-l1-observation-source"]);
+    key(&mut a, KeyCode::Char('b'));
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("it. →") && s.contains("drill: ReAct tool-call loop"), "{s}");
+    assert!(!s.contains("[drill:"), "{s}");
+}
+
+/// While a search is typed, `q` and `?` are letters: the footer offers Ctrl-C.
+#[test]
+fn the_footer_does_not_offer_q_while_typing() {
+    let mut a = app();
+    key(&mut a, KeyCode::Enter);
+    let lines = draw(&mut a, 160, 24);
+    assert!(lines[23].contains(" q  quit") && lines[23].contains(" ?  help"), "{}", lines[23]);
+    key(&mut a, KeyCode::Char('/'));
+    let lines = draw(&mut a, 160, 24);
+    assert!(lines[23].contains("Ctrl-C  quit") && !lines[23].contains(" q  quit"), "{}", lines[23]);
+    assert!(!lines[23].contains(" ?  help"), "{}", lines[23]);
+}
+
+/// A drill's README is "README" in the breadcrumb, not the drill again.
+#[test]
+fn a_drill_readme_has_its_own_breadcrumb() {
+    let mut a = app();
+    open_drill(&mut a, "sft-basics");
+    key(&mut a, KeyCode::Char('r'));
+    let lines = draw(&mut a, 100, 30);
+    assert!(lines[0].contains("drill sft-basics › README"), "{}", lines[0]);
+    assert_eq!(lines[0].matches("sft-basics").count(), 1, "{}", lines[0]);
+}

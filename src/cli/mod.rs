@@ -24,7 +24,7 @@ pub fn sheets(content: &Content) -> Result<ExitCode> {
             "{}  {:<32} {:>2} sections  {:>2} quiz items{status}",
             s.meta.track,
             s.meta.title,
-            s.sections.len(),
+            s.section_count(),
             quiz
         );
         println!("   {}", s.meta.summary);

@@ -68,7 +68,12 @@ pub fn parse_filters(track: Option<&str>, level: Option<&str>) -> Result<(Option
 }
 
 /// Ask one item; `None` when the input ended.
-fn ask_item(io: &mut Session, item: &QuizItem, header: &str) -> Result<Option<(Option<bool>, Rating)>> {
+fn ask_item(
+    io: &mut Session,
+    content: &Content,
+    item: &QuizItem,
+    header: &str,
+) -> Result<Option<(Option<bool>, Rating)>> {
     let out = &mut *io.out;
     writeln!(out, "\n── {header} · track {} · {} {} ──", item.track, item.level, item.level.describe())?;
     writeln!(out, "{}", item.prompt)?;
@@ -125,7 +130,9 @@ fn ask_item(io: &mut Session, item: &QuizItem, header: &str) -> Result<Option<(O
         }
         (Answer::Open { reference }, _) => writeln!(out, "reference answer:\n{reference}")?,
     }
-    writeln!(out, "why: {}", item.explanation)?;
+    let why =
+        crate::content::links::with_link_labels(&item.explanation, &|l| crate::content::links::link_label(content, l));
+    writeln!(out, "why: {why}")?;
     let mut see = Vec::new();
     if let Some(s) = &item.sheet {
         see.push(format!("[sheet:{s}]"));
@@ -173,7 +180,7 @@ fn run_passes(
                 continue;
             };
             let header = format!("{label} {}/{}", passes.pos + 1, passes.queue.len());
-            let Some((correct, rating)) = ask_item(io, item, &header)? else { return Ok((passes, true)) };
+            let Some((correct, rating)) = ask_item(io, content, item, &header)? else { return Ok((passes, true)) };
             if let Err(e) = store.record(&item.id, item.track, item.level, correct, rating, (io.now)()) {
                 eprintln!(
                     "agentlab: {e:#}. Not saved yet: {} rating(s); each later save tries again",

@@ -159,3 +159,71 @@ mod tests {
         assert_eq!(slugify("  Pitfalls  "), "pitfalls");
     }
 }
+
+/// Label for lab links in rendered Markdown: the title of what they point at.
+pub fn link_label(content: &super::Content, link: &Link) -> Option<String> {
+    match link {
+        Link::Drill(id) => content.drill(id).map(|d| format!("drill: {}", d.title)),
+        Link::Quiz { track, level } => {
+            let t = super::tracks::track(*track)?;
+            Some(match level {
+                Some(l) => format!("quiz: {} ({l})", t.title),
+                None => format!("quiz: {}", t.title),
+            })
+        }
+        Link::Sheet { track, section } => {
+            let sheet = content.sheet(*track)?;
+            Some(match section.as_deref().and_then(|s| sheet.section(s)) {
+                Some(sec) => format!("{} § {}", sheet.meta.title, sec.title),
+                None => format!("sheet: {}", sheet.meta.title),
+            })
+        }
+    }
+}
+
+/// `text` with every lab link (`[drill:id]`, `[quiz:3/L2]`, `[sheet:3#slug]`)
+/// written as the reader shows it, `→ <label>`; a link `label` does not
+/// know keeps its raw form. Markdown links (`[text](url)`) are left alone.
+pub fn with_link_labels(text: &str, label: &dyn Fn(&Link) -> Option<String>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let inner = &after[..close];
+        let next = after[close + 1..].chars().next();
+        let lab = inner.split_once(':').is_some_and(|(s, _)| matches!(s, "drill" | "quiz" | "sheet"));
+        match Link::parse(inner).filter(|_| lab && next != Some('(') && next != Some('[')) {
+            Some(link) => match label(&link) {
+                Some(l) => out.push_str(&format!("→ {l}")),
+                None => out.push_str(&format!("[{inner}]")),
+            },
+            None => out.push_str(&format!("[{inner}]")),
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn lab_links_become_their_labels() {
+        let label = |l: &Link| match l {
+            Link::Drill(id) if id == "ewc-replay" => Some("drill: EWC".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            with_link_labels("See [drill:ewc-replay] and [the paper](https://x) [x] [drill:nope].", &label),
+            "See → drill: EWC and [the paper](https://x) [x] [drill:nope]."
+        );
+        assert_eq!(with_link_labels("a [b", &label), "a [b");
+    }
+}

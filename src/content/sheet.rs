@@ -82,6 +82,13 @@ impl Sheet {
         Ok(Sheet { meta, file: file.to_string(), body: body.to_string(), body_line_offset, sections })
     }
 
+    /// The sheet's sections as a learner counts them: its `##` headings
+    /// (subsections are parts of a section). Home and `agentlab sheets`
+    /// both say this number.
+    pub fn section_count(&self) -> usize {
+        self.sections.iter().filter(|x| x.level == 2).count()
+    }
+
     pub fn section(&self, slug: &str) -> Option<&Section> {
         self.sections.iter().find(|s| s.slug == slug)
     }

@@ -307,23 +307,5 @@ impl App {
     }
 }
 
-/// Label for lab links in rendered Markdown: the title of what they point at.
-pub fn link_label(content: &Content, link: &Link) -> Option<String> {
-    match link {
-        Link::Drill(id) => content.drill(id).map(|d| format!("drill: {}", d.title)),
-        Link::Quiz { track, level } => {
-            let t = crate::content::tracks::track(*track)?;
-            Some(match level {
-                Some(l) => format!("quiz: {} ({l})", t.title),
-                None => format!("quiz: {}", t.title),
-            })
-        }
-        Link::Sheet { track, section } => {
-            let sheet = content.sheet(*track)?;
-            Some(match section.as_deref().and_then(|s| sheet.section(s)) {
-                Some(sec) => format!("{} § {}", sheet.meta.title, sec.title),
-                None => format!("sheet: {}", sheet.meta.title),
-            })
-        }
-    }
-}
+/// Kept here for callers that import it from the app; it lives in `content::links`.
+pub use crate::content::links::link_label;

@@ -67,8 +67,13 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let mut hints = app.screen().hints();
-    hints.push(("?", "help"));
-    hints.push(("q", "quit"));
+    if app.screen().is_typing() {
+        // `?` and `q` are letters in a text field; only Ctrl-C quits.
+        hints.push(("Ctrl-C", "quit"));
+    } else {
+        hints.push(("?", "help"));
+        hints.push(("q", "quit"));
+    }
     frame.render_widget(Paragraph::new(hint_line(&hints)), area);
 }
 

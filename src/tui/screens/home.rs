@@ -183,7 +183,7 @@ fn track_detail(content: &Content, track: u8) -> Vec<Line<'static>> {
             lines.push(Line::raw(""));
             let status = match s.meta.status {
                 SheetStatus::Complete => {
-                    format!("Cheatsheet: {} sections", s.sections.iter().filter(|x| x.level == 2).count())
+                    format!("Cheatsheet: {} sections", s.section_count())
                 }
                 SheetStatus::Stub => "Cheatsheet: being written".to_string(),
             };

@@ -106,7 +106,7 @@ impl State {
 
     pub fn for_drill(content: &Content, id: &str) -> Option<State> {
         let d = content.drill(id)?;
-        Some(State::new(format!("drill {}", d.id), None, &d.readme, content))
+        Some(State::new("README".to_string(), None, &d.readme, content))
     }
 
     pub fn is_typing(&self) -> bool {

@@ -371,7 +371,8 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
             None => Line::from(Span::styled("Compare with your own answer, then rate yourself.", dim())),
         });
         lines.push(Line::from(Span::styled("Why", accent().add_modifier(Modifier::BOLD))));
-        for l in q.item.explanation.lines() {
+        let explanation = crate::content::links::with_link_labels(&q.item.explanation, &|l| link_label(content, l));
+        for l in explanation.lines() {
             lines.push(Line::raw(l.to_string()));
         }
         let mut see = vec![Span::styled("See: ", dim())];
