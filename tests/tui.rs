@@ -840,3 +840,35 @@ fn a_drill_readme_has_its_own_breadcrumb() {
     assert!(lines[0].contains("drill sft-basics › README"), "{}", lines[0]);
     assert_eq!(lines[0].matches("sft-basics").count(), 1, "{}", lines[0]);
 }
+
+/// At the smallest size the table does not fit: it opens at the first track
+/// with answers, and ↑↓/PgUp/PgDn scroll it.
+#[test]
+fn progress_scrolls_at_60x16_and_opens_at_the_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 60, 16);
+    let id = a.content.items().find(|i| i.track == 5).unwrap().id.clone();
+    a.store.record(&id, 5, Level::L1, Some(true), Rating::Know, t0() - Duration::hours(2)).unwrap();
+    key(&mut a, KeyCode::Char('p'));
+    let s = screen(&draw(&mut a, 60, 16));
+    assert!(s.contains("5 Continu"), "the track with data is shown:\n{s}");
+    assert!(s.contains("↑↓ scroll"), "{s}");
+    key(&mut a, KeyCode::Char('g'));
+    let s = screen(&draw(&mut a, 60, 16));
+    assert!(s.contains("0 Prereq") && !s.contains("5 Continu"), "{s}");
+    key(&mut a, KeyCode::PageDown);
+    key(&mut a, KeyCode::PageDown);
+    let s = screen(&draw(&mut a, 60, 16));
+    assert!(s.contains("7 Agent S"), "scrolled to the last track:\n{s}");
+}
+
+/// Home shows one ▶: the focused list's.
+#[test]
+fn home_shows_one_selection_at_a_time() {
+    let mut a = app();
+    let s = screen(&draw(&mut a, 80, 24));
+    assert_eq!(s.matches('▶').count(), 1, "{s}");
+    key(&mut a, KeyCode::Tab);
+    let s = screen(&draw(&mut a, 80, 24));
+    assert_eq!(s.matches('▶').count(), 1, "{s}");
+}

@@ -242,6 +242,7 @@ impl App {
             summary,
             path: self.store.path.display().to_string(),
             notice: self.store.notice.clone(),
+            scroll: None,
         }))
     }
 

@@ -121,7 +121,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
             ListItem::new(Line::from(spans))
         })
         .collect();
-    let mut ls = ListState::default().with_selected(Some(state.track));
+    // One selection on screen at a time: the focused list's.
+    let mut ls = ListState::default().with_selected((state.focus == Focus::Tracks).then_some(state.track));
     let tracks_title = match app.summary.due_now {
         0 => " Tracks · mastery ".to_string(),
         n => format!(" Tracks · mastery · {n} due for review (r) "),

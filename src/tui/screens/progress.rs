@@ -21,21 +21,51 @@ pub struct State {
     pub path: String,
     /// A problem with the state file, told to the learner.
     pub notice: Option<String>,
+    /// First track row shown when the table does not fit; `None`: start at
+    /// the first track with answers, so the data is never hidden below.
+    pub scroll: Option<usize>,
 }
 
-pub const HINTS: &[Hint] = &[("r", "review"), ("z", "quiz"), ("Esc", "back")];
+pub const HINTS: &[Hint] = &[("r", "review"), ("z", "quiz"), ("↑↓", "scroll"), ("Esc", "back")];
 
-pub const HELP: &[Hint] =
-    &[("r", "open Review (due items, then ⚠/❌ on request)"), ("z", "open a quiz"), ("Esc Backspace", "back")];
+pub const HELP: &[Hint] = &[
+    ("r", "open Review (due items, then ⚠/❌ on request)"),
+    ("z", "open a quiz"),
+    ("↑↓ j k PgUp PgDn", "scroll the tracks when the terminal is short"),
+    ("Esc Backspace", "back"),
+];
 
 impl State {
     pub fn on_key(&mut self, key: KeyEvent) -> Action {
         match key.code {
             KeyCode::Char('r') => Action::OpenReview,
             KeyCode::Char('z') => Action::OpenQuiz { track: None, level: None },
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_by(1),
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_by(-1),
+            KeyCode::PageDown => self.scroll_by(4),
+            KeyCode::PageUp => self.scroll_by(-4),
+            KeyCode::Home | KeyCode::Char('g') => {
+                self.scroll = Some(0);
+                Action::None
+            }
             KeyCode::Esc | KeyCode::Backspace => Action::Back,
             _ => Action::None,
         }
+    }
+}
+
+impl State {
+    /// The first track row shown now (drawing clamps it to what fits).
+    fn first_row(&self) -> usize {
+        self.scroll.unwrap_or_else(|| {
+            self.summary.tracks.iter().position(|r| r.levels.iter().any(|c| c.fraction().is_some())).unwrap_or(0)
+        })
+    }
+
+    fn scroll_by(&mut self, d: isize) -> Action {
+        let max = self.summary.tracks.len().saturating_sub(1);
+        self.scroll = Some(self.first_row().saturating_add_signed(d).min(max));
+        Action::None
     }
 }
 
@@ -68,7 +98,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ),
         dim(),
     ))];
-    for row in &sum.tracks {
+    // Rows that fit between the borders and the header; scroll when they do not all fit.
+    let fit = (table.height as usize).saturating_sub(3).max(1);
+    let first = s.first_row().min(sum.tracks.len().saturating_sub(fit));
+    for row in sum.tracks.iter().skip(first).take(fit) {
         let mut title: String = row.title.chars().take(title_w).collect();
         if row.title.chars().count() > title_w {
             title.pop();
@@ -93,7 +126,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         spans.push(Span::raw(format!(" {drills:>7}")));
         lines.push(Line::from(spans));
     }
-    frame.render_widget(Paragraph::new(lines).block(panel(" Mastery (✅ and not due) · drills passed ")), table);
+    let title = if fit < sum.tracks.len() {
+        format!(
+            " Mastery · tracks {}–{} of {} (↑↓ scroll) ",
+            sum.tracks[first].track,
+            sum.tracks[(first + fit).min(sum.tracks.len()) - 1].track,
+            sum.tracks.len()
+        )
+    } else {
+        " Mastery (✅ and not due) · drills passed ".to_string()
+    };
+    frame.render_widget(Paragraph::new(lines).block(panel(&title)), table);
 
     // Due now and over the next 7 days.
     let mut due = vec![
