@@ -872,3 +872,21 @@ fn home_shows_one_selection_at_a_time() {
     let s = screen(&draw(&mut a, 80, 24));
     assert_eq!(s.matches('▶').count(), 1, "{s}");
 }
+
+/// Claim texts are the lesson: wrapped in the claims panel, never cut.
+#[test]
+fn claim_texts_are_wrapped_not_cut() {
+    let mut a = app_at(120, 40);
+    open_drill(&mut a, "self-refine-loop");
+    let lines = draw(&mut a, 120, 40);
+    let start = lines.iter().position(|l| l.contains("╭ Claims")).expect("a claims panel");
+    let panel: Vec<String> = lines[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with('╰'))
+        .map(|l| l.chars().skip(1).take_while(|&c| c != '│').collect::<String>())
+        .collect();
+    let text = panel.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+    for c in &a.content.drill("self-refine-loop").unwrap().claims {
+        assert!(text.contains(&c.text), "claim {} cut:\n{}", c.id, panel.join("\n"));
+    }
+}

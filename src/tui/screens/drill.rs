@@ -844,10 +844,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
 
     let left_w = (area.width / 3).clamp(30, 40);
     let [left, right] = Layout::horizontal([Constraint::Length(left_w), Constraint::Min(20)]).areas(main);
-    let claims_h = (s.meta.claims.len() as u16 * 2 + 2).min(left.height / 2);
+    // Claims get the room their wrapped text needs, up to 60% of the column.
+    let claim_lines = claims::lines(&s.meta, &s.view.claims, left.width.saturating_sub(2) as usize);
+    let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5);
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
-    let claim_lines = claims::lines(&s.meta, &s.view.claims, claims_area.width.saturating_sub(2) as usize);
     frame.render_widget(Paragraph::new(claim_lines).block(panel(" Claims ", false)), claims_area);
 
     let [tabs_area, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);

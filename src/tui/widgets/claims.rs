@@ -5,7 +5,7 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::ellipsize;
+use super::wrap_words;
 use crate::content::DrillMeta;
 use crate::drills::ClaimResult;
 
@@ -20,8 +20,11 @@ pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize) -> Vec<Lin
             Some(r) if r.pass => ("✓", Style::default().fg(Color::Green).add_modifier(Modifier::BOLD)),
             Some(_) => ("✗", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD)),
         };
-        let text = ellipsize(&c.text, width.saturating_sub(2));
-        out.push(Line::from(vec![Span::styled(format!("{mark} "), style), Span::raw(text)]));
+        // The claim's text is the lesson: wrapped, never cut.
+        for (i, part) in wrap_words(&c.text, width.saturating_sub(2)).into_iter().enumerate() {
+            let lead = if i == 0 { Span::styled(format!("{mark} "), style) } else { Span::raw("  ") };
+            out.push(Line::from(vec![lead, Span::raw(part)]));
+        }
         let threshold = format!("{} {}", c.op.symbol(), c.threshold);
         let value = match r {
             Some(r) if observation => format!("  {:.4} observed ({threshold})", r.measured),
