@@ -890,3 +890,15 @@ fn claim_texts_are_wrapped_not_cut() {
         assert!(text.contains(&c.text), "claim {} cut:\n{}", c.id, panel.join("\n"));
     }
 }
+
+/// A long choice wraps under its own text, not under its letter.
+#[test]
+fn wrapped_choices_are_indented() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 60, 20);
+    quiz_over(&mut a, &["af-l1-observation-source"]);
+    let lines = draw(&mut a, 60, 20);
+    let i = lines.iter().position(|l| l.contains("a) The model, because")).expect("choice a");
+    assert!(lines[i + 1].starts_with("     ") && !lines[i + 1].trim().is_empty(), "{}\n{}", lines[i], lines[i + 1]);
+    assert!(lines[i + 1].trim_start().starts_with(|c: char| c.is_lowercase()), "{}", lines[i + 1]);
+}

@@ -301,12 +301,22 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                     Some(_) => ("  ", Style::default()),
                     None => ("  ", Style::default()),
                 };
-                lines.push(Line::from(vec![
-                    Span::styled(tag, style),
-                    Span::styled(format!("{}) ", letter(i)), Style::default().fg(Color::Yellow)),
-                    Span::raw(mark),
-                    Span::styled(c.clone(), style),
-                ]));
+                // Wrapped under its own first word, not under the letter.
+                let indent = 2 + 3 + mark.chars().count();
+                let parts = super::wrap_words(c, (body.width as usize).saturating_sub(indent).max(8));
+                for (k, part) in parts.into_iter().enumerate() {
+                    let mut spans = if k == 0 {
+                        vec![
+                            Span::styled(tag, style),
+                            Span::styled(format!("{}) ", letter(i)), Style::default().fg(Color::Yellow)),
+                            Span::raw(mark),
+                        ]
+                    } else {
+                        vec![Span::raw(" ".repeat(indent))]
+                    };
+                    spans.push(Span::styled(part, style));
+                    lines.push(Line::from(spans));
+                }
             }
         }
         Answer::Numeric { value, tolerance } => match graded {
