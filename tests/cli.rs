@@ -401,3 +401,54 @@ fn bench_on_cuda_says_cuda_is_not_compiled_in() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("without CUDA") && err.contains("scripts/build-cuda.sh"), "{err}");
 }
+
+/// A copy of the shipped content with `edit` applied to one file.
+fn content_copy_with(file: &str, edit: impl FnOnce(String) -> String) -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["cheatsheets", "quizzes", "drills"] {
+        copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    let path = dir.path().join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(text)).unwrap();
+    dir
+}
+
+/// `validate` on each of three faults: the one root cause, not what follows from it.
+#[test]
+fn validate_reports_the_root_cause_and_not_its_cascade() {
+    let check = |dir: &tempfile::TempDir, cause: &str| {
+        let o = agentlab(&["--content", dir.path().to_str().unwrap(), "validate"]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("1 problem(s) in the content") && err.contains(cause), "{err}");
+        for consequence in ["does not exist", "does not have", "unknown track", "unknown drill", "no sheet for"] {
+            assert!(!err.contains(consequence), "\"{consequence}\" follows from the cause:\n{err}");
+        }
+        assert!(err.contains("more that follow from these are not listed"), "{err}");
+        err
+    };
+    // 1. The closing fence of the first code block of track 3's sheet is gone.
+    let dir = content_copy_with("cheatsheets/03-agentic-rl.md", |t| {
+        let lines: Vec<&str> = t.lines().collect();
+        let open = lines.iter().position(|l| l.starts_with("```") && l.len() > 3).unwrap();
+        let close = open + lines[open..].iter().position(|l| l.trim() == "```").unwrap();
+        lines.iter().enumerate().filter(|(i, _)| *i != close).map(|(_, l)| format!("{l}\n")).collect()
+    });
+    let text_03 = std::fs::read_to_string(dir.path().join("cheatsheets/03-agentic-rl.md")).unwrap();
+    let open_line = text_03.lines().position(|l| l.starts_with("```") && l.len() > 3).unwrap() + 1;
+    let err =
+        check(&dir, &format!("cheatsheets/03-agentic-rl.md:{open_line}: unclosed code fence at line {open_line}"));
+    assert_eq!(err.trim_end().lines().count(), 3, "the cause and a count of what follows:\n{err}");
+    // 2. A claim with a comparison that does not exist.
+    let dir = content_copy_with("drills/sft-basics/drill.toml", |t| t.replacen("op = \">=\"", "op = \"=>\"", 1));
+    check(&dir, "drills/sft-basics/drill.toml:");
+    check(&dir, "unknown variant `=>`");
+    // 3. A sheet without its front matter.
+    let dir = content_copy_with("cheatsheets/03-agentic-rl.md", |t| {
+        let end = t[4..].find("\n+++\n").unwrap() + 4 + 5;
+        t[end..].to_string()
+    });
+    check(&dir, "cheatsheets/03-agentic-rl.md: line 1: expected a `+++` TOML front matter block");
+}
