@@ -622,13 +622,10 @@ impl State {
     /// the reason (the text stays for correction).
     fn commit_edit(&mut self, text: &str) -> Action {
         let set = match self.config_row() {
-            ConfigRow::Seed => match text.trim().parse::<u64>() {
-                Ok(seed) => {
-                    self.seed = seed;
-                    Ok(None)
-                }
-                Err(_) => Err(format!("seed: \"{text}\" is not a whole number ≥ 0")),
-            },
+            ConfigRow::Seed => crate::numbers::whole_number(text, "a seed", 0, u64::MAX).map(|seed| {
+                self.seed = seed;
+                None
+            }),
             ConfigRow::SweepSeeds => parse_sweep_seeds(text).map(|n| {
                 self.sweep_seeds = n;
                 Some(format!("S sweeps seeds 1–{n}"))
@@ -682,7 +679,15 @@ impl State {
     fn export(&self) -> Action {
         let Some(dir) = &self.shown_dir else { return Action::Flash("no run to export yet: s starts one".into()) };
         match crate::plot::export_run(dir, crate::plot::Format::Png, None) {
-            Ok(p) => Action::Flash(format!("exported {}", p.display())),
+            Ok(p) => {
+                let events = runner::load_events(dir).unwrap_or_default();
+                let live = self.running() && self.viewing.is_none();
+                match runner::incomplete(&runner::load_run(dir), &events) {
+                    Some(_) if live => Action::Flash(format!("exported {} (so far: the run is going)", p.display())),
+                    Some(note) => Action::Flash(format!("exported {} (partial: the run was {note})", p.display())),
+                    None => Action::Flash(format!("exported {}", p.display())),
+                }
+            }
             Err(e) => Action::Flash(format!("export failed: {e:#}")),
         }
     }
@@ -780,11 +785,7 @@ impl State {
 
 /// "sweep seeds" from typed text: a whole number from 1 to [`SWEEP_SEEDS_MAX`].
 fn parse_sweep_seeds(text: &str) -> Result<u64, String> {
-    text.trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|n| (1..=SWEEP_SEEDS_MAX).contains(n))
-        .ok_or_else(|| format!("sweep seeds: \"{text}\" is not a whole number from 1 to {SWEEP_SEEDS_MAX}"))
+    crate::numbers::whole_number(text, "sweep seeds", 1, SWEEP_SEEDS_MAX)
 }
 
 /// The newest saved sweep of a drill, if any.
