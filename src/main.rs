@@ -221,7 +221,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match args.command.unwrap_or(Command::Tui) {
-        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)).map(|_| ExitCode::SUCCESS),
+        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)),
         Command::Sheets => cli::sheets(&content),
         Command::Sheet { track, width } => cli::sheet(&content, &track, width),
         Command::Validate => cli::validate(&content),

@@ -550,6 +550,70 @@ impl State {
         }
     }
 
+    /// Quitting: cancel the run and the sweep under way, and wait for them
+    /// (until `deadline`) to save themselves: the run's `report.json` says
+    /// cancelled, the sweep saves the seeds that finished. Returns what to
+    /// tell the learner (nothing when nothing was running).
+    pub fn stop(&mut self, deadline: Instant) -> Vec<String> {
+        let mut notes = Vec::new();
+        let remaining = || deadline.saturating_duration_since(Instant::now());
+        if let Some(job) = self.sweep_job.take() {
+            job.cancel();
+            let mut ended = None;
+            while let Ok(e) = job.rx.recv_timeout(remaining()) {
+                match e {
+                    SweepEvent::Seed(_) => continue,
+                    SweepEvent::Ended { saved: Ok(Some(path)), .. } => {
+                        ended = Some(format!(
+                            "sweep of {} cancelled; the seeds done are saved in {}",
+                            self.meta.id,
+                            path.display()
+                        ))
+                    }
+                    SweepEvent::Ended { saved: Ok(None), .. } => {
+                        ended =
+                            Some(format!("sweep of {} cancelled before a seed finished: nothing saved", self.meta.id))
+                    }
+                    SweepEvent::Ended { saved: Err(e), .. } | SweepEvent::Failed(e) => {
+                        ended = Some(format!("sweep of {}: {e}", self.meta.id))
+                    }
+                }
+                break;
+            }
+            notes.push(ended.unwrap_or_else(|| {
+                format!("sweep of {} cancelled; it had not stopped when agentlab quit", self.meta.id)
+            }));
+        }
+        if self.running() {
+            if let Some(run) = self.run.as_mut() {
+                run.cancel();
+                while !run.is_finished() && !remaining().is_zero() {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                let dir = run.dir.display().to_string();
+                if run.is_finished() {
+                    run.join();
+                    // It may have finished on its own just before.
+                    let status = run.rx.try_iter().find_map(|e| match e {
+                        Event::Finished(r) => Some(r.status),
+                        _ => None,
+                    });
+                    let how = match status {
+                        None | Some(RunStatus::Cancelled) => "cancelled".to_string(),
+                        Some(s) => format!("ended ({s})"),
+                    };
+                    notes.push(format!("run of {} {how}: saved in {dir}", self.meta.id));
+                } else {
+                    notes.push(format!(
+                        "run of {} cancelled; it had not stopped when agentlab quit ({dir})",
+                        self.meta.id
+                    ));
+                }
+            }
+        }
+        notes
+    }
+
     fn locked(&self) -> Option<Action> {
         self.busy().map(|what| Action::Flash(format!("parameters are locked while a {what} is going")))
     }
