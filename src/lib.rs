@@ -19,6 +19,7 @@ pub mod eval;
 pub mod fsutil;
 pub mod markdown;
 pub mod ml;
+pub mod numbers;
 pub mod paths;
 pub mod plot;
 pub mod progress;

@@ -29,8 +29,8 @@ enum Command {
     Sheet {
         /// Track number (0–7) or slug (e.g. `agentic-rl`).
         track: String,
-        /// Wrap width; defaults to 100.
-        #[arg(long, default_value_t = 100)]
+        /// Wrap width, 20 to 1000; defaults to 100.
+        #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = width)]
         width: u16,
     },
     /// Check every content file and report problems.
@@ -56,9 +56,9 @@ enum Command {
     },
     /// Pretrain the lab's base model (shipped in assets/models/base; minutes on a CPU).
     Pretrain {
-        #[arg(long, default_value_t = 6000)]
+        #[arg(long, default_value_t = 6000, allow_negative_numbers = true, value_parser = steps)]
         steps: usize,
-        #[arg(long, default_value_t = 20261122)]
+        #[arg(long, default_value_t = 20261122, allow_negative_numbers = true, value_parser = seed)]
         seed: u64,
         /// Where to write config.json, model.safetensors and tokenizer.json.
         #[arg(long, default_value = "assets/models/base")]
@@ -72,14 +72,14 @@ enum Command {
         /// L1 (concept), L2 (implementation), L3 (research) or all.
         #[arg(long)]
         level: Option<String>,
-        /// At most this many items.
-        #[arg(long)]
+        /// At most this many items (1 or more).
+        #[arg(long, allow_negative_numbers = true, value_parser = limit)]
         limit: Option<usize>,
     },
     /// Review the items due now (FSRS); ⚠️/❌ items come back after each pass.
     Review {
         /// Set the desired retention (0.70–0.99, default 0.9) and save it.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = retention)]
         retention: Option<f64>,
         /// Also review every ⚠️/❌ item that is not yet due.
         #[arg(long)]
@@ -103,8 +103,8 @@ enum Command {
         /// Run one part only: S, M, gen-S, gen-M or ui.
         #[arg(long)]
         only: Option<String>,
-        /// Seconds of timed training per config.
-        #[arg(long, default_value_t = 8.0)]
+        /// Seconds of timed training per config (more than 0, at most 3600).
+        #[arg(long, default_value_t = 8.0, allow_negative_numbers = true, value_parser = seconds)]
         seconds: f64,
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
@@ -124,7 +124,8 @@ enum DrillCmd {
         /// quick (CPU, ≤ 60 s) or full (bigger, for a GPU).
         #[arg(long, default_value = "quick")]
         preset: String,
-        #[arg(long, default_value_t = 1)]
+        /// A whole number ≥ 0.
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = seed)]
         seed: u64,
         /// Override a parameter: --set lr=1e-3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -143,7 +144,7 @@ enum DrillCmd {
         #[arg(long, default_value = "quick")]
         preset: String,
         /// Seeds: a range (1-20), a list (1,4,9) or both.
-        #[arg(long, default_value = "1-20")]
+        #[arg(long, default_value = "1-20", allow_hyphen_values = true)]
         seeds: String,
         /// Override a parameter for every seed: --set lr=1e-3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -151,13 +152,49 @@ enum DrillCmd {
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
-        /// Runs at a time (they share the CPU threads; results do not depend on it).
-        #[arg(long, default_value_t = 1)]
+        /// Runs at a time, 1 to 64 (they share the CPU threads; results do not depend on it).
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = jobs)]
         jobs: usize,
         /// One JSON line per seed, then the whole sweep as JSON.
         #[arg(long)]
         json: bool,
     },
+}
+
+// Numeric options: each says what it takes when refused (clap exits with 2).
+
+fn width(s: &str) -> Result<u16, String> {
+    agentlab::numbers::whole_number(s, "--width", 20, 1000).map(|n| n as u16)
+}
+
+fn steps(s: &str) -> Result<usize, String> {
+    agentlab::numbers::whole_number(s, "--steps", 1, 10_000_000).map(|n| n as usize)
+}
+
+fn seed(s: &str) -> Result<u64, String> {
+    agentlab::numbers::whole_number(s, "a seed", 0, u64::MAX)
+}
+
+fn limit(s: &str) -> Result<usize, String> {
+    agentlab::numbers::whole_number(s, "--limit", 1, usize::MAX as u64).map(|n| n as usize)
+}
+
+fn jobs(s: &str) -> Result<usize, String> {
+    agentlab::numbers::whole_number(s, "--jobs", 1, 64).map(|n| n as usize)
+}
+
+fn retention(s: &str) -> Result<f64, String> {
+    let r = agentlab::numbers::finite(s, "--retention")?;
+    agentlab::progress::schedule::check_retention(r)
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    let x = agentlab::numbers::finite(s, "--seconds")?;
+    if x > 0.0 && x <= 3600.0 {
+        Ok(x)
+    } else {
+        Err(format!("--seconds is more than 0 and at most 3600, got {x}"))
+    }
 }
 
 /// Run a headless study session on stdin/stdout with the learner's store.
@@ -196,13 +233,7 @@ fn main() -> ExitCode {
         agentlab::paths::remove_stale_temps();
     }
     let result = match command {
-        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)).map(|unsaved| match unsaved {
-            None => ExitCode::SUCCESS,
-            Some(m) => {
-                eprintln!("agentlab: {m}");
-                ExitCode::FAILURE
-            }
-        }),
+        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)),
         Command::Sheets => cli::sheets(&content),
         Command::Sheet { track, width } => cli::sheet(&content, &track, width),
         Command::Validate => cli::validate(&content),

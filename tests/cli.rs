@@ -630,3 +630,210 @@ fn a_session_whose_ratings_cannot_be_saved_says_so_and_fails() {
     }
     assert!(!home.path().join("progress.json").exists());
 }
+
+/// A copy of the shipped content with `edit` applied to one file.
+fn content_copy_with(file: &str, edit: impl FnOnce(String) -> String) -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["cheatsheets", "quizzes", "drills"] {
+        copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    let path = dir.path().join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(text)).unwrap();
+    dir
+}
+
+/// `validate` on each of three faults: the one root cause, not what follows from it.
+#[test]
+fn validate_reports_the_root_cause_and_not_its_cascade() {
+    let check = |dir: &tempfile::TempDir, cause: &str| {
+        let o = agentlab(&["--content", dir.path().to_str().unwrap(), "validate"]);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("1 problem(s) in the content") && err.contains(cause), "{err}");
+        for consequence in ["does not exist", "does not have", "unknown track", "unknown drill", "no sheet for"] {
+            assert!(!err.contains(consequence), "\"{consequence}\" follows from the cause:\n{err}");
+        }
+        assert!(err.contains("more that follow from these are not listed"), "{err}");
+        err
+    };
+    // 1. The closing fence of the first code block of track 3's sheet is gone.
+    let dir = content_copy_with("cheatsheets/03-agentic-rl.md", |t| {
+        let lines: Vec<&str> = t.lines().collect();
+        let open = lines.iter().position(|l| l.starts_with("```") && l.len() > 3).unwrap();
+        let close = open + lines[open..].iter().position(|l| l.trim() == "```").unwrap();
+        lines.iter().enumerate().filter(|(i, _)| *i != close).map(|(_, l)| format!("{l}\n")).collect()
+    });
+    let text_03 = std::fs::read_to_string(dir.path().join("cheatsheets/03-agentic-rl.md")).unwrap();
+    let open_line = text_03.lines().position(|l| l.starts_with("```") && l.len() > 3).unwrap() + 1;
+    let err =
+        check(&dir, &format!("cheatsheets/03-agentic-rl.md:{open_line}: unclosed code fence at line {open_line}"));
+    assert_eq!(err.trim_end().lines().count(), 3, "the cause and a count of what follows:\n{err}");
+    // 2. A claim with a comparison that does not exist.
+    let dir = content_copy_with("drills/sft-basics/drill.toml", |t| t.replacen("op = \">=\"", "op = \"=>\"", 1));
+    check(&dir, "drills/sft-basics/drill.toml:");
+    check(&dir, "unknown variant `=>`");
+    // 3. A sheet without its front matter.
+    let dir = content_copy_with("cheatsheets/03-agentic-rl.md", |t| {
+        let end = t[4..].find("\n+++\n").unwrap() + 4 + 5;
+        t[end..].to_string()
+    });
+    check(&dir, "cheatsheets/03-agentic-rl.md: line 1: expected a `+++` TOML front matter block");
+}
+
+/// The real run directory of nothing: `--device cuda` on a build without CUDA.
+#[test]
+fn a_gpu_device_this_build_lacks_is_refused_before_a_run() {
+    if cfg!(feature = "cuda") || cfg!(feature = "metal") {
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
+    };
+    for (device, says) in [("cuda", "without CUDA"), ("gpu", "without CUDA"), ("metal", "without Metal")] {
+        for cmd in [&["drill", "run", "sft-basics"][..], &["drill", "sweep", "sft-basics", "--seeds", "1-2"][..]] {
+            let o = run(&[cmd, &["--device", device]].concat());
+            let (_, err) = text(&o);
+            assert_eq!(o.status.code(), Some(2), "{cmd:?} --device {device}: {err}");
+            assert!(err.contains(says) && err.contains("agentlab doctor") && err.contains("README"), "{err}");
+        }
+    }
+    assert!(!home.path().join("runs").exists(), "nothing was run, nothing saved");
+}
+
+/// Bad numbers on the command line: exit 2 and what the option takes, never
+/// a Rust value (`None`, `Some(…)`) nor clap's "use '-- -1'".
+#[test]
+fn numeric_options_say_what_they_take() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["quiz", "--limit", "0"], "--limit is a whole number ≥ 1, got 0"),
+        (&["quiz", "--limit", "-3"], "--limit is a whole number ≥ 1, got -3"),
+        (&["drill", "run", "sft-basics", "--seed", "-1"], "a seed is a whole number ≥ 0, got -1"),
+        (&["drill", "run", "sft-basics", "--seed", "99999999999999999999"], "out of range"),
+        (&["drill", "run", "sft-basics", "--seed", "one"], "a seed is a whole number ≥ 0, got \"one\""),
+        (
+            &["drill", "run", "sft-basics", "--set", "steps=99999999999999999999"],
+            "steps: 99999999999999999999 is out of range",
+        ),
+        (&["drill", "run", "sft-basics", "--set", "lr=1e999"], "lr: 1e999 is out of range"),
+        (&["drill", "run", "sft-basics", "--set", "lr=nan"], "not a finite number"),
+        (&["drill", "run", "sft-basics", "--set", "steps=2.5"], "is not a whole number"),
+        (&["drill", "sweep", "sft-basics", "--jobs", "0"], "--jobs is a whole number from 1 to 64, got 0"),
+        (&["drill", "sweep", "sft-basics", "--seeds", "-1"], "a seed is a whole number ≥ 0"),
+        (&["drill", "sweep", "sft-basics", "--seeds", "1-99999999999999999999"], "out of range"),
+        (&["sheet", "3", "--width", "5"], "--width is a whole number from 20 to 1000, got 5"),
+        (&["pretrain", "--steps", "0"], "--steps is a whole number from 1 to 10000000, got 0"),
+        (&["bench", "--seconds", "-1"], "--seconds is more than 0 and at most 3600, got -1"),
+        (&["bench", "--seconds", "inf"], "--seconds: \"inf\" is not a finite number"),
+        (&["review", "--retention", "nan"], "--retention: \"nan\" is not a finite number"),
+    ];
+    let home = tempfile::tempdir().unwrap();
+    for (args, says) in cases {
+        let o = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+            .args(*args)
+            .env("AGENTLAB_HOME", home.path())
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        for debug in ["None", "Some(", "-- -1", "invalid digit", "ParseIntError", "kind:"] {
+            assert!(!err.contains(debug), "{args:?} shows \"{debug}\": {err}");
+        }
+    }
+    assert!(!home.path().join("runs").exists(), "nothing was run");
+}
+
+/// A run directory as a killed `drill run` leaves it: config and metrics up
+/// to step 30 of 100, no report.
+fn interrupted_run(root: &Path) -> std::path::PathBuf {
+    use agentlab::drills::Event;
+    let dir = root.join("runs/sft-basics/2026-01-01T00-00-00");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\n",
+    )
+    .unwrap();
+    let mut lines = vec![Event::Phase("train".into())];
+    for step in 1..=30u64 {
+        lines.push(Event::Metric { step, name: "loss".into(), value: 3.0 / step as f64, t: step as f64 * 0.1 });
+        lines.push(Event::Progress { step, total: 100, tokens: step * 100 });
+    }
+    let mut text: String = lines.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    text.push_str("{\"type\":\"metric\",\"data\":{\"st"); // the torn last line of a killed process
+    std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
+    dir
+}
+
+#[test]
+fn export_explains_bad_outputs_and_writes_stdout_for_dash() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = interrupted_run(home.path());
+    let d = dir.to_str().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentlab"))
+            .args(args)
+            .env("AGENTLAB_HOME", home.path())
+            .current_dir(home.path())
+            .output()
+            .unwrap()
+    };
+    let refused: &[(&[&str], &str)] = &[
+        (&["export", d, "--out", "x.txt"], "cannot write a PNG to x.txt: the file name must end in .png"),
+        (&["export", d, "--out", "/nonexistent/dir/x.png"], "the directory /nonexistent/dir does not exist"),
+        (&["export", d, "--csv", "--out", "/nonexistent/dir/x.csv"], "the directory /nonexistent/dir does not exist"),
+        (&["export", d, "--svg", "--out", "x.png"], "x.png is a .png name but this writes SVG"),
+        (&["export", d, "--out", "-"], "a PNG is not written to stdout"),
+        (&["export", d, "--out", home.path().to_str().unwrap()], "is a directory"),
+    ];
+    for (args, says) in refused {
+        let o = run(args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("ImageError") && !err.contains("PathExtension") && !err.contains("Os {"), "{err}");
+    }
+    // `--out -`: CSV and SVG on stdout, no file named "-".
+    let o = run(&["export", d, "--csv", "--out", "-"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.starts_with("series,step,t,value\nloss,1,") && out.lines().count() == 31, "{out}");
+    let o = run(&["export", d, "--svg", "--out", "-"]);
+    let (out, _) = text(&o);
+    assert!(o.status.success() && out.contains("<svg"));
+    assert!(out.contains("interrupted at step 30 of 100"), "the title says the run is partial");
+    assert!(!home.path().join("-").exists());
+}
+
+#[test]
+fn export_of_an_interrupted_run_says_it_is_partial() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = interrupted_run(home.path());
+    let o = agentlab(&["export", dir.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("this run was interrupted at step 30 of 100 (train); the export shows what was saved"),
+        "{err}"
+    );
+    let png = dir.join("charts.png");
+    assert_eq!(out.trim(), png.display().to_string());
+    assert!(std::fs::read(png).unwrap().starts_with(&[0x89, b'P', b'N', b'G']));
+    // A finished run says nothing of the kind.
+    let report = agentlab::drills::Report {
+        drill: "sft-basics".into(),
+        preset: "quick".into(),
+        seed: 1,
+        status: agentlab::drills::RunStatus::ClaimsFailed,
+        claims: vec![],
+        wall_s: 1.0,
+        finals: Default::default(),
+    };
+    std::fs::write(dir.join("report.json"), serde_json::to_string(&report).unwrap()).unwrap();
+    let o = agentlab(&["export", dir.to_str().unwrap(), "--csv"]);
+    let (_, err) = text(&o);
+    assert!(o.status.success() && !err.contains("interrupted"), "{err}");
+}

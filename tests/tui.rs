@@ -803,6 +803,69 @@ mod sweeps {
         let s = screen(&draw(&mut a, 80, 24));
         assert!(s.contains("sweep: the same run for seeds 1–N") && s.contains("1 2 3 4 5"), "{s}");
     }
+
+    /// A run of [`UntilCancelled`] on the drill screen of `a`.
+    fn start_endless_run(a: &mut App, home: &std::path::Path) {
+        let d = drill_mut(a);
+        let config = agentlab::runner::RunConfig {
+            drill: "sft-basics".into(),
+            preset: "quick".into(),
+            seed: 1,
+            device: agentlab::ml::device::DeviceChoice::Cpu,
+            params: d.params.clone(),
+        };
+        d.run = Some(agentlab::runner::start_with(&UntilCancelled, &d.meta, config, &home.join("runs")).unwrap());
+    }
+
+    #[test]
+    fn q_during_a_run_asks_first_and_quitting_saves_the_run_as_cancelled() {
+        let (mut a, home) = sweep_app(80, 24);
+        // Nothing running: q quits at once.
+        key(&mut a, KeyCode::Char('q'));
+        assert!(a.should_quit());
+        let (mut a, home2) = sweep_app(80, 24);
+        drop(home2);
+        start_endless_run(&mut a, home.path());
+        assert_eq!(a.work_under_way(), Some("a run"));
+        // q asks on the footer, in one line that fits 80 columns.
+        key(&mut a, KeyCode::Char('q'));
+        assert!(!a.should_quit(), "a run is going: q asks first");
+        let lines = draw(&mut a, 80, 24);
+        assert_eq!(
+            lines[23].trim_end(),
+            " a run is going: q again quits (run saved as cancelled), any other key stays",
+            "{}",
+            screen(&lines)
+        );
+        // Any other key stays, and does nothing else.
+        let cursor = drill_mut(&mut a).cursor;
+        key(&mut a, KeyCode::Down);
+        assert!(!a.should_quit() && a.confirm_quit.is_none());
+        assert_eq!(drill_mut(&mut a).cursor, cursor, "the key that answered is not also a move");
+        assert!(drill_mut(&mut a).running(), "the run goes on");
+        assert!(draw(&mut a, 80, 24)[23].contains("not quitting"));
+        // q, q quits; shutting down cancels the run, which saves itself as cancelled.
+        key(&mut a, KeyCode::Char('q'));
+        key(&mut a, KeyCode::Char('q'));
+        assert!(a.should_quit());
+        let dir = drill_mut(&mut a).run.as_ref().unwrap().dir.clone();
+        let notes = a.shutdown(std::time::Instant::now() + std::time::Duration::from_secs(30));
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("run of sft-basics cancelled: saved in "), "{notes:?}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+        assert_eq!(report["status"]["status"], "cancelled");
+    }
+
+    #[test]
+    fn ctrl_c_quits_at_once_even_while_a_run_is_going() {
+        let (mut a, home) = sweep_app(80, 24);
+        start_endless_run(&mut a, home.path());
+        a.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+        assert!(a.should_quit() && a.confirm_quit.is_none());
+        let notes = a.shutdown(std::time::Instant::now() + std::time::Duration::from_secs(30));
+        assert!(notes[0].contains("cancelled"), "{notes:?}");
+    }
 }
 
 /// Lab links in an explanation read as the reader shows them, not as markup.

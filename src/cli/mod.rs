@@ -201,11 +201,13 @@ fn drill_params<'a>(
     id: &str,
     preset: &str,
     sets: &[String],
+    device: crate::ml::device::DeviceChoice,
 ) -> std::result::Result<(&'a crate::content::DrillMeta, crate::drills::ParamMap), String> {
     let meta = content.drill(id).ok_or_else(|| format!("unknown drill \"{id}\" (agentlab drill list shows them)"))?;
     if crate::drills::find(id).is_none() {
         return Err(format!("drill \"{id}\" is not implemented in this build"));
     }
+    crate::ml::device::check_compiled(device)?;
     let mut pairs = Vec::new();
     for s in sets {
         let (k, v) = s.split_once('=').ok_or_else(|| format!("--set expects key=value, got \"{s}\""))?;
@@ -230,7 +232,8 @@ pub fn drill_sweep(
     json: bool,
 ) -> Result<ExitCode> {
     use crate::runner::sweep;
-    let parsed = drill_params(content, id, preset, sets).and_then(|(m, p)| Ok((m, p, sweep::parse_seeds(seeds)?)));
+    let parsed =
+        drill_params(content, id, preset, sets, device).and_then(|(m, p)| Ok((m, p, sweep::parse_seeds(seeds)?)));
     let (meta, params, seeds) = match parsed {
         Ok(v) => v,
         Err(e) => {
@@ -290,7 +293,7 @@ pub fn drill_run(
     json: bool,
 ) -> Result<ExitCode> {
     use crate::drills::{Event, RunStatus};
-    let (meta, params) = match drill_params(content, id, preset, sets) {
+    let (meta, params) = match drill_params(content, id, preset, sets, device) {
         Ok(v) => v,
         Err(e) => {
             eprintln!("agentlab: {e}");
@@ -378,21 +381,102 @@ pub fn drill_run(
 }
 
 /// `agentlab export RUN_DIR [--png|--svg|--csv] [--out FILE]` (PNG by default).
+/// `--out -` writes CSV or SVG to stdout. A run that did not finish is
+/// exported as far as it went, and stderr says so.
 pub fn export(run_dir: &std::path::Path, svg: bool, csv: bool, out: Option<&std::path::Path>) -> Result<ExitCode> {
+    use crate::plot::Format;
     if !run_dir.join("metrics.jsonl").is_file() {
         return Err(anyhow!(
             "{} is not a run directory (no metrics.jsonl): use a path that `agentlab drill run` printed",
             run_dir.display()
         ));
     }
-    let path = if csv {
-        crate::plot::write_csv(run_dir, out)?
-    } else {
-        let format = if svg { crate::plot::Format::Svg } else { crate::plot::Format::Png };
-        crate::plot::export_run(run_dir, format, out)?
+    let (kind, ext) = match (csv, svg) {
+        (true, _) => ("CSV", "csv"),
+        (false, true) => ("SVG", "svg"),
+        (false, false) => ("PNG", "png"),
     };
+    let to_stdout = out.is_some_and(|p| p.as_os_str() == "-");
+    if to_stdout && kind == "PNG" {
+        return Err(anyhow!(
+            "a PNG is not written to stdout (--out -): give a file name ending in .png, \
+             or use --svg or --csv, which --out - prints"
+        ));
+    }
+    if let Some(path) = out.filter(|_| !to_stdout) {
+        check_out_path(path, kind, ext)?;
+    }
+    let record = crate::runner::load_run(run_dir);
+    let events = crate::runner::load_events(run_dir)?;
+    if let Some(note) = crate::runner::incomplete(&record, &events) {
+        eprintln!("agentlab: this run was {note}; the export shows what was saved");
+    }
+    let bytes = match (csv, svg) {
+        (true, _) => crate::plot::csv(run_dir)?.into_bytes(),
+        (false, true) => crate::plot::render_run(run_dir, Format::Svg, Default::default())?,
+        (false, false) => crate::plot::render_run(run_dir, Format::Png, Default::default())?,
+    };
+    if to_stdout {
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(&bytes)?;
+        stdout.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| match ext {
+        "csv" => run_dir.join("metrics.csv"),
+        e => run_dir.join(format!("charts.{e}")),
+    });
+    std::fs::write(&path, bytes).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
     println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuse an `--out` file that cannot be what was asked for: a PNG named
+/// other than `.png`, a name with another export's extension, a folder that
+/// does not exist, a folder given as the file.
+fn check_out_path(path: &std::path::Path, kind: &str, ext: &str) -> Result<()> {
+    if path.is_dir() {
+        return Err(anyhow!(
+            "{} is a directory: give a file name, e.g. {}",
+            path.display(),
+            path.join(format!("charts.{ext}")).display()
+        ));
+    }
+    let given = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let other = |e: &str| match e {
+        "png" => "--png",
+        "svg" => "--svg",
+        _ => "--csv",
+    };
+    match given.as_deref() {
+        Some(e) if e == ext => {}
+        Some(e @ ("png" | "svg" | "csv")) => {
+            return Err(anyhow!(
+                "{} is a .{e} name but this writes {kind}: use {} for a .{e} file, or a name ending in .{ext}",
+                path.display(),
+                other(e)
+            ))
+        }
+        _ if kind == "PNG" => {
+            return Err(anyhow!(
+                "cannot write a PNG to {}: the file name must end in .png (--svg writes SVG, --csv writes CSV, \
+                 to any name)",
+                path.display()
+            ))
+        }
+        _ => {}
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(anyhow!(
+                "cannot write {}: the directory {} does not exist (create it first, or choose another --out)",
+                path.display(),
+                parent.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `agentlab pretrain`: train and save the lab's base model and tokenizer.

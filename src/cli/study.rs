@@ -235,17 +235,17 @@ pub fn quiz(
     limit: Option<usize>,
     io: &mut Session,
 ) -> Result<ExitCode> {
-    let items = quiz_items(content, track, level, limit);
-    if items.is_empty() {
-        writeln!(io.out, "no quiz items match (track {track:?}, level {level:?})")?;
-        return Ok(ExitCode::SUCCESS);
-    }
     let what = match (track, level) {
         (Some(t), Some(l)) => format!("track {t} · {l}"),
         (Some(t), None) => format!("track {t} · all levels"),
         (None, Some(l)) => format!("all tracks · {l}"),
         (None, None) => "all tracks · all levels".into(),
     };
+    let items = quiz_items(content, track, level, limit);
+    if items.is_empty() {
+        writeln!(io.out, "no quiz items match ({what})")?;
+        return Ok(ExitCode::SUCCESS);
+    }
     writeln!(io.out, "quiz: {what} · {} item(s). Answer each, then rate yourself 1/2/3.", items.len())?;
     let ids = items.iter().map(|i| i.id.clone()).collect();
     let (passes, ended) = run_passes(io, content, store, ids, false, "item")?;

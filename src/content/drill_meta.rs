@@ -41,6 +41,18 @@ pub enum ParamKind {
     Choice,
 }
 
+impl ParamKind {
+    /// What a value of this kind is, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ParamKind::Float => "a number",
+            ParamKind::Int => "a whole number",
+            ParamKind::Bool => "true or false",
+            ParamKind::Choice => "one of the choices (a word)",
+        }
+    }
+}
+
 /// A hyperparameter value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -120,17 +132,23 @@ impl ParamSpec {
     /// Parse a value typed by the learner (`--set lr=1e-3`, the config panel).
     pub fn parse_str(&self, s: &str) -> Result<ParamValue, String> {
         let s = s.trim();
+        let key = &self.key;
+        let range = match (self.min, self.max) {
+            (Some(lo), Some(hi)) => format!(" ({key} takes {lo} … {hi})"),
+            _ => String::new(),
+        };
         let value = match self.kind {
-            ParamKind::Float => {
-                ParamValue::Float(s.parse::<f64>().map_err(|_| format!("{}: \"{s}\" is not a number", self.key))?)
-            }
-            ParamKind::Int => {
-                ParamValue::Int(s.parse::<i64>().map_err(|_| format!("{}: \"{s}\" is not an integer", self.key))?)
-            }
+            ParamKind::Float => ParamValue::Float(crate::numbers::finite(s, key).map_err(|e| e + &range)?),
+            ParamKind::Int => ParamValue::Int(s.parse::<i64>().map_err(|e| match e.kind() {
+                std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
+                    format!("{key}: {s} is out of range{range}")
+                }
+                _ => format!("{key}: \"{s}\" is not a whole number{range}"),
+            })?),
             ParamKind::Bool => ParamValue::Bool(match s {
                 "true" | "on" | "yes" | "1" => true,
                 "false" | "off" | "no" | "0" => false,
-                _ => return Err(format!("{}: \"{s}\" is not true/false", self.key)),
+                _ => return Err(format!("{key}: \"{s}\" is not true/false (or on/off, yes/no, 1/0)")),
             }),
             ParamKind::Choice => ParamValue::Text(s.to_string()),
         };
@@ -145,7 +163,7 @@ impl ParamSpec {
             (ParamKind::Int, v @ ParamValue::Int(_)) => v,
             (ParamKind::Bool, v @ ParamValue::Bool(_)) => v,
             (ParamKind::Choice, v @ ParamValue::Text(_)) => v,
-            (kind, v) => return Err(format!("{key}: expected a {kind:?} value, got {v}").to_lowercase()),
+            (kind, v) => return Err(format!("{key}: expected {}, got {v}", kind.describe())),
         };
         if let Some(x) = value.as_f64() {
             if !x.is_finite() {

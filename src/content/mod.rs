@@ -56,17 +56,57 @@ impl fmt::Display for ContentError {
     }
 }
 
-/// Every problem found while loading content.
+/// Every problem found while loading content: root causes only. A problem
+/// that follows from another one (links into a sheet that did not load, or
+/// into the part of a sheet an unclosed code fence swallowed; mentions of a
+/// drill whose `drill.toml` is broken) is counted in `hidden`, not listed.
 #[derive(Debug, Clone)]
-pub struct ContentErrors(pub Vec<ContentError>);
+pub struct ContentErrors {
+    pub errors: Vec<ContentError>,
+    pub hidden: usize,
+}
+
+impl ContentErrors {
+    fn one(e: ContentError) -> ContentErrors {
+        ContentErrors { errors: vec![e], hidden: 0 }
+    }
+}
 
 impl fmt::Display for ContentErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} problem(s) in the content:", self.0.len())?;
-        for e in &self.0 {
+        writeln!(f, "{} problem(s) in the content:", self.errors.len())?;
+        for e in &self.errors {
             writeln!(f, "  {e}")?;
         }
+        if self.hidden > 0 {
+            writeln!(
+                f,
+                "  ({} more that follow from these are not listed: they go away when these are fixed)",
+                self.hidden
+            )?;
+        }
         Ok(())
+    }
+}
+
+/// What failed to load, so that what merely follows from it is not reported
+/// as a problem of its own.
+#[derive(Debug, Default)]
+struct Broken {
+    /// Tracks whose sheet did not load, or whose sections an unclosed code fence hides.
+    sheets: std::collections::HashSet<u8>,
+    /// Drills (by folder name) whose `drill.toml` did not load.
+    drills: std::collections::HashSet<String>,
+}
+
+impl Broken {
+    /// Whether a failure to resolve `link` follows from a problem already reported.
+    fn hides(&self, link: &Link) -> bool {
+        match link {
+            Link::Drill(id) => self.drills.contains(id),
+            Link::Sheet { track, .. } => self.sheets.contains(track),
+            Link::Quiz { .. } => false,
+        }
     }
 }
 
@@ -103,7 +143,7 @@ impl Content {
     /// Content from a directory holding `cheatsheets/`, `quizzes/` and `drills/`.
     pub fn from_dir(root: &Path) -> Result<Content, ContentErrors> {
         let fail = |message: String| {
-            ContentErrors(vec![ContentError { file: root.display().to_string(), line: None, item: None, message }])
+            ContentErrors::one(ContentError { file: root.display().to_string(), line: None, item: None, message })
         };
         if !root.is_dir() {
             return Err(fail("is not a directory".into()));
@@ -134,6 +174,14 @@ impl Content {
         }
     }
 
+    /// Content from files given as (path relative to the content root, text),
+    /// e.g. `("quizzes/03-agentic-rl.toml", "…")`: the same parsing and checks
+    /// as [`Content::from_dir`], without a disk (property tests use it).
+    pub fn from_files(files: Vec<(String, String)>) -> Result<Content, ContentErrors> {
+        let files = files.into_iter().map(|(path, text)| File { path, text }).collect();
+        Content::parse(Source::Dir(PathBuf::from("<memory>")), files)
+    }
+
     fn parse(source: Source, mut files: Vec<File>) -> Result<Content, ContentErrors> {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         let mut errors = Vec::new();
@@ -147,6 +195,9 @@ impl Content {
         let mut sheets: Vec<Sheet> = Vec::new();
         let mut quizzes: Vec<QuizSet> = Vec::new();
         let mut drills: Vec<DrillMeta> = Vec::new();
+        let mut broken = Broken::default();
+        // The track a cheatsheet file is for, by its name (`03-agentic-rl.md`).
+        let track_of_file = |name: &str| TRACKS.iter().find(|t| format!("{}.md", t.stem()) == name).map(|t| t.number);
 
         for f in &files {
             let parts: Vec<&str> = f.path.split('/').collect();
@@ -156,7 +207,13 @@ impl Content {
                     if name.trim_end_matches(".md").contains('.') {
                         continue;
                     }
-                    match Sheet::parse(&f.path, &f.text) {
+                    let parsed = Sheet::parse(&f.path, &f.text);
+                    let loads = parsed.as_ref().is_ok_and(|s| track_of_file(name) == Some(s.meta.track));
+                    if let (false, Some(t)) = (loads, track_of_file(name)) {
+                        // This track's sheet does not load: links to it are not problems of their own.
+                        broken.sheets.insert(t);
+                    }
+                    match parsed {
                         Err(m) => errors.push(err(&f.path, None, None, m)),
                         Ok(s) => match tracks::track(s.meta.track) {
                             None => errors.push(err(&f.path, Some(2), None, format!("unknown track {}", s.meta.track))),
@@ -166,15 +223,19 @@ impl Content {
                                 None,
                                 format!("track {} must live in cheatsheets/{}.md", t.number, t.stem()),
                             )),
-                            Some(_) => sheets.push(s),
+                            Some(_) => {
+                                if let Some((line, m)) = sheet::unclosed_fence(&s.body, s.body_line_offset) {
+                                    // The headings after it read as code: links to them would fail.
+                                    broken.sheets.insert(s.meta.track);
+                                    errors.push(err(&f.path, Some(line), None, m));
+                                }
+                                sheets.push(s)
+                            }
                         },
                     }
                 }
                 ["quizzes", name] if name.ends_with(".toml") => match toml::from_str::<quiz::RawQuizFile>(&f.text) {
-                    Err(e) => {
-                        let line = e.span().map(|s| f.text[..s.start].matches('\n').count() + 1);
-                        errors.push(err(&f.path, line, None, e.message().to_string()))
-                    }
+                    Err(e) => errors.push(err(&f.path, toml_line(&f.text, &e), None, e.message().to_string())),
                     Ok(raw) => match tracks::track(raw.track) {
                         None => errors.push(err(&f.path, None, None, format!("unknown track {}", raw.track))),
                         Some(t) if format!("{}.toml", t.stem()) != *name => errors.push(err(
@@ -200,21 +261,37 @@ impl Content {
                     let readme_path = format!("drills/{id}/README.md");
                     let readme =
                         files.iter().find(|g| g.path == readme_path).map(|g| g.text.clone()).unwrap_or_default();
-                    match toml::from_str::<drill_meta::RawDrill>(&f.text) {
+                    if let Some((line, m)) = sheet::unclosed_fence(&readme, 0) {
+                        errors.push(err(&readme_path, Some(line), None, m));
+                    }
+                    let loaded = match toml::from_str::<drill_meta::RawDrill>(&f.text) {
                         Err(e) => {
-                            let line = e.span().map(|s| f.text[..s.start].matches('\n').count() + 1);
-                            errors.push(err(&f.path, line, None, e.message().to_string()))
+                            errors.push(err(&f.path, toml_line(&f.text, &e), None, e.message().to_string()));
+                            false
                         }
-                        Ok(raw) if raw.id != *id => errors.push(err(
-                            &f.path,
-                            None,
-                            None,
-                            format!("id \"{}\" differs from its folder \"{id}\"", raw.id),
-                        )),
+                        Ok(raw) if raw.id != *id => {
+                            errors.push(err(
+                                &f.path,
+                                None,
+                                None,
+                                format!("id \"{}\" differs from its folder \"{id}\"", raw.id),
+                            ));
+                            false
+                        }
                         Ok(raw) => match DrillMeta::from_raw(raw, readme) {
-                            Ok(d) => drills.push(d),
-                            Err(ms) => errors.extend(ms.into_iter().map(|m| err(&f.path, None, None, m))),
+                            Ok(d) => {
+                                drills.push(d);
+                                true
+                            }
+                            Err(ms) => {
+                                errors.extend(ms.into_iter().map(|m| err(&f.path, None, None, m)));
+                                false
+                            }
                         },
+                    };
+                    if !loaded {
+                        // Mentions of this drill elsewhere are not problems of their own.
+                        broken.drills.insert(id.to_string());
                     }
                 }
                 ["drills", _, "README.md"] => {}
@@ -226,22 +303,36 @@ impl Content {
         quizzes.sort_by_key(|q| q.track);
         drills.sort_by(|a, b| (a.track, &a.id).cmp(&(b.track, &b.id)));
         let content = Content { source, sheets, quizzes, drills };
-        errors.extend(content.cross_check());
+        let (found, hidden) = content.cross_check(&broken);
+        errors.extend(found);
         if errors.is_empty() {
             Ok(content)
         } else {
-            Err(ContentErrors(errors))
+            Err(ContentErrors { errors, hidden })
         }
     }
 
     /// Checks that span files: tracks covered, ids unique, links resolve.
-    fn cross_check(&self) -> Vec<ContentError> {
+    /// Returns the problems, and how many were left out because they follow
+    /// from something in `broken` (already reported where it failed).
+    fn cross_check(&self, broken: &Broken) -> (Vec<ContentError>, usize) {
         let mut errors = Vec::new();
+        let mut hidden = 0;
         let mut push = |file: &str, line: Option<usize>, item: Option<&str>, message: String| {
             errors.push(ContentError { file: file.into(), line, item: item.map(Into::into), message })
         };
+        // A link that does not resolve, unless that follows from a broken file.
+        let mut resolve = |link: &Link| -> Result<(), String> {
+            match self.resolve(link) {
+                Err(_) if broken.hides(link) => {
+                    hidden += 1;
+                    Ok(())
+                }
+                r => r,
+            }
+        };
         for t in TRACKS.iter() {
-            if self.sheet(t.number).is_none() {
+            if self.sheet(t.number).is_none() && !broken.sheets.contains(&t.number) {
                 push(
                     "cheatsheets",
                     None,
@@ -259,19 +350,14 @@ impl Content {
                 push(&s.file, Some(2), None, format!("id \"{}\" should be the track slug", s.meta.id));
             }
             for d in &s.meta.drills {
-                if self.drill(d).is_none() {
+                if resolve(&Link::Drill(d.clone())).is_err() {
                     push(&s.file, None, None, format!("front matter names drill \"{d}\", which does not exist"));
                 }
             }
             for (line, link) in links::scan_links(&s.body) {
                 let line = Some(line + s.body_line_offset);
-                match link {
-                    Err(m) => push(&s.file, line, None, m),
-                    Ok(l) => {
-                        if let Err(m) = self.resolve(&l) {
-                            push(&s.file, line, None, m)
-                        }
-                    }
+                if let Err(m) = link.and_then(|l| resolve(&l)) {
+                    push(&s.file, line, None, m)
                 }
             }
         }
@@ -289,7 +375,7 @@ impl Content {
                     match link {
                         None => push(&q.file, None, Some(&item.id), format!("sheet link \"{target}\" is malformed")),
                         Some(l) => {
-                            if let Err(m) = self.resolve(&l) {
+                            if let Err(m) = resolve(&l) {
                                 push(&q.file, None, Some(&item.id), m)
                             }
                         }
@@ -308,16 +394,15 @@ impl Content {
                     }
                 }
                 if let Some(d) = &item.drill {
-                    if self.drill(d).is_none() {
+                    if resolve(&Link::Drill(d.clone())).is_err() {
                         push(&q.file, None, Some(&item.id), format!("drill \"{d}\" does not exist"));
                     }
                 }
                 let texts = [Some(&item.prompt), Some(&item.explanation)];
                 for text in texts.into_iter().flatten() {
                     for (_, link) in links::scan_links(text) {
-                        match link.and_then(|l| self.resolve(&l)) {
-                            Ok(()) => {}
-                            Err(m) => push(&q.file, None, Some(&item.id), m),
+                        if let Err(m) = link.and_then(|l| resolve(&l)) {
+                            push(&q.file, None, Some(&item.id), m);
                         }
                     }
                 }
@@ -332,19 +417,19 @@ impl Content {
                 match Link::parse(&format!("sheet:{target}")) {
                     None => push(&file, None, None, format!("sheet link \"{target}\" is malformed")),
                     Some(l) => {
-                        if let Err(m) = self.resolve(&l) {
+                        if let Err(m) = resolve(&l) {
                             push(&file, None, None, m)
                         }
                     }
                 }
             }
             for (line, link) in links::scan_links(&d.readme) {
-                if let Err(m) = link.and_then(|l| self.resolve(&l)) {
+                if let Err(m) = link.and_then(|l| resolve(&l)) {
                     push(&format!("drills/{}/README.md", d.id), Some(line), None, m);
                 }
             }
         }
-        errors
+        (errors, hidden)
     }
 
     /// Check that a link points at something that exists.
@@ -357,9 +442,10 @@ impl Content {
             Link::Sheet { track, section } => {
                 let sheet = self.sheet(*track).ok_or_else(|| format!("link to the sheet of unknown track {track}"))?;
                 match section {
-                    Some(slug) if sheet.section(slug).is_none() => {
-                        Err(format!("link to section \"{slug}\" that track {track}'s sheet does not have"))
-                    }
+                    Some(slug) if sheet.section(slug).is_none() => Err(format!(
+                        "link to section \"{slug}\" that track {track}'s sheet ({}) does not have",
+                        sheet.file
+                    )),
                     _ => Ok(()),
                 }
             }
@@ -390,6 +476,12 @@ impl Content {
     pub fn item(&self, id: &str) -> Option<&QuizItem> {
         self.items().find(|i| i.id == id)
     }
+}
+
+/// The 1-based line a TOML error points at, if it points anywhere.
+fn toml_line(text: &str, e: &toml::de::Error) -> Option<usize> {
+    let start = e.span()?.start;
+    Some(text.get(..start).unwrap_or(text).matches('\n').count() + 1)
 }
 
 fn collect_embedded(dir: &Dir<'static>, prefix: &str, out: &mut Vec<File>) {

@@ -107,6 +107,10 @@ fn scalar(x: f32) -> Result<Tensor, String> {
     Tensor::new(&[x], &Device::Cpu).map_err(|e| e.to_string())
 }
 
+fn too_large() -> String {
+    "the arguments are too large: the result does not fit in 64 bits".into()
+}
+
 /// Compute the value a `check` table describes.
 pub fn compute(check: &toml::Table) -> Result<f64, String> {
     let name = match check.get("fn") {
@@ -155,6 +159,10 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
             let (n, c, k) = (a.u("n")?, a.u("c")?, a.u("k")?);
             if c > n || k > n || k == 0 {
                 return Err("need 1 ≤ k ≤ n and c ≤ n".into());
+            }
+            // The estimators loop over the samples: keep a typo from hanging `validate`.
+            if n > 1_000_000 {
+                return Err(format!("n = {n} samples is more than this check computes (at most 1000000)"));
             }
             Ok(if name == "pass_at_k" { pass_at_k(n, c, k) } else { pass_hat_k(n, c, k) })
         }
@@ -219,15 +227,17 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
                 }
             })
         }
-        "lora_params" => Ok((a.u("rank")? * (a.u("d_in")? + a.u("d_out")?)) as f64),
-        "kv_cache_bytes" => Ok(crate::ml::gpt::kv_cache_bytes(
-            a.u("layers")?,
-            a.u("kv_heads")?,
-            a.u("head_dim")?,
-            a.u("seq_len")?,
-            a.u("batch")?,
-            a.u("bytes_per_elem")?,
-        ) as f64),
+        "lora_params" => {
+            let (r, d_in, d_out) = (a.u("rank")?, a.u("d_in")?, a.u("d_out")?);
+            d_in.checked_add(d_out).and_then(|d| d.checked_mul(r)).map(|p| p as f64).ok_or_else(too_large)
+        }
+        "kv_cache_bytes" => {
+            let dims = ["layers", "kv_heads", "head_dim", "seq_len", "batch", "bytes_per_elem"];
+            let v: Vec<usize> = dims.iter().map(|k| a.u(k)).collect::<Result<_, _>>()?;
+            // The same product as the function, checked first.
+            v.iter().try_fold(2usize, |acc, x| acc.checked_mul(*x)).ok_or_else(too_large)?;
+            Ok(crate::ml::gpt::kv_cache_bytes(v[0], v[1], v[2], v[3], v[4], v[5]) as f64)
+        }
         "entropy" => {
             let p = a.list("probs")?;
             let s: f64 = p.iter().sum();

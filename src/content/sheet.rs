@@ -13,7 +13,7 @@
 //! …
 //! ```
 
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 
 use super::links::slugify;
@@ -132,6 +132,66 @@ pub fn sections(body: &str) -> Vec<Section> {
     out
 }
 
+/// The first code fence that does not close where its author meant it to:
+/// one that runs to the end of the text (or of its list item or quote), or
+/// one whose code holds a line opening another block (`` ```text ``), which
+/// cannot close it and means the fence above was left open. Everything
+/// after such a fence reads as code, so headings and links there vanish.
+/// Returns the fence's 1-based line in the file and the message; `body`
+/// starts after `offset` lines of the file (a sheet's front matter).
+pub fn unclosed_fence(body: &str, offset: usize) -> Option<(usize, String)> {
+    let line_of = |at: usize| body[..at].matches('\n').count() + 1 + offset;
+    for (event, range) in Parser::new_ext(body, markdown_options()).into_offset_iter() {
+        let Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) = event else { continue };
+        let source = &body[range.clone()];
+        let opening = source.lines().next().unwrap_or("").trim_start();
+        let Some(fence_char) = opening.chars().next().filter(|c| *c == '`' || *c == '~') else { continue };
+        let width = opening.chars().take_while(|c| *c == fence_char).count();
+        let fence = fence_char.to_string().repeat(width);
+        let line = line_of(range.start);
+        // Lines of the block carry their container's prefix (a list item's
+        // indent, a quote's `>`), as wide as what precedes the opening fence.
+        let line_start = body[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let prefix = range.start - line_start;
+        // (is a fence line of this block's kind, the text after the fence)
+        let fence_line = |l: &str| -> Option<String> {
+            let mut rest = l;
+            for _ in 0..prefix {
+                rest = rest.strip_prefix([' ', '>', '\t']).unwrap_or(rest);
+            }
+            let t = rest.trim_start_matches(' ');
+            let n = t.chars().take_while(|c| *c == fence_char).count();
+            (rest.len() - t.len() <= 3 && n >= width).then(|| t[n..].trim().to_string())
+        };
+        let inner: Vec<&str> = source.lines().skip(1).collect();
+        // A line inside the code that opens a block with a language: the fence above it was left open.
+        let reopened = inner.iter().position(|l| {
+            // (A backtick fence's info string holds no backtick: "``` `x` ```" is inline code.)
+            fence_line(l).is_some_and(|info| !(info.is_empty() || fence_char == '`' && info.contains('`')))
+        });
+        if let Some(i) = reopened {
+            let at = line + 1 + i;
+            return Some((
+                line,
+                format!(
+                    "unclosed code fence at line {line}: the block it opens runs on past the {} at line {at}, \
+                     so what follows reads as code (close the block before line {at})",
+                    inner[i].trim()
+                ),
+            ));
+        }
+        let closed = inner.last().and_then(|l| fence_line(l)).is_some_and(|info| info.is_empty());
+        // A block closed by the end of its list item or quote is not reported, one closed by the end of the text is.
+        if !closed && range.end >= body.trim_end().len() {
+            return Some((
+                line,
+                format!("unclosed code fence at line {line}: no {fence} line closes it, so the rest reads as code"),
+            ));
+        }
+    }
+    None
+}
+
 pub fn heading_level(level: HeadingLevel) -> u8 {
     match level {
         HeadingLevel::H1 => 1,
@@ -158,6 +218,21 @@ mod tests {
         assert_eq!(slugs, ["title", "a-code-part", "part", "part-1"]);
         // "# Title" is on file line 8.
         assert_eq!(s.sections[0].line, 8);
+    }
+
+    #[test]
+    fn unclosed_fences_are_found_where_they_open() {
+        let closed = "# A\n\n```text\nx\n```\n\n## B\n\n~~~~\n```python\n```\n~~~~\n";
+        assert_eq!(unclosed_fence(closed, 0), None, "a longer fence may hold a shorter one");
+        // The close of the first block was forgotten: the next block's opening sits inside it.
+        let reopened = "# A\n\n```text\nx\n\n## B\n\n```python\ny\n```\n\n## C\n";
+        let (line, m) = unclosed_fence(reopened, 0).unwrap();
+        assert_eq!(line, 3);
+        assert_eq!(unclosed_fence(reopened, 7).unwrap().0, 10, "file lines after a front matter");
+        assert!(m.contains("unclosed code fence at line 3") && m.contains("```python at line 8"), "{m}");
+        let to_the_end = "# A\n\ntext\n\n```\ncode\n## B\n";
+        assert_eq!(unclosed_fence(to_the_end, 0).map(|(l, _)| l), Some(5));
+        assert!(unclosed_fence("```\n", 0).is_some(), "an opening alone");
     }
 
     #[test]

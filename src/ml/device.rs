@@ -3,7 +3,7 @@
 //! `auto` picks CUDA when the binary was built with `--features cuda` and a GPU
 //! answers, Metal likewise, else the CPU. The default build links no GPU code.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use candle_core::Device;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -53,21 +53,30 @@ pub fn init_cpu_threads() {
     }
 }
 
+/// Whether this build can use `choice` at all: `--device cuda` on a build
+/// without the `cuda` feature (or `metal` without `metal`) is refused before
+/// anything runs, with how to get a build that has it. Whether a GPU answers
+/// is only known when [`select`] opens it.
+pub fn check_compiled(choice: DeviceChoice) -> std::result::Result<(), String> {
+    match choice {
+        DeviceChoice::Cuda if !cfg!(feature = "cuda") => Err("this agentlab was built without CUDA: rebuild with \
+             scripts/build-cuda.sh or `cargo build --release --features cuda` (README, section GPU); \
+             `agentlab doctor` shows what this build has, and --device cpu or auto runs here"
+            .into()),
+        DeviceChoice::Metal if !cfg!(feature = "metal") => Err("this agentlab was built without Metal: rebuild with \
+             `cargo build --release --features metal` (README, section GPU); `agentlab doctor` shows what this \
+             build has, and --device cpu or auto runs here"
+            .into()),
+        _ => Ok(()),
+    }
+}
+
 pub fn select(choice: DeviceChoice) -> Result<Device> {
+    check_compiled(choice).map_err(anyhow::Error::msg)?;
     match choice {
         DeviceChoice::Cpu => Ok(Device::Cpu),
-        DeviceChoice::Cuda => {
-            if !cfg!(feature = "cuda") {
-                bail!("this agentlab was built without CUDA: rebuild with scripts/build-cuda.sh or `cargo build --release --features cuda` (README, section GPU)");
-            }
-            Ok(Device::new_cuda(0)?)
-        }
-        DeviceChoice::Metal => {
-            if !cfg!(feature = "metal") {
-                bail!("this agentlab was built without Metal: rebuild with `cargo build --release --features metal`");
-            }
-            Ok(Device::new_metal(0)?)
-        }
+        DeviceChoice::Cuda => Ok(Device::new_cuda(0)?),
+        DeviceChoice::Metal => Ok(Device::new_metal(0)?),
         DeviceChoice::Auto => {
             if cfg!(feature = "cuda") {
                 if let Ok(d) = Device::new_cuda(0) {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Once;
 
 use anyhow::{anyhow, Context, Result};
+use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -44,51 +45,70 @@ const PALETTE: [RGBColor; 6] = [
 ];
 
 /// Draw the run in `run_dir` to `out` (default `run_dir/charts.<ext>`), raw
-/// values on a linear axis.
+/// values on a linear axis. The title says when the run did not finish (see
+/// [`crate::runner::incomplete`]).
 pub fn export_run(run_dir: &Path, format: Format, out: Option<&Path>) -> Result<PathBuf> {
     export_run_styled(run_dir, format, out, Style::default())
 }
 
 /// [`export_run`] drawn the way the drill screen shows it (smoothing, log y).
 pub fn export_run_styled(run_dir: &Path, format: Format, out: Option<&Path>, style: Style) -> Result<PathBuf> {
+    let out = out.map(Path::to_path_buf).unwrap_or_else(|| run_dir.join(format!("charts.{}", format.extension())));
+    let bytes = render_run(run_dir, format, style)?;
+    std::fs::write(&out, bytes).with_context(|| format!("writing {}", out.display()))?;
+    Ok(out)
+}
+
+/// The run in `run_dir` drawn as a PNG or SVG file's bytes.
+pub fn render_run(run_dir: &Path, format: Format, style: Style) -> Result<Vec<u8>> {
     let events = load_events(run_dir)?;
     let all = series(&events);
     if all.is_empty() {
         return Err(anyhow!("{} has no metric points to draw", run_dir.display()));
     }
     let record = crate::runner::load_run(run_dir);
-    let title = match &record.config {
+    let mut title = match &record.config {
         Some(c) => format!("{} · preset {} · seed {} · {}", c.drill, c.preset, c.seed, record.name),
         None => record.name.clone(),
     };
-    let out = out.map(Path::to_path_buf).unwrap_or_else(|| run_dir.join(format!("charts.{}", format.extension())));
-    draw_file_styled(&out, format, &title, &all, style)?;
-    Ok(out)
+    if let Some(note) = crate::runner::incomplete(&record, &events) {
+        title.push_str(&format!(" · {note} (partial)"));
+    }
+    render(format, &title, &all, style)
 }
 
-/// Draw named series in a grid of line charts.
-pub fn draw_file(out: &Path, format: Format, title: &str, all: &[(String, Vec<Point>)]) -> Result<()> {
-    draw_file_styled(out, format, title, all, Style::default())
-}
-
-fn draw_file_styled(out: &Path, format: Format, title: &str, all: &[(String, Vec<Point>)], style: Style) -> Result<()> {
+/// Named series in a grid of line charts, as PNG or SVG bytes. Drawing
+/// happens in memory; writing the file is the caller's (so that a bad path
+/// is an I/O error with its message, not the image library's).
+pub fn render(format: Format, title: &str, all: &[(String, Vec<Point>)], style: Style) -> Result<Vec<u8>> {
     register_fonts();
     let cols = if all.len() > 1 { 2 } else { 1 };
     let rows = all.len().div_ceil(cols);
     let size = (560 * cols as u32, 60 + 300 * rows as u32);
     match format {
         Format::Png => {
-            let root = BitMapBackend::new(out, size).into_drawing_area();
-            draw(&root, title, all, cols, rows, style)?;
-            root.present().with_context(|| format!("writing {}", out.display()))?;
+            let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
+            {
+                let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
+                draw(&root, title, all, cols, rows, style)?;
+                root.present().map_err(|e| anyhow!("drawing: {e}"))?;
+            }
+            let mut png = Vec::new();
+            image::codecs::png::PngEncoder::new(&mut png)
+                .write_image(&pixels, size.0, size.1, image::ColorType::Rgb8)
+                .map_err(|e| anyhow!("encoding the PNG: {e}"))?;
+            Ok(png)
         }
         Format::Svg => {
-            let root = SVGBackend::new(out, size).into_drawing_area();
-            draw(&root, title, all, cols, rows, style)?;
-            root.present().with_context(|| format!("writing {}", out.display()))?;
+            let mut svg = String::new();
+            {
+                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+                draw(&root, title, all, cols, rows, style)?;
+                root.present().map_err(|e| anyhow!("drawing: {e}"))?;
+            }
+            Ok(svg.into_bytes())
         }
     }
-    Ok(())
 }
 
 fn draw<DB: DrawingBackend>(
@@ -102,7 +122,7 @@ fn draw<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing: {e:?}");
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("drawing: {e}");
     root.fill(&WHITE).map_err(err)?;
     let root = root.titled(title, ("sans-serif", 22).into_font()).map_err(err)?;
     let cells = root.split_evenly((rows, cols));
@@ -259,18 +279,23 @@ impl Style {
     }
 }
 
-/// Metrics as CSV: `series,step,t,value`.
+/// Metrics as CSV: `series,step,t,value`, written to `out` (default `run_dir/metrics.csv`).
 pub fn write_csv(run_dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
-    let events = load_events(run_dir)?;
     let out = out.map(Path::to_path_buf).unwrap_or_else(|| run_dir.join("metrics.csv"));
+    std::fs::write(&out, csv(run_dir)?).with_context(|| format!("writing {}", out.display()))?;
+    Ok(out)
+}
+
+/// Metrics as CSV text: `series,step,t,value`.
+pub fn csv(run_dir: &Path) -> Result<String> {
+    let events = load_events(run_dir)?;
     let mut s = String::from("series,step,t,value\n");
     for (name, pts) in series(&events) {
         for p in pts {
             s.push_str(&format!("{name},{},{:.3},{}\n", p.step, p.t, p.value));
         }
     }
-    std::fs::write(&out, s).with_context(|| format!("writing {}", out.display()))?;
-    Ok(out)
+    Ok(s)
 }
 
 #[cfg(test)]

@@ -285,11 +285,37 @@ pub fn load_run(dir: &Path) -> RunRecord {
     }
 }
 
+/// How a saved run did not finish, for exports and messages: "interrupted
+/// at step 120 of 300" (no report: the process was killed), "cancelled at
+/// step …", "failed at step …: why". `None` for a run that finished.
+pub fn incomplete(record: &RunRecord, events: &[Event]) -> Option<String> {
+    let how = match record.report.as_ref().map(|r| &r.status) {
+        None => "interrupted".to_string(),
+        Some(RunStatus::Cancelled) => "cancelled".to_string(),
+        Some(RunStatus::Failed(_)) => "failed".to_string(),
+        Some(RunStatus::Passed | RunStatus::ClaimsFailed) => return None,
+    };
+    let at = events.iter().rev().find_map(|e| match e {
+        Event::Progress { step, total, .. } => Some(format!(" at step {step} of {total}")),
+        _ => None,
+    });
+    let phase = events.iter().rev().find_map(|e| match e {
+        Event::Phase(p) => Some(format!(" ({p})")),
+        _ => None,
+    });
+    Some(match at {
+        Some(at) => format!("{how}{at}{}", phase.unwrap_or_default()),
+        None => format!("{how} before its first step"),
+    })
+}
+
 /// Events of a saved run; a torn last line (a killed process) is skipped.
+/// (A write cut in the middle of a multi-byte character leaves bytes that are
+/// not UTF-8: that line is torn too, the others still load.)
 pub fn load_events(dir: &Path) -> Result<Vec<Event>> {
-    let text = std::fs::read_to_string(dir.join("metrics.jsonl"))
-        .with_context(|| format!("reading {}/metrics.jsonl", dir.display()))?;
-    Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+    let bytes =
+        std::fs::read(dir.join("metrics.jsonl")).with_context(|| format!("reading {}/metrics.jsonl", dir.display()))?;
+    Ok(bytes.split(|&b| b == b'\n').filter_map(|l| serde_json::from_slice(l).ok()).collect())
 }
 
 /// One point of a series.

@@ -26,9 +26,10 @@ use crate::ml::device::DeviceChoice;
 pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let num = |t: &str| -> Result<u64, String> {
-            t.trim().parse::<u64>().map_err(|_| format!("seeds: \"{t}\" is not a whole number ≥ 0"))
-        };
+        let num = |t: &str| crate::numbers::whole_number(t, "seeds: a seed", 0, u64::MAX);
+        if part.starts_with('-') {
+            num(part)?; // a negative seed: says what a seed is
+        }
         match part.split_once('-') {
             Some((a, b)) => {
                 let (a, b) = (num(a)?, num(b)?);
@@ -48,6 +49,9 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|s| seen.insert(*s));
+    if out.len() > 1000 {
+        return Err(format!("seeds: {} seeds is more than 1000", out.len()));
+    }
     Ok(out)
 }
 
@@ -415,7 +419,8 @@ mod tests {
         assert_eq!(parse_seeds("1,4, 9").unwrap(), vec![1, 4, 9]);
         assert_eq!(parse_seeds("1-3,2-4").unwrap(), vec![1, 2, 3, 4]);
         assert!(parse_seeds("5-1").unwrap_err().contains("backwards"));
-        assert!(parse_seeds("x").unwrap_err().contains("not a whole number"));
+        assert!(parse_seeds("x").unwrap_err().contains("a seed is a whole number ≥ 0, got \"x\""));
+        assert!(parse_seeds("1-99999999999999999999").unwrap_err().contains("out of range"));
         assert!(parse_seeds("").is_err());
         assert!(parse_seeds("0-5000").is_err());
         assert_eq!(seeds_label(&[1, 2, 3, 4]), "1-4");

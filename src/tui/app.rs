@@ -47,6 +47,9 @@ pub struct App {
     pub help: bool,
     pub flash: Option<String>,
     quit: bool,
+    /// `q` was pressed while a run or sweep is going: the footer asks, and
+    /// the next key decides (`q` quits, any other stays).
+    pub confirm_quit: Option<String>,
     pub area: Rect,
     /// The learner state (`progress.json`), saved after every rating.
     pub store: Store,
@@ -95,6 +98,7 @@ impl App {
             help: false,
             flash,
             quit: false,
+            confirm_quit: None,
             area: Rect::default(),
             store,
             summary,
@@ -162,7 +166,7 @@ impl App {
     }
 
     /// On quit: a last try to save ratings whose saves failed; what could not be saved.
-    pub fn shutdown(&mut self) -> Option<String> {
+    pub fn save_unsaved(&mut self) -> Option<String> {
         if !self.store.has_unsaved() {
             return None;
         }
@@ -170,13 +174,66 @@ impl App {
         Some(format!("{err:#}: {} rating(s) of this session are NOT saved", self.store.unsaved_ratings()))
     }
 
+    /// What is under way on a drill screen (the top one or below it), as
+    /// "a run" or "a sweep"; `None` when nothing runs.
+    pub fn work_under_way(&self) -> Option<&'static str> {
+        let drills = self.stack.iter().filter_map(|s| match s {
+            Screen::Drill(d) => Some(d),
+            _ => None,
+        });
+        let mut what = None;
+        for d in drills {
+            if d.running() {
+                return Some("a run");
+            }
+            if d.sweeping() {
+                what = Some("a sweep");
+            }
+        }
+        what
+    }
+
+    /// Quitting: cancel every run and sweep under way and wait for them,
+    /// until `deadline`, to save themselves (a run as cancelled, a sweep with
+    /// the seeds that finished). Returns what to tell the learner.
+    pub fn shutdown(&mut self, deadline: std::time::Instant) -> Vec<String> {
+        let mut notes = Vec::new();
+        for s in self.stack.iter_mut() {
+            if let Screen::Drill(d) = s {
+                notes.extend(d.stop(deadline));
+            }
+        }
+        notes
+    }
+
+    /// `q`: quit, or ask first while a run or sweep is going.
+    fn ask_to_quit(&mut self) {
+        match self.work_under_way() {
+            None => self.quit = true,
+            Some(what) => {
+                // One line that fits 80 columns.
+                let saved = if what == "a run" { "run saved as cancelled" } else { "seeds done are saved" };
+                self.confirm_quit = Some(format!("{what} is going: q again quits ({saved}), any other key stays"));
+            }
+        }
+    }
+
     pub fn on_key(&mut self, key: KeyEvent) {
         if key.kind == KeyEventKind::Release {
             return;
         }
-        // Ctrl-C always quits, whatever has focus.
+        // Ctrl-C always quits, whatever has focus, without asking.
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quit = true;
+            return;
+        }
+        // The answer to "q again quits": q quits, any other key stays (and does nothing else).
+        if self.confirm_quit.take().is_some() {
+            if key.code == KeyCode::Char('q') {
+                self.quit = true;
+            } else {
+                self.flash = Some("not quitting: the work goes on".into());
+            }
             return;
         }
         self.flash = None;
@@ -188,7 +245,7 @@ impl App {
         }
         if self.too_small() {
             if matches!(key.code, KeyCode::Char('q')) {
-                self.quit = true;
+                self.ask_to_quit();
             }
             return;
         }
@@ -200,7 +257,7 @@ impl App {
                     return;
                 }
                 KeyCode::Char('q') => {
-                    self.quit = true;
+                    self.ask_to_quit();
                     return;
                 }
                 _ => {}

@@ -6,7 +6,8 @@ pub mod screens;
 pub mod ui;
 pub mod widgets;
 
-use std::time::Duration;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, EventStream};
 use futures::StreamExt;
@@ -14,30 +15,104 @@ use futures::StreamExt;
 pub use app::App;
 
 /// Run the TUI until the learner quits. The terminal is restored on return,
-/// on error and after a panic (ratatui's init installs a restoring panic hook).
-/// Returns what to tell the learner after the terminal is restored: ratings
-/// that could not be saved.
-pub fn run(app: App) -> anyhow::Result<Option<String>> {
+/// on error, after a panic (ratatui's init installs a restoring panic hook),
+/// and on SIGTERM, SIGHUP or SIGINT, which quit like `q` (without asking):
+/// the terminal is restored, and a run or sweep under way is cancelled and
+/// waited for so that it is saved as cancelled. After a signal the exit
+/// status is 128 + its number, as a shell reports a process it stopped.
+/// Ratings whose saves failed get a last try; if they still cannot be
+/// saved, the learner is told and the status is 1.
+pub fn run(mut app: App) -> anyhow::Result<ExitCode> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut terminal = ratatui::try_init()?;
     // After ratatui's hook: panics in drill threads become failed runs, silently.
     crate::runner::install_panic_filter();
-    let result = rt.block_on(event_loop(&mut terminal, app));
+    let result = rt.block_on(event_loop(&mut terminal, &mut app));
+    let _ = terminal.show_cursor();
     ratatui::restore();
-    result
+    // With the terminal back, stop what is running and say where it went.
+    for note in app.shutdown(Instant::now() + SHUTDOWN_WAIT) {
+        eprintln!("agentlab: {note}");
+    }
+    let unsaved = app.save_unsaved();
+    if let Some(m) = &unsaved {
+        eprintln!("agentlab: {m}");
+    }
+    match result? {
+        Some(signal) => Ok(ExitCode::from(128 + signal.number)),
+        None if unsaved.is_some() => Ok(ExitCode::FAILURE),
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
-async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> anyhow::Result<Option<String>> {
+/// How long quitting waits for a cancelled run to stop at its next step and
+/// save itself (a step takes milliseconds to a second; a supervisor that sent
+/// SIGTERM usually waits 10 s before SIGKILL).
+const SHUTDOWN_WAIT: Duration = Duration::from_secs(5);
+
+/// A signal that ends the TUI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuitSignal {
+    pub name: &'static str,
+    pub number: u8,
+}
+
+/// SIGTERM, SIGHUP and SIGINT (Ctrl-C is a key in raw mode, but `kill -INT`
+/// still sends the signal); Ctrl-C alone where there are no Unix signals.
+struct QuitSignals {
+    #[cfg(unix)]
+    streams: [(tokio::signal::unix::Signal, QuitSignal); 3],
+}
+
+impl QuitSignals {
+    fn new() -> std::io::Result<QuitSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(QuitSignals {
+                streams: [
+                    (signal(SignalKind::terminate())?, QuitSignal { name: "SIGTERM", number: 15 }),
+                    (signal(SignalKind::hangup())?, QuitSignal { name: "SIGHUP", number: 1 }),
+                    (signal(SignalKind::interrupt())?, QuitSignal { name: "SIGINT", number: 2 }),
+                ],
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(QuitSignals {})
+    }
+
+    async fn recv(&mut self) -> QuitSignal {
+        #[cfg(unix)]
+        {
+            let [(term, t), (hup, h), (int, i)] = &mut self.streams;
+            tokio::select! {
+                _ = term.recv() => *t,
+                _ = hup.recv() => *h,
+                _ = int.recv() => *i,
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            QuitSignal { name: "Ctrl-C", number: 2 }
+        }
+    }
+}
+
+/// Draw and handle events until the learner quits (`None`) or a signal ends it.
+async fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<Option<QuitSignal>> {
     let mut events = EventStream::new();
+    let mut signals = QuitSignals::new()?;
     // The tick drains drill events and animates; input never waits on it.
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
         terminal.draw(|frame| {
             app.prepare(frame.area());
-            ui::draw(frame, &app);
+            ui::draw(frame, app);
         })?;
         tokio::select! {
+            signal = signals.recv() => return Ok(Some(signal)),
             event = events.next() => match event {
                 Some(Ok(Event::Key(key))) => app.on_key(key),
                 Some(Ok(Event::Resize(_, _))) => {}
@@ -55,5 +130,5 @@ async fn event_loop(terminal: &mut ratatui::DefaultTerminal, mut app: App) -> an
             break;
         }
     }
-    Ok(app.shutdown())
+    Ok(None)
 }

@@ -61,6 +61,14 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
 
 /// Footer: a flash message if there is one, else the screen's key hints.
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
+    if let Some(ask) = &app.confirm_quit {
+        let line = Line::from(Span::styled(
+            format!(" {ask}"),
+            Style::default().fg(Color::Black).bg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ));
+        frame.render_widget(Paragraph::new(line).style(Style::default().bg(Color::Yellow)), area);
+        return;
+    }
     if let Some(msg) = &app.flash {
         let line = Line::from(Span::styled(format!(" {msg}"), Style::default().fg(Color::Yellow)));
         frame.render_widget(Paragraph::new(line), area);
@@ -89,7 +97,7 @@ pub fn hint_line(hints: &[Hint]) -> Line<'static> {
 const GLOBAL_HELP: &[Hint] = &[
     ("?", "show / hide this help"),
     ("Esc Backspace", "back to the previous screen"),
-    ("q", "quit (Ctrl-C quits from anywhere)"),
+    ("q", "quit (asks first while a run or sweep is going; Ctrl-C quits at once)"),
 ];
 
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {

@@ -550,6 +550,70 @@ impl State {
         }
     }
 
+    /// Quitting: cancel the run and the sweep under way, and wait for them
+    /// (until `deadline`) to save themselves: the run's `report.json` says
+    /// cancelled, the sweep saves the seeds that finished. Returns what to
+    /// tell the learner (nothing when nothing was running).
+    pub fn stop(&mut self, deadline: Instant) -> Vec<String> {
+        let mut notes = Vec::new();
+        let remaining = || deadline.saturating_duration_since(Instant::now());
+        if let Some(job) = self.sweep_job.take() {
+            job.cancel();
+            let mut ended = None;
+            while let Ok(e) = job.rx.recv_timeout(remaining()) {
+                match e {
+                    SweepEvent::Seed(_) => continue,
+                    SweepEvent::Ended { saved: Ok(Some(path)), .. } => {
+                        ended = Some(format!(
+                            "sweep of {} cancelled; the seeds done are saved in {}",
+                            self.meta.id,
+                            path.display()
+                        ))
+                    }
+                    SweepEvent::Ended { saved: Ok(None), .. } => {
+                        ended =
+                            Some(format!("sweep of {} cancelled before a seed finished: nothing saved", self.meta.id))
+                    }
+                    SweepEvent::Ended { saved: Err(e), .. } | SweepEvent::Failed(e) => {
+                        ended = Some(format!("sweep of {}: {e}", self.meta.id))
+                    }
+                }
+                break;
+            }
+            notes.push(ended.unwrap_or_else(|| {
+                format!("sweep of {} cancelled; it had not stopped when agentlab quit", self.meta.id)
+            }));
+        }
+        if self.running() {
+            if let Some(run) = self.run.as_mut() {
+                run.cancel();
+                while !run.is_finished() && !remaining().is_zero() {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                let dir = run.dir.display().to_string();
+                if run.is_finished() {
+                    run.join();
+                    // It may have finished on its own just before.
+                    let status = run.rx.try_iter().find_map(|e| match e {
+                        Event::Finished(r) => Some(r.status),
+                        _ => None,
+                    });
+                    let how = match status {
+                        None | Some(RunStatus::Cancelled) => "cancelled".to_string(),
+                        Some(s) => format!("ended ({s})"),
+                    };
+                    notes.push(format!("run of {} {how}: saved in {dir}", self.meta.id));
+                } else {
+                    notes.push(format!(
+                        "run of {} cancelled; it had not stopped when agentlab quit ({dir})",
+                        self.meta.id
+                    ));
+                }
+            }
+        }
+        notes
+    }
+
     fn locked(&self) -> Option<Action> {
         self.busy().map(|what| Action::Flash(format!("parameters are locked while a {what} is going")))
     }
@@ -622,13 +686,10 @@ impl State {
     /// the reason (the text stays for correction).
     fn commit_edit(&mut self, text: &str) -> Action {
         let set = match self.config_row() {
-            ConfigRow::Seed => match text.trim().parse::<u64>() {
-                Ok(seed) => {
-                    self.seed = seed;
-                    Ok(None)
-                }
-                Err(_) => Err(format!("seed: \"{text}\" is not a whole number ≥ 0")),
-            },
+            ConfigRow::Seed => crate::numbers::whole_number(text, "a seed", 0, u64::MAX).map(|seed| {
+                self.seed = seed;
+                None
+            }),
             ConfigRow::SweepSeeds => parse_sweep_seeds(text).map(|n| {
                 self.sweep_seeds = n;
                 Some(format!("S sweeps seeds 1–{n}"))
@@ -683,7 +744,15 @@ impl State {
         let Some(dir) = &self.shown_dir else { return Action::Flash("no run to export yet: s starts one".into()) };
         // The export draws what the screen shows: the same smoothing and y scale.
         match crate::plot::export_run_styled(dir, crate::plot::Format::Png, None, self.opts.style()) {
-            Ok(p) => Action::Flash(format!("exported {}", p.display())),
+            Ok(p) => {
+                let events = runner::load_events(dir).unwrap_or_default();
+                let live = self.running() && self.viewing.is_none();
+                match runner::incomplete(&runner::load_run(dir), &events) {
+                    Some(_) if live => Action::Flash(format!("exported {} (so far: the run is going)", p.display())),
+                    Some(note) => Action::Flash(format!("exported {} (partial: the run was {note})", p.display())),
+                    None => Action::Flash(format!("exported {}", p.display())),
+                }
+            }
             Err(e) => Action::Flash(format!("export failed: {e:#}")),
         }
     }
@@ -781,11 +850,7 @@ impl State {
 
 /// "sweep seeds" from typed text: a whole number from 1 to [`SWEEP_SEEDS_MAX`].
 fn parse_sweep_seeds(text: &str) -> Result<u64, String> {
-    text.trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|n| (1..=SWEEP_SEEDS_MAX).contains(n))
-        .ok_or_else(|| format!("sweep seeds: \"{text}\" is not a whole number from 1 to {SWEEP_SEEDS_MAX}"))
+    crate::numbers::whole_number(text, "sweep seeds", 1, SWEEP_SEEDS_MAX)
 }
 
 /// The newest saved sweep of a drill, if any.

@@ -1,0 +1,66 @@
+//! Numbers typed by the learner (command-line options, `--set key=value`,
+//! the TUI's config panel), with messages that say what is wanted: "a seed
+//! is a whole number ≥ 0", "… is out of range (the largest is 18446744073709551615)", never
+//! Rust's "invalid digit found in string".
+
+use std::num::IntErrorKind;
+
+/// A whole number from `min` to `max` (inclusive). `what` names it in the
+/// message ("seed", "--limit").
+pub fn whole_number(text: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
+    let t = text.trim();
+    let range = if max == u64::MAX { format!("≥ {min}") } else { format!("from {min} to {max}") };
+    match t.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{what} is a whole number {range}, got {n}")),
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => {
+            Err(format!("{what} is a whole number {range}, and {t} is out of range (the largest is {max})"))
+        }
+        Err(_) if is_negative_integer(t) => Err(format!("{what} is a whole number {range}, got {t}")),
+        Err(_) => Err(format!("{what} is a whole number {range}, got \"{t}\"")),
+    }
+}
+
+/// A finite decimal number (`0.5`, `3e-4`). `what` names it.
+pub fn finite(text: &str, what: &str) -> Result<f64, String> {
+    let t = text.trim();
+    match t.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        // "1e999" parses to infinity: it was a number, just too large.
+        Ok(x) if x.is_infinite() && t.chars().any(|c| c.is_ascii_digit()) => {
+            Err(format!("{what}: {t} is out of range"))
+        }
+        Ok(_) => Err(format!("{what}: \"{t}\" is not a finite number")),
+        Err(_) => Err(format!("{what}: \"{t}\" is not a number")),
+    }
+}
+
+fn is_negative_integer(t: &str) -> bool {
+    t.strip_prefix('-').is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_numbers_say_what_is_wanted() {
+        assert_eq!(whole_number(" 7 ", "seed", 0, u64::MAX), Ok(7));
+        assert_eq!(whole_number("-1", "seed", 0, u64::MAX).unwrap_err(), "seed is a whole number ≥ 0, got -1");
+        let big = whole_number("99999999999999999999", "seed", 0, u64::MAX).unwrap_err();
+        assert!(big.contains("out of range") && big.contains("18446744073709551615"), "{big}");
+        assert_eq!(
+            whole_number("0", "--limit", 1, 1000).unwrap_err(),
+            "--limit is a whole number from 1 to 1000, got 0"
+        );
+        assert!(whole_number("x", "--limit", 1, 9).unwrap_err().contains("got \"x\""));
+    }
+
+    #[test]
+    fn decimals() {
+        assert_eq!(finite("3e-4", "lr"), Ok(3e-4));
+        assert!(finite("1e999", "lr").unwrap_err().contains("out of range"));
+        assert!(finite("nan", "lr").unwrap_err().contains("not a finite number"));
+        assert!(finite("fast", "lr").unwrap_err().contains("not a number"));
+    }
+}
