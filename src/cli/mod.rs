@@ -305,7 +305,9 @@ pub fn drill_run(
     let mut report = None;
     let started = std::time::Instant::now();
     let mut last_print = std::time::Instant::now() - std::time::Duration::from_secs(10);
-    let mut last_values: std::collections::BTreeMap<String, f64> = Default::default();
+    // Metrics reported since the last progress line: a series that stopped
+    // (an evaluation of an earlier phase) is not printed again and again.
+    let mut fresh: std::collections::BTreeMap<String, f64> = Default::default();
     for event in handle.rx.iter() {
         if json {
             println!("{}", serde_json::to_string(&event)?);
@@ -317,14 +319,14 @@ pub fn drill_run(
                 Event::Phase(p) => println!("── {p}  [{:.1} s]", started.elapsed().as_secs_f64()),
                 Event::Log(l) => println!("   {l}"),
                 Event::Metric { name, value, .. } => {
-                    last_values.insert(name.clone(), *value);
+                    fresh.insert(name.clone(), *value);
                 }
                 Event::Progress { step, total, .. } => {
                     if last_print.elapsed().as_secs_f64() > 2.0 || step == total {
                         last_print = std::time::Instant::now();
-                        let vals: Vec<String> =
-                            last_values.iter().take(6).map(|(k, v)| format!("{k} {v:.4}")).collect();
-                        println!("   step {step}/{total} · {}", vals.join(" · "));
+                        let vals: Vec<String> = fresh.iter().take(6).map(|(k, v)| format!(" · {k} {v:.4}")).collect();
+                        fresh.clear();
+                        println!("   step {step}/{total}{}", vals.concat());
                     }
                 }
                 Event::Claim(c) => println!(
