@@ -857,6 +857,24 @@ mod sweeps {
         assert_eq!(report["status"]["status"], "cancelled");
     }
 
+    /// "cancelling…" is about the run: it goes when the run has ended.
+    #[test]
+    fn a_run_status_line_goes_when_the_run_ends() {
+        let (mut a, home) = sweep_app(80, 24);
+        start_endless_run(&mut a, home.path());
+        key(&mut a, KeyCode::Char('x'));
+        assert!(draw(&mut a, 80, 24)[23].contains("cancelling"));
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while drill_mut(&mut a).running() && std::time::Instant::now() < until {
+            a.on_tick();
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        a.on_tick();
+        assert!(!drill_mut(&mut a).running());
+        let lines = draw(&mut a, 80, 24);
+        assert!(!lines[23].contains("cancelling") && a.flash.is_none(), "{}", lines[23]);
+    }
+
     #[test]
     fn ctrl_c_quits_at_once_even_while_a_run_is_going() {
         let (mut a, home) = sweep_app(80, 24);

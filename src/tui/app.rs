@@ -155,7 +155,14 @@ impl App {
         let mut changed = false;
         for s in self.stack.iter_mut() {
             if let Screen::Drill(d) = s {
+                let was_busy = d.running() || d.sweeping();
                 changed |= d.poll();
+                if was_busy && !d.running() && !d.sweeping() {
+                    // "started…", "cancelling…" were about the work that just
+                    // ended: they go with it (the gauge says how it ended).
+                    self.flash = None;
+                    changed = true;
+                }
                 // A sweep that ended says where it was saved.
                 if let Some(m) = d.take_notice() {
                     self.flash = Some(m);
