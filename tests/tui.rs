@@ -305,6 +305,10 @@ fn drill_parameters_are_edited_and_bad_values_refused() {
     key(&mut a, KeyCode::Enter);
     let Some(Screen::Drill(d)) = a.stack.last() else { panic!() };
     assert_eq!(d.params["reverse_answer"], ParamValue::Bool(false));
+    // The header says the preset was edited, and which keys.
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("Config · quick, 2 edited"), "{s}");
+    assert!(s.contains("preset quick, edited: lr, reverse_answer"), "{s}");
     // The README is one key away, and Esc comes back to the drill.
     key(&mut a, KeyCode::Char('r'));
     assert!(matches!(a.stack.last(), Some(Screen::Reader(_))));

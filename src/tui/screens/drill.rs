@@ -297,6 +297,25 @@ impl State {
         format!("drill {}", self.meta.id)
     }
 
+    /// Parameters that differ from the preset's values, in declaration order.
+    pub fn edited_keys(&self) -> Vec<String> {
+        let Ok(defaults) = self.meta.preset_values(&self.preset) else { return Vec::new() };
+        self.meta
+            .params
+            .iter()
+            .filter(|p| defaults.get(&p.key) != self.params.get(&p.key))
+            .map(|p| p.key.clone())
+            .collect()
+    }
+
+    /// "quick", or "quick, edited: lr, steps" once parameters were changed.
+    pub fn preset_label(&self) -> String {
+        match self.edited_keys() {
+            k if k.is_empty() => self.preset.clone(),
+            k => format!("{}, edited: {}", self.preset, k.join(", ")),
+        }
+    }
+
     /// A run was started and its final report has not arrived yet.
     pub fn running(&self) -> bool {
         self.run.is_some() && self.view.report.is_none()
@@ -883,8 +902,10 @@ fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
+    // The objective (wrapped) and one line for preset and source, always seen.
+    let objective_h = crate::tui::widgets::wrap_words(&s.meta.objective, area.width as usize).len().clamp(1, 3) as u16;
     let [top, main, gauge] =
-        Layout::vertical([Constraint::Length(2), Constraint::Min(8), Constraint::Length(1)]).areas(area);
+        Layout::vertical([Constraint::Length(objective_h + 1), Constraint::Min(8), Constraint::Length(1)]).areas(area);
     // Objective and where the shown run comes from.
     let source = match (&s.viewing, s.running()) {
         (Some(name), _) => format!("saved run {name}"),
@@ -897,7 +918,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             Line::from(Span::raw(s.meta.objective.clone())),
             Line::from(vec![
                 Span::styled(
-                    format!("track {} · preset {} · ", s.meta.track, s.preset),
+                    format!("track {} · preset {} · ", s.meta.track, s.preset_label()),
                     Style::default().fg(Color::DarkGray),
                 ),
                 Span::styled(source, Style::default().fg(Color::Yellow)),
@@ -979,8 +1000,14 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     let mut st = ListState::default().with_selected(Some(s.cursor));
     let list = List::new(items)
         .block(
-            panel(format!(" Config · {} ", s.preset), s.focus == Focus::Config)
-                .borders(Borders::TOP | Borders::LEFT | Borders::RIGHT),
+            panel(
+                match s.edited_keys().len() {
+                    0 => format!(" Config · {} ", s.preset),
+                    n => format!(" Config · {}, {n} edited ", s.preset),
+                },
+                s.focus == Focus::Config,
+            )
+            .borders(Borders::TOP | Borders::LEFT | Borders::RIGHT),
         )
         .highlight_style(if s.focus == Focus::Config {
             Style::default().add_modifier(Modifier::REVERSED)
