@@ -648,8 +648,7 @@ mod sweeps {
         assert!(last.contains(" 20 ") && last.contains("passed") && last.contains("0.970 ✓"), "{last}");
         assert!(s.contains("median 20.5 s a run") && s.contains("sweep running · 20/20 seeds done"), "gauge:\n{s}");
         assert!(!s.contains("left"), "nothing left to run:\n{s}");
-        // ↑ with the pane focused scrolls back to the first seeds.
-        key(&mut a, KeyCode::Tab);
+        // `5` focused the pane: ↑ scrolls back to the first seeds.
         for _ in 0..30 {
             key(&mut a, KeyCode::Up);
         }
@@ -779,7 +778,8 @@ mod sweeps {
             "{}",
             screen(&lines)
         );
-        // "sweep seeds" is the row under "seed": 1 to 200.
+        // "sweep seeds" is the row under "seed": 1 to 200 (Tab: back to the config).
+        key(&mut a, KeyCode::Tab);
         let rows = drill_mut(&mut a).meta.params.len() + 1;
         for _ in 0..rows {
             key(&mut a, KeyCode::Down);
@@ -859,6 +859,61 @@ mod sweeps {
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
         assert_eq!(report["status"]["status"], "cancelled");
+    }
+
+    /// A killed run (no report) written under `runs_root`.
+    fn saved_run(runs_root: &std::path::Path, name: &str, steps: u64, report: Option<agentlab::drills::Report>) {
+        use agentlab::drills::Event;
+        let dir = runs_root.join("sft-basics").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("config.toml"),
+            "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\n",
+        )
+        .unwrap();
+        let mut lines = vec![Event::Phase("train".into())];
+        for step in 1..=steps {
+            lines.push(Event::Metric { step, name: "loss".into(), value: 3.0 / step as f64, t: step as f64 * 0.1 });
+            lines.push(Event::Progress { step, total: 800, tokens: step * 100 });
+        }
+        let text: String = lines.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+        std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
+        if let Some(r) = report {
+            std::fs::write(dir.join("report.json"), serde_json::to_string(&r).unwrap()).unwrap();
+        }
+    }
+
+    /// Opening saved runs from the Runs tab: `4` focuses the list, Enter opens
+    /// the run under the cursor, and the gauge says how the run ended.
+    #[test]
+    fn saved_runs_say_how_they_ended() {
+        let (mut a, home) = sweep_app(100, 30);
+        let runs = home.path().join("runs");
+        saved_run(&runs, "2026-01-01T00-00-00", 231, None);
+        let failed = agentlab::drills::Report {
+            drill: "sft-basics".into(),
+            preset: "quick".into(),
+            seed: 1,
+            status: agentlab::drills::RunStatus::Failed("out of memory".into()),
+            claims: vec![],
+            wall_s: 0.5,
+            finals: Default::default(),
+        };
+        saved_run(&runs, "2026-01-02T00-00-00", 0, Some(failed));
+        key(&mut a, KeyCode::Char('4'));
+        let s = screen(&draw(&mut a, 100, 30));
+        assert!(s.contains("▶─ Runs"), "the Runs pane has the focus, and shows it:\n{s}");
+        // Newest first: the failed run.
+        key(&mut a, KeyCode::Enter);
+        let s = screen(&draw(&mut a, 100, 30));
+        assert!(s.contains("failed before its first metric point: out of memory"), "{s}");
+        assert!(!s.contains("No run yet"), "{s}");
+        key(&mut a, KeyCode::Char('4'));
+        key(&mut a, KeyCode::Down);
+        key(&mut a, KeyCode::Enter);
+        let s = screen(&draw(&mut a, 100, 30));
+        assert!(s.contains("interrupted at step 231 of 800 (train)"), "{s}");
+        assert!(!s.contains("ETA"), "a killed run is not training:\n{s}");
     }
 
     /// "cancelling…" is about the run: it goes when the run has ended.

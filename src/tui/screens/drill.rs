@@ -785,13 +785,15 @@ impl State {
             KeyCode::Char('S') => return self.start_sweep(),
             KeyCode::Char('x') => return self.cancel(),
             KeyCode::Char('1') => self.tab = Tab::Charts,
-            KeyCode::Char('2') => self.tab = Tab::Views,
-            KeyCode::Char('3') => self.tab = Tab::Log,
+            // The tabs with something to move through take the focus: ↑↓
+            // and Enter then act on what the learner is looking at.
+            KeyCode::Char('2') => (self.tab, self.focus) = (Tab::Views, Focus::Pane),
+            KeyCode::Char('3') => (self.tab, self.focus) = (Tab::Log, Focus::Pane),
             KeyCode::Char('4') => {
-                self.tab = Tab::Runs;
+                (self.tab, self.focus) = (Tab::Runs, Focus::Pane);
                 self.runs = runner::list_runs(&self.runs_root, &self.meta.id);
             }
-            KeyCode::Char('5') => self.tab = Tab::Sweep,
+            KeyCode::Char('5') => (self.tab, self.focus) = (Tab::Sweep, Focus::Pane),
             KeyCode::Tab | KeyCode::BackTab => {
                 self.focus = if self.focus == Focus::Config { Focus::Pane } else { Focus::Config };
             }
@@ -893,12 +895,18 @@ fn window(n: usize, h: usize, at: Option<usize>) -> Range<usize> {
     end.saturating_sub(h)..end
 }
 
+/// A pane; the focused one is marked `▶` before its title, not only by colour.
 fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_type(BorderType::Rounded)
-        .border_style(if focused { accent() } else { Style::default().fg(Color::DarkGray) })
-        .title(title)
+    let block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(if focused {
+        accent()
+    } else {
+        Style::default().fg(Color::DarkGray)
+    });
+    if focused {
+        block.title(Span::styled("▶", accent())).title(title)
+    } else {
+        block.title(title)
+    }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
@@ -1036,10 +1044,14 @@ fn grid(area: Rect, n: usize) -> (usize, usize) {
 fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
     let series = &s.view.series;
     if series.is_empty() {
-        let msg = if s.running() {
-            "waiting for the first metric points…"
-        } else {
-            "No run yet. Press s to start the drill with the configuration on the left."
+        let msg = match (&s.view.report, &s.viewing) {
+            _ if s.running() => "waiting for the first metric points…".to_string(),
+            (Some(r), _) => match &r.status {
+                RunStatus::Failed(m) => format!("The run failed before its first metric point: {m}"),
+                st => format!("The run ended ({st}) before its first metric point."),
+            },
+            (None, Some(name)) => format!("Run {name} saved no metric points: it was stopped before its first step."),
+            (None, None) => "No run yet. Press s to start the drill with the configuration on the left.".to_string(),
         };
         frame.render_widget(
             Paragraph::new(msg).wrap(Wrap { trim: true }).block(panel(" Charts ", s.focus == Focus::Pane)),
@@ -1092,8 +1104,7 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
         );
         return;
     };
-    let title =
-        format!(" {} ({}/{}, ↑↓ with Tab focus) ", v.title(), s.view_index.min(views.len() - 1) + 1, views.len());
+    let title = format!(" {} ({}/{}, ↑↓ for the next) ", v.title(), s.view_index.min(views.len() - 1) + 1, views.len());
     let block = panel(title, s.focus == Focus::Pane);
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -1181,7 +1192,7 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
     ];
     let table = Table::new(rows, widths)
         .header(header_row(["run", "preset", "seed", "status", "claims", "time"]))
-        .block(panel(" Runs (Enter opens, with Tab focus) ", s.focus == Focus::Pane))
+        .block(panel(" Runs (↑↓ choose, Enter opens) ", s.focus == Focus::Pane))
         .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
     let mut st = ratatui::widgets::TableState::default().with_selected(Some(s.runs_cursor));
     frame.render_stateful_widget(table, area, &mut st);
@@ -1221,6 +1232,11 @@ fn run_gauge(s: &State) -> (f64, String, Color) {
             };
             (1.0, text)
         }
+        // A saved run without a report was killed: it is not training now.
+        (Some((step, total, _)), None) if s.viewing.is_some() => (
+            (step as f64 / total.max(1) as f64).clamp(0.0, 1.0),
+            format!("interrupted at step {step} of {total} ({}): the process stopped before the run ended", v.phase),
+        ),
         (Some((step, total, _)), None) => {
             let mut text = format!("{} · step {step}/{total}", v.phase);
             if let Some(eta) = v.eta() {
@@ -1238,6 +1254,7 @@ fn run_gauge(s: &State) -> (f64, String, Color) {
         _ => (0.0, "idle · s starts a run".to_string()),
     };
     let colour = match &v.report {
+        None if s.viewing.is_some() && v.progress.is_some() => Color::DarkGray,
         Some(r) if r.status == RunStatus::Passed => Color::Green,
         Some(r) if matches!(r.status, RunStatus::Failed(_) | RunStatus::ClaimsFailed) => Color::Red,
         _ => GAUGE_BLUE,

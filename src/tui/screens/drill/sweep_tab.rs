@@ -341,7 +341,7 @@ fn draw_seeds(frame: &mut Frame, caption: Rect, area: Rect, sw: &Sweep, scroll: 
     let shown = window(n, area.height.saturating_sub(1) as usize, scroll);
     let mut text = match n {
         0 => "per seed: none finished yet".to_string(),
-        _ => format!("per seed · {}–{} of {n} (↑↓ with Tab focus)", shown.start + 1, shown.end),
+        _ => format!("per seed · {}–{} of {n} (↑↓ scroll)", shown.start + 1, shown.end),
     };
     let hidden = header.len().saturating_sub(widths.len());
     if hidden > 0 {
