@@ -345,11 +345,11 @@ proptest! {
             Ok(svg) => prop_assert!(String::from_utf8_lossy(&svg).contains("<svg")),
             Err(e) => prop_assert!(e.to_string().contains("no metric points"), "{e}"),
         }
-        // What the Runs tab does: list the run, open it (4, Tab, Enter), draw the charts.
+        // What the Runs tab does: list the run, open it (4 focuses the list, Enter), draw the charts.
         let content = Content::embedded().unwrap();
         let meta = content.drill("sft-basics").unwrap();
         let mut state = drill::State::new(meta, runs_root, home.path().join("sweeps"), Default::default());
-        for code in [crossterm::event::KeyCode::Char('4'), crossterm::event::KeyCode::Tab, crossterm::event::KeyCode::Enter] {
+        for code in [crossterm::event::KeyCode::Char('4'), crossterm::event::KeyCode::Enter] {
             let _ = state.on_key(crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE));
         }
         prop_assert_eq!(state.viewing.as_deref(), Some("2026-01-01T00-00-00"));
