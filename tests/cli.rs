@@ -209,6 +209,11 @@ fn a_sweep_reports_each_claim_over_seeds_and_is_saved() {
 
 /// Run `agentlab ARGS` in `home` with `input` piped to stdin.
 fn study(home: &Path, args: &[&str], input: &str) -> Output {
+    spawn_study(home, args, input).wait_with_output().unwrap()
+}
+
+/// The binary on `home` with `input` written to its stdin (stdin then closed).
+fn spawn_study(home: &Path, args: &[&str], input: &str) -> std::process::Child {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentlab"))
@@ -220,7 +225,7 @@ fn study(home: &Path, args: &[&str], input: &str) -> Output {
         .spawn()
         .unwrap();
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    child
 }
 
 /// The answer line that is right (or wrong) for an item, as a script would type it.
@@ -473,8 +478,6 @@ fn two_headless_quizzes_at_once_lose_no_rating() {
 /// `AGENTLAB_KILL_ITERS=300` runs a longer loop; `--nocapture` shows the counts.
 #[test]
 fn quizzes_killed_at_random_moments_keep_every_saved_rating() {
-    use std::io::Write;
-    use std::process::Stdio;
     let iters: usize = std::env::var("AGENTLAB_KILL_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(25);
     let content = agentlab::content::Content::embedded().unwrap();
     let items = agentlab::progress::session::quiz_items(&content, Some(3), None, Some(20));
@@ -490,15 +493,7 @@ fn quizzes_killed_at_random_moments_keep_every_saved_rating() {
     let (mut killed, mut lost, mut reported_total, mut on_disk_total) = (0, 0, 0, 0);
     for i in 0..iters {
         let before = attempts_in(home.path());
-        let mut child = Command::new(env!("CARGO_BIN_EXE_agentlab"))
-            .args(["quiz", "--track", "3", "--limit", "20"])
-            .env("AGENTLAB_HOME", home.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let mut child = spawn_study(home.path(), &["quiz", "--track", "3", "--limit", "20"], &input);
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;

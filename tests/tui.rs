@@ -733,16 +733,7 @@ mod sweeps {
     #[test]
     fn a_sweep_is_refused_while_a_run_is_going() {
         let (mut a, home) = sweep_app(80, 24);
-        let d = drill_mut(&mut a);
-        let config = agentlab::runner::RunConfig {
-            drill: "sft-basics".into(),
-            preset: "quick".into(),
-            seed: 1,
-            device: agentlab::ml::device::DeviceChoice::Cpu,
-            params: d.params.clone(),
-        };
-        d.run =
-            Some(agentlab::runner::start_with(&UntilCancelled, &d.meta, config, &home.path().join("runs")).unwrap());
+        start_endless_run(&mut a, home.path());
         key(&mut a, KeyCode::Char('S'));
         let flash = a.flash.clone().unwrap_or_default();
         assert!(flash.contains("a run is already going") && flash.contains("x cancels"), "{flash}");

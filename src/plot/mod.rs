@@ -185,14 +185,7 @@ fn short(y: f64) -> String {
 /// a natural edge the data respects: a series ≥ 0 keeps its axis ≥ 0, a
 /// series in [0, 1] (an accuracy, a rate) keeps its axis in [0, 1].
 pub fn value_range(ys: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for y in ys.filter(|y| y.is_finite()) {
-        lo = lo.min(y);
-        hi = hi.max(y);
-    }
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
+    let Some((lo, hi)) = extent(ys) else { return (0.0, 1.0) };
     let pad = if hi - lo > 1e-12 { (hi - lo) * 0.05 } else { (lo.abs() * 0.05).max(1e-3) };
     let (mut a, mut b) = (lo - pad, hi + pad);
     if lo >= 0.0 {
@@ -213,19 +206,20 @@ pub fn value_range(ys: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 /// The x range (steps or seconds): the data, or a unit range for one point.
-fn x_range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for x in xs.filter(|x| x.is_finite()) {
-        lo = lo.min(x);
-        hi = hi.max(x);
+pub fn x_range(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    match extent(xs) {
+        None => (0.0, 1.0),
+        Some((lo, hi)) if hi - lo < 1e-9 => (lo, lo + 1.0),
+        Some(r) => r,
     }
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
-    if hi - lo < 1e-9 {
-        return (lo, lo + 1.0);
-    }
-    (lo, hi)
+}
+
+/// Smallest and largest finite value; `None` when there is none.
+fn extent(vs: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    vs.filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+    })
 }
 
 /// Series with fewer points than this (evaluations every so many steps,

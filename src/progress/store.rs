@@ -127,24 +127,8 @@ impl Progress {
                 }
             }
             let Some(s) = &rec.sched else { continue };
-            if !(STABILITY_RANGE.0..=STABILITY_RANGE.1).contains(&s.stability) {
-                return Err(format!(
-                    "{} is {}, not in [{}, {}]",
-                    field("sched.stability"),
-                    s.stability,
-                    STABILITY_RANGE.0,
-                    STABILITY_RANGE.1
-                ));
-            }
-            if !(DIFFICULTY_RANGE.0..=DIFFICULTY_RANGE.1).contains(&s.difficulty) {
-                return Err(format!(
-                    "{} is {}, not in [{}, {}]",
-                    field("sched.difficulty"),
-                    s.difficulty,
-                    DIFFICULTY_RANGE.0,
-                    DIFFICULTY_RANGE.1
-                ));
-            }
+            in_range(&field("sched.stability"), s.stability, STABILITY_RANGE)?;
+            in_range(&field("sched.difficulty"), s.difficulty, DIFFICULTY_RANGE)?;
             check_time(s.last_review).map_err(|e| format!("{} {e}", field("sched.last_review")))?;
             check_time(s.due).map_err(|e| format!("{} {e}", field("sched.due")))?;
             if s.due < s.last_review {
@@ -409,6 +393,15 @@ fn aside_path(path: &Path, tag: &str, now: DateTime<Utc>) -> PathBuf {
         k += 1;
     }
     p
+}
+
+/// `value` within `range` (inclusive), or an error naming `field`.
+fn in_range(field: &str, value: f32, range: (f32, f32)) -> std::result::Result<(), String> {
+    if (range.0..=range.1).contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("{field} is {value}, not in [{}, {}]", range.0, range.1))
+    }
 }
 
 #[cfg(test)]

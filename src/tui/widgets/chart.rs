@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, BorderType, Borders, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
-use crate::plot::{ema, value_range};
+use crate::plot::{ema, value_range, x_range};
 use crate::runner::Point;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -114,19 +114,9 @@ pub fn draw(
     let max_points = (area.width as usize * 2).max(16);
     let cur = prepare(pts, opts, max_points);
     let old = prev.map(|p| prepare(p, opts, max_points)).unwrap_or_default();
-    let all: Vec<(f64, f64)> = cur.iter().chain(old.iter()).copied().collect();
-    let (mut x0, mut x1) = (f64::INFINITY, f64::NEG_INFINITY);
-    for &(x, _) in &all {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-    }
-    if !x0.is_finite() {
-        (x0, x1) = (0.0, 1.0);
-    }
-    if (x1 - x0).abs() < 1e-9 {
-        x1 = x0 + 1.0;
-    }
-    let (y0, y1) = value_range(all.iter().map(|p| p.1));
+    let all = || cur.iter().chain(old.iter());
+    let (x0, x1) = x_range(all().map(|p| p.0));
+    let (y0, y1) = value_range(all().map(|p| p.1));
     let value = title_value(pts, opts);
     let title = Line::from(vec![
         Span::styled(format!(" {name} "), Style::default().fg(colour(idx)).add_modifier(Modifier::BOLD)),
