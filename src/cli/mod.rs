@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, Result};
 
+use crate::content::links::link_label;
 use crate::content::tracks::parse_track;
 use crate::content::{Content, Level, SheetStatus};
 use crate::markdown::Doc;
-use crate::tui::app::link_label;
 
 /// `agentlab sheets`
 pub fn sheets(content: &Content) -> Result<ExitCode> {
@@ -374,7 +374,7 @@ pub fn drill_run(
                 }
             );
         }
-        println!("{} · {:.1} s · saved in {}", report.status, report.wall_s, handle.dir.display());
+        println!("{} · saved in {}", report.outcome(), handle.dir.display());
     }
     Ok(match report.status {
         RunStatus::Passed => ExitCode::SUCCESS,

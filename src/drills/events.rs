@@ -84,6 +84,19 @@ impl std::fmt::Display for RunStatus {
     }
 }
 
+impl Report {
+    /// How the run ended, with its wall time — the one wording the log, the
+    /// run gauge and the headless CLI share: "finished in 3.2 s: every claim
+    /// holds", "cancelled after 1.0 s", "failed after 0.4 s: <reason>".
+    pub fn outcome(&self) -> String {
+        match &self.status {
+            RunStatus::Passed | RunStatus::ClaimsFailed => format!("finished in {:.1} s: {}", self.wall_s, self.status),
+            RunStatus::Cancelled => format!("cancelled after {:.1} s", self.wall_s),
+            RunStatus::Failed(m) => format!("failed after {:.1} s: {m}", self.wall_s),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub drill: String,

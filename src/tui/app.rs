@@ -8,32 +8,12 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 
+use super::action::Action;
 use super::screens::{drill, home, progress, quiz, reader, review, Screen};
 use crate::content::{Content, Level, Link};
 use crate::markdown::Target;
 use crate::ml::device::DeviceChoice;
 use crate::progress::{Store, Summary};
-
-/// What a screen asks the app to do after a key.
-#[derive(Debug, PartialEq)]
-pub enum Action {
-    None,
-    Back,
-    Quit,
-    Open(Box<Screen>),
-    Follow(Target),
-    /// Open a drill's README in the reader.
-    Readme(String),
-    Flash(String),
-    /// Open a quiz: the setup page with `track` preselected, or straight
-    /// into the items when a level is given too.
-    OpenQuiz {
-        track: Option<u8>,
-        level: Option<Level>,
-    },
-    OpenReview,
-    OpenProgress,
-}
 
 pub struct App {
     pub content: Content,
@@ -319,7 +299,6 @@ impl App {
                     self.stack.pop();
                 }
             }
-            Action::Open(screen) => self.stack.push(*screen),
             Action::Flash(m) => self.flash = Some(m),
             Action::Readme(id) => match reader::State::for_drill(&self.content, &id) {
                 Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
@@ -371,6 +350,3 @@ impl App {
         }
     }
 }
-
-/// Kept here for callers that import it from the app; it lives in `content::links`.
-pub use crate::content::links::link_label;

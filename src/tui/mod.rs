@@ -1,8 +1,10 @@
 //! The terminal UI: an async event loop over crossterm events and a tick,
 //! an [`app::App`] that holds state, and `draw` functions that only read it.
 
+pub mod action;
 pub mod app;
 pub mod screens;
+pub mod theme;
 pub mod ui;
 pub mod widgets;
 

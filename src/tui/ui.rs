@@ -7,16 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
+use super::action::Hint;
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
-use super::screens::{drill, home, progress, quiz, reader, review, Hint, Screen};
+use super::screens::{drill, home, progress, quiz, reader, review, Screen};
 
-pub fn accent() -> Style {
-    Style::default().fg(Color::Rgb(0x5f, 0xd7, 0xff))
-}
-
-pub fn key_style() -> Style {
-    Style::default().fg(Color::Black).bg(Color::Rgb(0x8a, 0x8a, 0x8a))
-}
+use super::theme::{accent, key_style};
 
 /// The body area of a full frame (between header and footer).
 pub fn body_area(area: Rect) -> Rect {
@@ -34,7 +29,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
     draw_header(frame, header, app);
     match app.screen() {
-        Screen::Home(s) => home::draw(frame, body, s, app),
+        Screen::Home(s) => home::draw(frame, body, s, &app.content, &app.summary),
         Screen::Reader(s) => reader::draw(frame, body, s),
         Screen::Drill(s) => drill::draw(frame, body, s),
         Screen::Quiz(s) => quiz::draw(frame, body, s, &app.content),
@@ -48,10 +43,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
-    let mut spans = vec![Span::styled(
-        " agentlab ",
-        Style::default().fg(Color::Black).bg(Color::Rgb(0x5f, 0xd7, 0xff)).add_modifier(Modifier::BOLD),
-    )];
+    let mut spans = vec![Span::styled(" agentlab ", super::theme::brand())];
     for s in &app.stack {
         spans.push(Span::styled(" › ", Style::default().fg(Color::DarkGray)));
         spans.push(Span::raw(s.title()));

@@ -7,11 +7,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::reader;
-use super::{Hint, Screen};
-use crate::content::{Content, Level, SheetStatus, TRACKS};
-use crate::tui::app::{Action, App};
-use crate::tui::ui::accent;
+use crate::content::{Content, Level, Link, SheetStatus, TRACKS};
+use crate::markdown::Target;
+use crate::progress::Summary;
+use crate::tui::action::{Action, Hint};
+use crate::tui::theme::accent;
 use crate::tui::widgets::bar::mastery_bar;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -76,29 +76,25 @@ impl State {
     fn open(&self, content: &Content) -> Action {
         match self.focus {
             Focus::Tracks => {
-                let t = TRACKS[self.track].number;
-                match reader::State::for_track(content, t, None) {
-                    Some(r) => Action::Open(Box::new(Screen::Reader(Box::new(r)))),
-                    None => Action::Flash(format!("track {t} has no sheet")),
-                }
+                let track = TRACKS[self.track].number;
+                Action::Follow(Target::Lab(Link::Sheet { track, section: None }))
             }
             Focus::Drills => match content.drills.get(self.drill) {
-                Some(d) => Action::Follow(crate::markdown::Target::Lab(crate::content::Link::Drill(d.id.clone()))),
+                Some(d) => Action::Follow(Target::Lab(Link::Drill(d.id.clone()))),
                 None => Action::None,
             },
         }
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
-    let content = &app.content;
+pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, summary: &Summary) {
     let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     let drills_h = (content.drills.len() as u16 + 2).clamp(3, left.height / 2);
     let [tracks_area, drills_area] = Layout::vertical([Constraint::Min(10), Constraint::Length(drills_h)]).areas(left);
 
     let bar_w = 8usize;
     // Room for " N due" only when something is due.
-    let due_w = if app.summary.due_now > 0 { 7 } else { 0 };
+    let due_w = if summary.due_now > 0 { 7 } else { 0 };
     let title_w = (tracks_area.width as usize).saturating_sub(bar_w + 14 + due_w).max(10);
     let items: Vec<ListItem> = TRACKS
         .iter()
@@ -112,7 +108,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
                 Span::styled(format!("{} ", t.number), Style::default().fg(Color::Yellow)),
                 Span::raw(format!("{title:<title_w$} ")),
             ];
-            let row = app.summary.tracks.iter().find(|r| r.track == t.number);
+            let row = summary.tracks.iter().find(|r| r.track == t.number);
             spans.extend(mastery_bar(row.and_then(|r| r.total.fraction()), bar_w));
             match row.map_or(0, |r| r.due) {
                 0 => {}
@@ -123,7 +119,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, app: &App) {
         .collect();
     // One selection on screen at a time: the focused list's.
     let mut ls = ListState::default().with_selected((state.focus == Focus::Tracks).then_some(state.track));
-    let tracks_title = match app.summary.due_now {
+    let tracks_title = match summary.due_now {
         0 => " Tracks · mastery ".to_string(),
         n => format!(" Tracks · mastery · {n} due for review (r) "),
     };

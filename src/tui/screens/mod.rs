@@ -7,8 +7,7 @@ pub mod quiz;
 pub mod reader;
 pub mod review;
 
-/// A key and what it does, for the footer and the help overlay.
-pub type Hint = (&'static str, &'static str);
+use crate::tui::action::Hint;
 
 #[derive(Debug, PartialEq)]
 pub enum Screen {

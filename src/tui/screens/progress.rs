@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::Hint;
 use crate::progress::Summary;
-use crate::tui::app::Action;
-use crate::tui::ui::accent;
+use crate::tui::action::Action;
+use crate::tui::action::Hint;
+use crate::tui::theme::{accent, dim};
 use crate::tui::widgets::bar::mastery_bar;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,10 +67,6 @@ impl State {
         self.scroll = Some(self.first_row().saturating_add_signed(d).min(max));
         Action::None
     }
-}
-
-fn dim() -> Style {
-    Style::default().fg(Color::DarkGray)
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State) {

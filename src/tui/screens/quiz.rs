@@ -10,12 +10,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::Hint;
 use crate::content::{Content, Level, TRACKS};
 use crate::progress::session::{quiz_items, Passes};
 use crate::progress::Store;
-use crate::tui::app::Action;
-use crate::tui::ui::accent;
+use crate::tui::action::Action;
+use crate::tui::action::Hint;
+use crate::tui::theme::accent;
 use crate::tui::widgets::question::{self, Outcome, Question};
 
 /// Level choices on the setup page: L1, L2, L3, all.
@@ -196,7 +196,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
                 let status = Line::from(vec![
                     Span::styled(
                         format!(" item {}/{} ", s.passes.pos + 1, s.passes.queue.len()),
-                        Style::default().fg(Color::Black).bg(Color::Rgb(0x5f, 0xd7, 0xff)),
+                        crate::tui::theme::badge(crate::tui::theme::ACCENT),
                     ),
                     Span::raw(format!(
                         "  track {} {t} · {} {} · {}{}",

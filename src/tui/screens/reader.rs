@@ -11,11 +11,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Padding, Paragraph};
 use ratatui::Frame;
 
-use super::Hint;
+use crate::content::links::link_label;
 use crate::content::Content;
 use crate::markdown::{Doc, Rendered};
-use crate::tui::app::{link_label, Action};
-use crate::tui::ui::accent;
+use crate::tui::action::Action;
+use crate::tui::action::Hint;
+use crate::tui::theme::accent;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -509,8 +510,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         frame.render_stateful_widget(list, toc_area, &mut ls);
     }
 
-    let hit_style = Style::default().bg(Color::Rgb(0xd7, 0xaf, 0x00)).fg(Color::Black);
-    let current_hit = Style::default().bg(Color::Rgb(0xff, 0x5f, 0x5f)).fg(Color::Black);
+    let hit_style = crate::tui::theme::search_hit();
+    let current_hit = crate::tui::theme::search_current();
     let select = Style::default().add_modifier(Modifier::REVERSED);
     let r = &s.rendered;
     let visible: Vec<Line> = (s.top..(s.top + s.height).min(r.lines.len()))

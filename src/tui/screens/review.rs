@@ -10,12 +10,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
-use super::Hint;
 use crate::content::Content;
 use crate::progress::session::{due_now, weak_not_due, Passes};
 use crate::progress::Store;
-use crate::tui::app::Action;
-use crate::tui::ui::accent;
+use crate::tui::action::Action;
+use crate::tui::action::Hint;
+use crate::tui::theme::accent;
 use crate::tui::widgets::question::{self, Outcome, Question};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
             let status = Line::from(vec![
                 Span::styled(
                     format!(" review {}/{} ", s.passes.pos + 1, s.passes.queue.len()),
-                    Style::default().fg(Color::Black).bg(Color::Rgb(0xff, 0xd7, 0x5f)),
+                    crate::tui::theme::badge(crate::tui::theme::WARM),
                 ),
                 Span::raw(format!(
                     "  {what} · track {} {t} · {} · retention {retention:.2}",

@@ -89,17 +89,7 @@ fn fmt(v: f64, log: bool) -> String {
     }
 }
 
-pub fn colour(i: usize) -> Color {
-    const C: [Color; 6] = [
-        Color::Rgb(0x5f, 0xd7, 0xff),
-        Color::Rgb(0xff, 0x87, 0x87),
-        Color::Rgb(0x87, 0xff, 0x87),
-        Color::Rgb(0xff, 0xd7, 0x5f),
-        Color::Rgb(0xd7, 0x87, 0xff),
-        Color::Rgb(0xff, 0xaf, 0x5f),
-    ];
-    C[i % C.len()]
-}
+use crate::tui::theme::series as colour;
 
 /// Draw one series (and the previous run's, if any) into `area`.
 pub fn draw(

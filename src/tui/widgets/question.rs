@@ -14,13 +14,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
+use crate::content::links::link_label;
 use crate::content::{Answer, Content, Link, QuizItem};
 use crate::markdown::Target;
 use crate::progress::grade::{self, letter, Response};
 use crate::progress::Rating;
-use crate::tui::app::link_label;
-use crate::tui::screens::Hint;
-use crate::tui::ui::accent;
+use crate::tui::action::Hint;
+use crate::tui::theme::{accent, bad, dim, good, key_style};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Phase {
@@ -248,18 +248,6 @@ pub const HELP: &[Hint] = &[
     ("↑↓ j k", "scroll the explanation"),
 ];
 
-fn dim() -> Style {
-    Style::default().fg(Color::DarkGray)
-}
-
-fn good() -> Style {
-    Style::default().fg(Color::Green)
-}
-
-fn bad() -> Style {
-    Style::default().fg(Color::Rgb(0xff, 0x5f, 0x5f))
-}
-
 /// Draw the question into `area`: `status` is the top line (track, level, k/n).
 pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, content: &Content) {
     let [top, body, bottom] =
@@ -388,12 +376,12 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
         let mut see = vec![Span::styled("See: ", dim())];
         if let Some(l) = q.sheet_link() {
             let label = link_label(content, &l).unwrap_or_else(|| l.to_string());
-            see.push(Span::styled(" s ", crate::tui::ui::key_style()));
+            see.push(Span::styled(" s ", key_style()));
             see.push(Span::raw(format!(" {label}   ")));
         }
         if let Some(d) = &q.item.drill {
             let label = link_label(content, &Link::Drill(d.clone())).unwrap_or_else(|| format!("drill: {d}"));
-            see.push(Span::styled(" d ", crate::tui::ui::key_style()));
+            see.push(Span::styled(" d ", key_style()));
             see.push(Span::raw(format!(" {label}")));
         }
         if see.len() > 1 {
@@ -410,7 +398,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
             for r in Rating::ALL {
                 let refused = !r.allowed(*correct);
                 let style = if refused { dim().add_modifier(Modifier::CROSSED_OUT) } else { Style::default() };
-                spans.push(Span::styled(format!(" {} ", r.key()), crate::tui::ui::key_style()));
+                spans.push(Span::styled(format!(" {} ", r.key()), key_style()));
                 spans.push(Span::styled(format!(" {} {}   ", r.emoji(), r.word()), style));
             }
             Line::from(spans)

@@ -2,29 +2,24 @@
 //! (prompt, trained agent tokens, masked environment tokens) or by a value
 //! such as the per-token advantage (red negative → green positive).
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthStr;
 
 use crate::drills::{TokenCell, TokenKind};
+use crate::tui::theme;
 
 pub fn kind_style(kind: TokenKind) -> Style {
     match kind {
-        TokenKind::Prompt => Style::default().fg(Color::Gray),
-        TokenKind::Trained => Style::default().fg(Color::Black).bg(Color::Rgb(0x87, 0xd7, 0x87)),
-        TokenKind::Masked => Style::default()
-            .fg(Color::Rgb(0xaf, 0xaf, 0xaf))
-            .bg(Color::Rgb(0x5f, 0x2f, 0x2f))
-            .add_modifier(Modifier::CROSSED_OUT),
+        TokenKind::Prompt => theme::token_prompt(),
+        TokenKind::Trained => theme::token_trained(),
+        TokenKind::Masked => theme::token_masked(),
     }
 }
 
 /// Red for negative, green for positive, scaled by `|v| / max_abs`.
 pub fn value_style(v: f32, max_abs: f32) -> Style {
-    let a = (v.abs() / max_abs.max(1e-6)).clamp(0.0, 1.0);
-    let level = (60.0 + 160.0 * a) as u8;
-    let bg = if v >= 0.0 { Color::Rgb(20, level, 40) } else { Color::Rgb(level, 25, 25) };
-    Style::default().fg(Color::White).bg(bg)
+    theme::signed_value(v, max_abs)
 }
 
 /// Wrap tokens into lines of at most `width` columns; newlines in tokens break lines.

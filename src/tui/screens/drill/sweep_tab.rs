@@ -11,11 +11,12 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::{dim, header_row, panel, status_cell, window, Focus, State, GAUGE_BLUE};
+use super::draw::{header_row, panel, status_cell};
+use super::{window, Focus, State};
 use crate::content::DrillMeta;
 use crate::drills::RunStatus;
 use crate::runner::sweep::{ClaimStats, SeedResult, Sweep, SweepConfig};
-use crate::tui::ui::accent;
+use crate::tui::theme::{accent, dim, GAUGE_BLUE};
 use crate::tui::widgets::ellipsize;
 
 /// Where a sweep shown on the Sweep tab stands.

@@ -1,0 +1,30 @@
+//! What a screen asks the app to do after a key, and the key hints a screen
+//! shows. A leaf module: screens and widgets import it, and it imports no
+//! screen, so the app depends on the screens and never the other way round.
+
+use crate::content::Level;
+use crate::markdown::Target;
+
+/// A key and what it does, for the footer and the help overlay.
+pub type Hint = (&'static str, &'static str);
+
+/// What a screen asks the app to do after a key.
+#[derive(Debug, PartialEq)]
+pub enum Action {
+    None,
+    Back,
+    Quit,
+    /// Follow a link: a sheet (section), a drill, a quiz, or a web address.
+    Follow(Target),
+    /// Open a drill's README in the reader.
+    Readme(String),
+    Flash(String),
+    /// Open a quiz: the setup page with `track` preselected, or straight
+    /// into the items when a level is given too.
+    OpenQuiz {
+        track: Option<u8>,
+        level: Option<Level>,
+    },
+    OpenReview,
+    OpenProgress,
+}

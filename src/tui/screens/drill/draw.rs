@@ -1,0 +1,378 @@
+//! Drawing of the drill screen: it only reads the [`State`].
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, BorderType, Borders, Cell, Gauge, List, ListItem, ListState, Paragraph, Row, Table, Tabs, Wrap,
+};
+use ratatui::Frame;
+
+use super::{sweep_tab, window, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
+use crate::drills::{RunStatus, View};
+use crate::tui::theme::{accent, table_header, GAUGE_BLUE, GAUGE_TRACK};
+use crate::tui::widgets::{chart, claims, token_mask};
+
+/// A pane; the focused one is marked `▶` before its title, not only by colour.
+pub(super) fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+    let block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(if focused {
+        accent()
+    } else {
+        Style::default().fg(Color::DarkGray)
+    });
+    if focused {
+        block.title(Span::styled("▶", accent())).title(title)
+    } else {
+        block.title(title)
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
+    // The objective (wrapped) and one line for preset and source, always seen.
+    let objective_h = crate::tui::widgets::wrap_words(&s.meta.objective, area.width as usize).len().clamp(1, 3) as u16;
+    let [top, main, gauge] =
+        Layout::vertical([Constraint::Length(objective_h + 1), Constraint::Min(8), Constraint::Length(1)]).areas(area);
+    // Objective and where the shown run comes from.
+    let source = match (&s.viewing, s.running()) {
+        (Some(name), _) => format!("saved run {name}"),
+        (None, true) => "live run".to_string(),
+        (None, false) if s.view.report.is_some() => "last run".to_string(),
+        _ => "no run yet: s starts one".to_string(),
+    };
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(Span::raw(s.meta.objective.clone())),
+            Line::from(vec![
+                Span::styled(
+                    format!("track {} · preset {} · ", s.meta.track, s.preset_label()),
+                    Style::default().fg(Color::DarkGray),
+                ),
+                Span::styled(source, Style::default().fg(Color::Yellow)),
+            ]),
+        ])
+        .wrap(Wrap { trim: true }),
+        top,
+    );
+
+    let left_w = (area.width / 3).clamp(30, 40);
+    let [left, right] = Layout::horizontal([Constraint::Length(left_w), Constraint::Min(20)]).areas(main);
+    // Claims get the room their wrapped text needs, up to 60% of the column.
+    let claim_lines = claims::lines(&s.meta, &s.view.claims, left.width.saturating_sub(2) as usize);
+    let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5);
+    let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
+    draw_config(frame, config_area, s);
+    frame.render_widget(Paragraph::new(claim_lines).block(panel(" Claims ", false)), claims_area);
+
+    let [tabs_area, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);
+    let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
+    let selected = Tab::ALL.iter().position(|t| *t == s.tab).unwrap_or(0);
+    frame.render_widget(
+        Tabs::new(titles)
+            .select(selected)
+            .highlight_style(accent().add_modifier(Modifier::BOLD | Modifier::UNDERLINED)),
+        tabs_area,
+    );
+    match s.tab {
+        Tab::Charts => draw_charts(frame, pane, s),
+        Tab::Views => draw_views(frame, pane, s),
+        Tab::Log => draw_log(frame, pane, s),
+        Tab::Runs => draw_runs(frame, pane, s),
+        Tab::Sweep => sweep_tab::draw(frame, pane, s),
+    }
+    draw_gauge(frame, gauge, s);
+}
+
+const SEED_LABEL: &str = "seed";
+const SWEEP_SEEDS_LABEL: &str = "sweep seeds";
+
+/// The value shown in config row `row`: the text being typed there, or `value`.
+fn shown_value(s: &State, row: usize, value: String) -> String {
+    match &s.editing {
+        Some(typed) if s.cursor == row => format!("{typed}█"),
+        _ => value,
+    }
+}
+
+fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
+    let key_w = s.meta.params.iter().map(|p| p.key.len()).chain([SWEEP_SEEDS_LABEL.len()]).max().unwrap_or(4);
+    let item = |key: &str, value: String, vstyle: Style| {
+        ListItem::new(Line::from(vec![
+            Span::styled(format!("{key:<key_w$} "), Style::default().fg(Color::Gray)),
+            Span::styled(value, vstyle),
+        ]))
+    };
+    let defaults = s.meta.preset_values(&s.preset).ok();
+    let mut items: Vec<ListItem> = s
+        .meta
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let current = s.params.get(&p.key);
+            let changed = defaults.as_ref().and_then(|d| d.get(&p.key)) != current;
+            let vstyle = if changed { Style::default().fg(Color::Yellow) } else { Style::default() };
+            item(&p.key, shown_value(s, i, current.map(|v| v.to_string()).unwrap_or_default()), vstyle)
+        })
+        .collect();
+    let n = s.meta.params.len();
+    items.push(item(SEED_LABEL, shown_value(s, n, s.seed.to_string()), Style::default()));
+    items.push(item(SWEEP_SEEDS_LABEL, shown_value(s, n + 1, s.sweep_seeds.to_string()), Style::default()));
+    let help = match s.config_row() {
+        ConfigRow::Param(i) => s.meta.params.get(i).map(|p| p.help.clone()).unwrap_or_default(),
+        ConfigRow::Seed => "random seed of data, init and sampling".into(),
+        ConfigRow::SweepSeeds => format!("S sweeps seeds 1–N (N ≤ {SWEEP_SEEDS_MAX})"),
+    };
+    let [list_area, help_area] = Layout::vertical([Constraint::Min(2), Constraint::Length(2)]).areas(area);
+    let mut st = ListState::default().with_selected(Some(s.cursor));
+    let list = List::new(items)
+        .block(
+            panel(
+                match s.edited_keys().len() {
+                    0 => format!(" Config · {} ", s.preset),
+                    n => format!(" Config · {}, {n} edited ", s.preset),
+                },
+                s.focus == Focus::Config,
+            )
+            .borders(Borders::TOP | Borders::LEFT | Borders::RIGHT),
+        )
+        .highlight_style(if s.focus == Focus::Config {
+            Style::default().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::default()
+        });
+    frame.render_stateful_widget(list, list_area, &mut st);
+    frame.render_widget(
+        Paragraph::new(Span::styled(help, Style::default().fg(Color::DarkGray))).wrap(Wrap { trim: true }).block(
+            Block::default()
+                .borders(Borders::LEFT | Borders::RIGHT | Borders::BOTTOM)
+                .border_type(BorderType::Rounded)
+                .border_style(if s.focus == Focus::Config { accent() } else { Style::default().fg(Color::DarkGray) }),
+        ),
+        help_area,
+    );
+}
+
+/// How many charts fit, and in how many columns.
+fn grid(area: Rect, n: usize) -> (usize, usize) {
+    let cols = if area.width >= 90 && n > 1 { 2 } else { 1 };
+    let rows = ((area.height / 9).max(1) as usize).min(n.div_ceil(cols).max(1));
+    (cols, rows)
+}
+
+fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
+    let series = &s.view.series;
+    if series.is_empty() {
+        let msg = match (&s.view.report, &s.viewing) {
+            _ if s.running() => "waiting for the first metric points…".to_string(),
+            (Some(r), _) => match &r.status {
+                RunStatus::Failed(m) => format!("The run failed before its first metric point: {m}"),
+                st => format!("The run ended ({st}) before its first metric point."),
+            },
+            (None, Some(name)) => format!("Run {name} saved no metric points: it was stopped before its first step."),
+            (None, None) => "No run yet. Press s to start the drill with the configuration on the left.".to_string(),
+        };
+        frame.render_widget(
+            Paragraph::new(msg).wrap(Wrap { trim: true }).block(panel(" Charts ", s.focus == Focus::Pane)),
+            area,
+        );
+        return;
+    }
+    let (cols, rows) = grid(area, series.len());
+    let per_page = cols * rows;
+    let pages = series.len().div_ceil(per_page);
+    let page = s.chart_page.min(pages - 1);
+    let [status, charts] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
+    let smooth = match s.opts.smoothing {
+        Some(b) => format!("EMA {b:.3}"),
+        None => "raw".into(),
+    };
+    let mut info = format!(
+        " page {}/{} ([ ]) · {smooth} (m, + -) · y {} (L) · x {} (w)",
+        page + 1,
+        pages,
+        if s.opts.log_y { "log" } else { "linear" },
+        if s.opts.x_time { "seconds" } else { "step" }
+    );
+    if s.previous.is_some() {
+        info.push_str(" · grey = previous run");
+    }
+    frame.render_widget(Paragraph::new(Span::styled(info, Style::default().fg(Color::DarkGray))), status);
+    let row_areas = Layout::vertical(vec![Constraint::Ratio(1, rows as u32); rows]).split(charts);
+    for (r, row_area) in row_areas.iter().enumerate() {
+        let cells = Layout::horizontal(vec![Constraint::Ratio(1, cols as u32); cols]).split(*row_area);
+        for (c, cell) in cells.iter().enumerate() {
+            let i = page * per_page + r * cols + c;
+            let Some((name, pts)) = series.get(i) else { continue };
+            let prev = s.previous.as_ref().and_then(|p| p.iter().find(|(n, _)| n == name)).map(|(_, p)| p.as_slice());
+            chart::draw(frame, *cell, name, i, pts, prev, s.opts);
+        }
+    }
+}
+
+fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
+    let views = &s.view.views;
+    let Some(v) = views.get(s.view_index.min(views.len().saturating_sub(1))) else {
+        frame.render_widget(
+            Paragraph::new(
+                "Teaching views appear here while the drill runs: trajectories token by token, sample tables.",
+            )
+            .wrap(Wrap { trim: true })
+            .block(panel(" Views ", s.focus == Focus::Pane)),
+            area,
+        );
+        return;
+    };
+    let title = format!(" {} ({}/{}, ↑↓ for the next) ", v.title(), s.view_index.min(views.len() - 1) + 1, views.len());
+    let block = panel(title, s.focus == Focus::Pane);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    match v {
+        View::Tokens { tokens, legend, .. } => {
+            let mut lines = token_mask::lines(tokens, inner.width as usize);
+            lines.push(Line::raw(""));
+            lines.push(Line::from(vec![
+                Span::styled(" prompt ", token_mask::kind_style(crate::drills::TokenKind::Prompt)),
+                Span::raw(" "),
+                Span::styled(" trained ", token_mask::kind_style(crate::drills::TokenKind::Trained)),
+                Span::raw(" "),
+                Span::styled(" masked ", token_mask::kind_style(crate::drills::TokenKind::Masked)),
+            ]));
+            lines.push(Line::from(Span::styled(legend.clone(), Style::default().fg(Color::DarkGray))));
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+        }
+        View::Table { header, rows, .. } => {
+            let n = header.len().max(1);
+            let widths = vec![Constraint::Ratio(1, n as u32); n];
+            let table = Table::new(rows.iter().map(|r| Row::new(r.iter().map(|c| Cell::from(c.clone())))), widths)
+                .header(header_row(header.iter().map(|h| Cell::from(h.clone()))));
+            frame.render_widget(table, inner);
+        }
+        View::Text { body, .. } => frame.render_widget(Paragraph::new(body.clone()).wrap(Wrap { trim: false }), inner),
+    }
+}
+
+fn draw_log(frame: &mut Frame, area: Rect, s: &State) {
+    let n = s.view.logs.len();
+    let shown = window(n, area.height.saturating_sub(2) as usize, s.log_scroll);
+    let end = shown.end;
+    let lines: Vec<Line> = s.view.logs[shown].iter().map(|l| Line::raw(l.clone())).collect();
+    let title = if s.log_scroll.is_some() {
+        format!(" Log {end}/{n} (scrolled: ↓ to the end to follow) ")
+    } else {
+        format!(" Log ({n} lines, following) ")
+    };
+    frame.render_widget(Paragraph::new(lines).block(panel(title, s.focus == Focus::Pane)), area);
+}
+
+fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
+    if s.runs.is_empty() {
+        frame.render_widget(
+            Paragraph::new("No saved runs of this drill yet.").block(panel(" Runs ", s.focus == Focus::Pane)),
+            area,
+        );
+        return;
+    }
+    let rows: Vec<Row> = s
+        .runs
+        .iter()
+        .map(|r| {
+            let (preset, seed) = r
+                .config
+                .as_ref()
+                .map_or(("?".to_string(), "?".to_string()), |c| (c.preset.clone(), c.seed.to_string()));
+            let (status, style, claims, wall) = match &r.report {
+                Some(rep) => {
+                    // Observations are not verdicts: the count is of claims only.
+                    let verdicts: Vec<bool> = rep.claims.iter().filter(|c| !c.observation).map(|c| c.pass).collect();
+                    let passed = verdicts.iter().filter(|p| **p).count();
+                    let (st, style) = status_cell(&rep.status);
+                    (st.to_string(), style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
+                }
+                None => ("interrupted".into(), Style::default().fg(Color::DarkGray), "-".into(), "-".into()),
+            };
+            Row::new(vec![
+                Cell::from(r.name.clone()),
+                Cell::from(preset),
+                Cell::from(seed),
+                Cell::from(status).style(style),
+                Cell::from(claims),
+                Cell::from(wall),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(21),
+        Constraint::Length(7),
+        Constraint::Length(5),
+        Constraint::Length(13),
+        Constraint::Length(7),
+        Constraint::Length(7),
+    ];
+    let table = Table::new(rows, widths)
+        .header(header_row(["run", "preset", "seed", "status", "claims", "time"]))
+        .block(panel(" Runs (↑↓ choose, Enter opens) ", s.focus == Focus::Pane))
+        .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
+    let mut st = ratatui::widgets::TableState::default().with_selected(Some(s.runs_cursor));
+    frame.render_stateful_widget(table, area, &mut st);
+}
+
+/// The bold header row of a table.
+pub(super) fn header_row<'a, T: Into<Cell<'a>>>(cells: impl IntoIterator<Item = T>) -> Row<'a> {
+    Row::new(cells).style(table_header())
+}
+
+/// A run's status as a table cell: a word and its colour.
+pub(super) fn status_cell(status: &RunStatus) -> (&'static str, Style) {
+    match status {
+        RunStatus::Passed => ("passed", Style::default().fg(Color::Green)),
+        RunStatus::ClaimsFailed => ("claim failed", Style::default().fg(Color::Red)),
+        RunStatus::Cancelled => ("cancelled", Style::default().fg(Color::DarkGray)),
+        RunStatus::Failed(_) => ("error", Style::default().fg(Color::Red)),
+    }
+}
+
+/// The gauge of the run shown: its phase and step, or how it ended.
+fn run_gauge(s: &State) -> (f64, String, Color) {
+    let v = &s.view;
+    let (ratio, label) = match (v.progress, &v.report) {
+        (_, Some(r)) => (1.0, r.outcome()),
+        // A saved run without a report was killed: it is not training now.
+        (Some((step, total, _)), None) if s.viewing.is_some() => (
+            (step as f64 / total.max(1) as f64).clamp(0.0, 1.0),
+            format!("interrupted at step {step} of {total} ({}): the process stopped before the run ended", v.phase),
+        ),
+        (Some((step, total, _)), None) => {
+            let mut text = format!("{} · step {step}/{total}", v.phase);
+            if let Some(eta) = v.eta() {
+                text.push_str(&format!(" · ETA {eta:.0} s"));
+            }
+            if let Some(tps) = v.tokens_per_s() {
+                text.push_str(&format!(" · {:.1}K tok/s", tps / 1000.0));
+            }
+            if !v.device.is_empty() {
+                text.push_str(&format!(" · {}", v.device));
+            }
+            ((step as f64 / total.max(1) as f64).clamp(0.0, 1.0), text)
+        }
+        (None, None) if s.running() => (0.0, format!("{} · starting…", v.phase)),
+        _ => (0.0, "idle · s starts a run".to_string()),
+    };
+    let colour = match &v.report {
+        None if s.viewing.is_some() && v.progress.is_some() => Color::DarkGray,
+        Some(r) if r.status == RunStatus::Passed => Color::Green,
+        Some(r) if matches!(r.status, RunStatus::Failed(_) | RunStatus::ClaimsFailed) => Color::Red,
+        _ => GAUGE_BLUE,
+    };
+    (ratio, label, colour)
+}
+
+fn draw_gauge(frame: &mut Frame, area: Rect, s: &State) {
+    let (ratio, label, colour) = match s.sweep.as_ref().filter(|v| v.is_live()) {
+        Some(v) => sweep_tab::gauge(v),
+        None => run_gauge(s),
+    };
+    frame.render_widget(
+        Gauge::default().ratio(ratio).label(label).gauge_style(Style::default().fg(colour).bg(GAUGE_TRACK)),
+        area,
+    );
+}

@@ -1,0 +1,114 @@
+//! Every colour and text style of the TUI, in one place. Screens and widgets
+//! ask for a role (`accent`, `dim`, `good`, `bad`, a badge) rather than
+//! writing colours, so the look can change here without touching them.
+
+use ratatui::style::{Color, Modifier, Style};
+
+/// The lab's colour: titles, headings, the focused pane.
+pub const ACCENT: Color = Color::Rgb(0x5f, 0xd7, 0xff);
+/// Warm yellow: review, search hits.
+pub const WARM: Color = Color::Rgb(0xff, 0xd7, 0x5f);
+/// Soft red: wrong answers, the current search hit.
+pub const RED: Color = Color::Rgb(0xff, 0x5f, 0x5f);
+/// Orange: low mastery.
+pub const ORANGE: Color = Color::Rgb(0xff, 0x87, 0x5f);
+/// The run gauge while a run is going.
+pub const GAUGE_BLUE: Color = Color::Rgb(0x5f, 0x87, 0xd7);
+/// The unfilled part of a gauge.
+pub const GAUGE_TRACK: Color = Color::Rgb(0x26, 0x26, 0x26);
+
+/// One colour per chart series, in order (they repeat after six).
+const SERIES: [Color; 6] = [
+    ACCENT,
+    Color::Rgb(0xff, 0x87, 0x87),
+    Color::Rgb(0x87, 0xff, 0x87),
+    WARM,
+    Color::Rgb(0xd7, 0x87, 0xff),
+    Color::Rgb(0xff, 0xaf, 0x5f),
+];
+
+pub fn series(i: usize) -> Color {
+    SERIES[i % SERIES.len()]
+}
+
+pub fn accent() -> Style {
+    Style::default().fg(ACCENT)
+}
+
+/// Text that matters less: hints, units, empty states.
+pub fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+pub fn good() -> Style {
+    Style::default().fg(Color::Green)
+}
+
+pub fn bad() -> Style {
+    Style::default().fg(RED)
+}
+
+/// A key in the footer and the help overlay.
+pub fn key_style() -> Style {
+    Style::default().fg(Color::Black).bg(Color::Rgb(0x8a, 0x8a, 0x8a))
+}
+
+/// Dark text on a coloured background: the app name, "item 3/10", "review 2/5".
+pub fn badge(bg: Color) -> Style {
+    Style::default().fg(Color::Black).bg(bg)
+}
+
+/// The app name at the left of the header.
+pub fn brand() -> Style {
+    badge(ACCENT).add_modifier(Modifier::BOLD)
+}
+
+/// The bold header row of a table.
+pub fn table_header() -> Style {
+    accent().add_modifier(Modifier::BOLD)
+}
+
+/// Search hits in the reader: every hit, and the one the cursor is on.
+pub fn search_hit() -> Style {
+    badge(Color::Rgb(0xd7, 0xaf, 0x00))
+}
+
+pub fn search_current() -> Style {
+    badge(RED)
+}
+
+/// Tokens in the teaching views: prompt, trained on, masked out of the loss.
+pub fn token_prompt() -> Style {
+    Style::default().fg(Color::Gray)
+}
+
+pub fn token_trained() -> Style {
+    badge(Color::Rgb(0x87, 0xd7, 0x87))
+}
+
+pub fn token_masked() -> Style {
+    Style::default()
+        .fg(Color::Rgb(0xaf, 0xaf, 0xaf))
+        .bg(Color::Rgb(0x5f, 0x2f, 0x2f))
+        .add_modifier(Modifier::CROSSED_OUT)
+}
+
+/// A signed value as a background: green for positive, red for negative,
+/// brighter as `|v| / max_abs` grows.
+pub fn signed_value(v: f32, max_abs: f32) -> Style {
+    let a = (v.abs() / max_abs.max(1e-6)).clamp(0.0, 1.0);
+    let level = (60.0 + 160.0 * a) as u8;
+    let bg = if v >= 0.0 { Color::Rgb(20, level, 40) } else { Color::Rgb(level, 25, 25) };
+    Style::default().fg(Color::White).bg(bg)
+}
+
+/// A mastery fraction's colour: green from 0.8, yellow from 0.4, orange below.
+pub fn mastery(f: f64) -> Color {
+    if f >= 0.8 {
+        Color::Green
+    } else if f >= 0.4 {
+        Color::Yellow
+    } else {
+        ORANGE
+    }
+}
