@@ -26,7 +26,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
         return;
     }
     let [header, body, footer] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(footer_height(app, area))])
+            .areas(area);
     draw_header(frame, header, app);
     match app.screen() {
         Screen::Home(s) => home::draw(frame, body, s, &app.content, &app.summary),
@@ -52,6 +53,24 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// Footer: a flash message if there is one, else the screen's key hints.
+/// Most lines a status message takes (it is told in full: a path in it is
+/// what the learner needs to find a file).
+const FLASH_MAX_LINES: usize = 4;
+
+fn flash_lines(msg: &str, width: u16) -> Vec<String> {
+    let mut lines = crate::tui::widgets::wrap_all(msg, width.saturating_sub(1) as usize);
+    lines.truncate(FLASH_MAX_LINES);
+    lines.into_iter().map(|l| format!(" {l}")).collect()
+}
+
+/// One line of key hints, or as many as a status message needs.
+fn footer_height(app: &App, area: Rect) -> u16 {
+    match (&app.confirm_quit, &app.flash) {
+        (None, Some(msg)) => flash_lines(msg, area.width).len() as u16,
+        _ => 1,
+    }
+}
+
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(ask) = &app.confirm_quit {
         let line = Line::from(Span::styled(
@@ -62,8 +81,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     if let Some(msg) = &app.flash {
-        let line = Line::from(Span::styled(format!(" {msg}"), Style::default().fg(Color::Yellow)));
-        frame.render_widget(Paragraph::new(line), area);
+        let lines = flash_lines(msg, area.width);
+        frame.render_widget(Paragraph::new(lines.join("\n")).style(Style::default().fg(Color::Yellow)), area);
         return;
     }
     let mut hints = app.screen().hints();

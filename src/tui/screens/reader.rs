@@ -10,6 +10,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Padding, Paragraph};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::content::links::link_label;
 use crate::content::Content;
@@ -139,7 +140,11 @@ impl State {
     pub fn areas(&self, area: Rect) -> (Option<Rect>, Rect, Rect) {
         let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
         if self.show_toc && area.width >= 90 {
-            let toc_w = (area.width / 4).clamp(24, 36);
+            // As wide as the longest entry needs, up to a quarter of the
+            // screen (36 columns at least); longer entries wrap.
+            let needed =
+                self.doc.headings.iter().map(|h| toc_indent(h.level).len() + h.title.width()).max().unwrap_or(0);
+            let toc_w = (needed as u16 + TOC_CHROME).clamp(24, (area.width / 4).max(36));
             let [toc, text] = Layout::horizontal([Constraint::Length(toc_w), Constraint::Min(20)]).areas(main);
             (Some(toc), text, status)
         } else {
@@ -474,6 +479,14 @@ fn overlay(line: &Line<'static>, marks: &[(usize, usize, Style)]) -> Line<'stati
     Line::from(spans)
 }
 
+/// Columns of the contents pane that are not entry text: two borders, the
+/// selection marker and a space.
+const TOC_CHROME: u16 = 4;
+
+fn toc_indent(level: u8) -> String {
+    "  ".repeat(level.saturating_sub(1) as usize)
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let (toc_area, text_area, status_area) = s.areas(area);
     let current = s.current_heading();
@@ -485,9 +498,19 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             .iter()
             .enumerate()
             .map(|(i, h)| {
-                let indent = "  ".repeat(h.level.saturating_sub(1) as usize);
+                let indent = toc_indent(h.level);
                 let style = if Some(i) == current { accent().add_modifier(Modifier::BOLD) } else { Style::default() };
-                ListItem::new(Line::from(Span::styled(format!("{indent}{}", h.title), style)))
+                // A long heading wraps under itself instead of being cut.
+                let room = (toc_area.width.saturating_sub(TOC_CHROME) as usize).saturating_sub(indent.len()).max(8);
+                let lines: Vec<Line> = crate::tui::widgets::wrap_words(&h.title, room - 2)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, part)| {
+                        let lead = if k == 0 { indent.clone() } else { format!("{indent}  ") };
+                        Line::from(Span::styled(format!("{lead}{part}"), style))
+                    })
+                    .collect();
+                ListItem::new(lines)
             })
             .collect();
         let border = if s.focus == Focus::Toc { accent() } else { Style::default().fg(Color::DarkGray) };

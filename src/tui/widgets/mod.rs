@@ -21,12 +21,40 @@ pub fn ellipsize(text: &str, width: usize) -> String {
 /// `text` broken into lines of at most `width` columns at spaces; a word
 /// longer than a line is cut with `…`.
 pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    use unicode_width::UnicodeWidthStr;
+    wrap(text, width, false)
+}
+
+/// Like [`wrap_words`], but a word longer than a line is split over lines,
+/// so that no character is lost (table cells, where the text is the data).
+pub fn wrap_all(text: &str, width: usize) -> Vec<String> {
+    wrap(text, width, true)
+}
+
+fn wrap(text: &str, width: usize, split_long: bool) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
-        let word = if word.width() > width { ellipsize(word, width) } else { word.to_string() };
+        let word = if word.width() <= width {
+            word.to_string()
+        } else if split_long {
+            // A word wider than a line starts a line of its own and fills
+            // whole lines; its last piece goes on like a word.
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            let mut piece = String::new();
+            for c in word.chars() {
+                if piece.width() + c.width().unwrap_or(0) > width {
+                    lines.push(std::mem::take(&mut piece));
+                }
+                piece.push(c);
+            }
+            piece
+        } else {
+            ellipsize(word, width)
+        };
         if !line.is_empty() && line.width() + 1 + word.width() > width {
             lines.push(std::mem::take(&mut line));
         }
@@ -41,9 +69,62 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// Widths for table columns whose contents want `natural` columns, in
+/// `avail` columns with `gap` between neighbours. When everything fits, each
+/// column gets what it wants; otherwise the widest columns give up room
+/// first (all columns narrower than a cap keep their width, the others get
+/// the cap), so a short column such as "step" is never squeezed to fit a
+/// long one. Every column keeps at least 3.
+pub fn column_widths(natural: &[usize], avail: usize, gap: usize) -> Vec<usize> {
+    let n = natural.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let room = avail.saturating_sub(gap * (n - 1));
+    let natural: Vec<usize> = natural.iter().map(|&w| w.max(3)).collect();
+    if natural.iter().sum::<usize>() <= room {
+        return natural;
+    }
+    // The largest cap c with sum(min(w, c)) <= room.
+    let fits = |c: usize| natural.iter().map(|&w| w.min(c)).sum::<usize>() <= room;
+    let mut cap = 3;
+    while cap < room && fits(cap + 1) {
+        cap += 1;
+    }
+    let mut widths: Vec<usize> = natural.iter().map(|&w| w.min(cap)).collect();
+    // Hand the columns left over by rounding to the capped ones, left first.
+    let mut spare = room.saturating_sub(widths.iter().sum());
+    for (w, &want) in widths.iter_mut().zip(&natural) {
+        if spare > 0 && *w < want {
+            *w += 1;
+            spare -= 1;
+        }
+    }
+    widths
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{ellipsize, wrap_words};
+    use super::{column_widths, ellipsize, wrap_all, wrap_words};
+
+    #[test]
+    fn column_widths_squeeze_the_widest_first() {
+        // Everything fits: natural widths (at least 3).
+        assert_eq!(column_widths(&[4, 10, 1], 40, 1), vec![4, 10, 3]);
+        // 4 + 30 + 12 = 46 > 30 - 2 gaps: the short column keeps its 4.
+        let w = column_widths(&[4, 30, 12], 30, 1);
+        assert_eq!(w[0], 4);
+        assert_eq!(w.iter().sum::<usize>() + 2, 30);
+        assert!(w[1] >= w[2] && w[2] <= 12);
+        assert!(column_widths(&[], 10, 1).is_empty());
+    }
+
+    #[test]
+    fn wrap_all_keeps_every_character() {
+        assert_eq!(wrap_all("writes Observation:", 8), vec!["writes", "Observat", "ion:"]);
+        assert_eq!(wrap_all("a abcdefghij", 4), vec!["a", "abcd", "efgh", "ij"]);
+        assert_eq!(wrap_all("short", 8), vec!["short"]);
+    }
 
     #[test]
     fn wrap_words_breaks_at_spaces() {

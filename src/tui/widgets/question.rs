@@ -185,8 +185,9 @@ impl Question {
             KeyCode::Char(c @ '1'..='3') => {
                 let rating = Rating::from_key(&c.to_string()).unwrap_or(Rating::Dont);
                 if !rating.allowed(correct) {
+                    // Said once, next to the ratings (not also in the status line).
                     self.error = Some("the answer was wrong, so it cannot be ✅: rate 2 ⚠ or 3 ❌".into());
-                    return Outcome::Flash("a wrong answer cannot be rated ✅ know".into());
+                    return Outcome::None;
                 }
                 self.error = None;
                 Outcome::Rated { correct, rating }

@@ -11,7 +11,8 @@ use ratatui::Frame;
 use super::{sweep_tab, window, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
 use crate::tui::theme::{accent, table_header, GAUGE_BLUE, GAUGE_TRACK};
-use crate::tui::widgets::{chart, claims, token_mask};
+use crate::tui::widgets::{chart, claims, column_widths, ellipsize, token_mask, wrap_all, wrap_words};
+use unicode_width::UnicodeWidthStr;
 
 /// A pane; the focused one is marked `▶` before its title, not only by colour.
 pub(super) fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
@@ -222,10 +223,23 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
         );
         return;
     };
-    let title = format!(" {} ({}/{}, ↑↓ for the next) ", v.title(), s.view_index.min(views.len() - 1) + 1, views.len());
-    let block = panel(title, s.focus == Focus::Pane);
-    let inner = block.inner(area);
+    // "title (2/3, ↑↓)": the position always shows; a title too long for the
+    // border is cut there and given in full on the first line inside.
+    let i = s.view_index.min(views.len() - 1);
+    let tail = if views.len() > 1 { format!(" ({}/{}, ↑↓) ", i + 1, views.len()) } else { " ".to_string() };
+    let room = (area.width as usize).saturating_sub(4 + tail.width());
+    let shown = ellipsize(v.title(), room);
+    let cut = shown != v.title();
+    let block = panel(format!(" {shown}{tail}"), s.focus == Focus::Pane);
+    let mut inner = block.inner(area);
     frame.render_widget(block, area);
+    if cut {
+        let full = wrap_words(v.title(), inner.width as usize);
+        let h = (full.len() as u16).min(inner.height.saturating_sub(1));
+        let [head, rest] = Layout::vertical([Constraint::Length(h), Constraint::Min(0)]).areas(inner);
+        frame.render_widget(Paragraph::new(full.join("\n")).style(accent()), head);
+        inner = rest;
+    }
     match v {
         View::Tokens { tokens, legend, .. } => {
             let mut lines = token_mask::lines(tokens, inner.width as usize);
@@ -240,13 +254,7 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
             lines.push(Line::from(Span::styled(legend.clone(), Style::default().fg(Color::DarkGray))));
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
         }
-        View::Table { header, rows, .. } => {
-            let n = header.len().max(1);
-            let widths = vec![Constraint::Ratio(1, n as u32); n];
-            let table = Table::new(rows.iter().map(|r| Row::new(r.iter().map(|c| Cell::from(c.clone())))), widths)
-                .header(header_row(header.iter().map(|h| Cell::from(h.clone()))));
-            frame.render_widget(table, inner);
-        }
+        View::Table { header, rows, .. } => frame.render_widget(wrapped_table(header, rows, inner.width), inner),
         View::Text { body, .. } => frame.render_widget(Paragraph::new(body.clone()).wrap(Wrap { trim: false }), inner),
     }
 }
@@ -331,31 +339,83 @@ pub(super) fn status_cell(status: &RunStatus) -> (&'static str, Style) {
     }
 }
 
+/// A table whose columns are as wide as their contents allow and whose
+/// cells wrap (long words split) rather than being cut: in a teaching view
+/// the cell text is what the learner reads.
+fn wrapped_table<'a>(header: &[String], rows: &[Vec<String>], width: u16) -> Table<'a> {
+    let n = header.len().max(rows.iter().map(Vec::len).max().unwrap_or(0)).max(1);
+    let mut natural = vec![0usize; n];
+    for r in std::iter::once(header).chain(rows.iter().map(Vec::as_slice)) {
+        for (w, c) in natural.iter_mut().zip(r) {
+            *w = (*w).max(c.width());
+        }
+    }
+    let widths = column_widths(&natural, width as usize, 1);
+    let row = |cells: &[String]| -> (Vec<Cell<'a>>, u16) {
+        let wrapped: Vec<Vec<String>> = cells.iter().zip(&widths).map(|(c, &w)| wrap_all(c, w)).collect();
+        let h = wrapped.iter().map(Vec::len).max().unwrap_or(1).max(1) as u16;
+        (wrapped.into_iter().map(|lines| Cell::from(lines.join("\n"))).collect(), h)
+    };
+    let (head, head_h) = row(header);
+    let body: Vec<Row> = rows
+        .iter()
+        .map(|r| {
+            let (cells, h) = row(r);
+            Row::new(cells).height(h)
+        })
+        .collect();
+    Table::new(body, widths.iter().map(|&w| Constraint::Length(w as u16)))
+        .header(header_row(head).height(head_h))
+        .column_spacing(1)
+}
+
+/// `parts` joined with " · ", leaving out the last ones that do not fit in
+/// `width` (a part is never cut in the middle, unless the first alone is too
+/// wide: then it ends in `…`).
+pub(super) fn fit_parts(parts: &[String], width: usize) -> String {
+    let mut out = String::new();
+    for p in parts {
+        let next = if out.is_empty() { p.clone() } else { format!("{out} · {p}") };
+        if next.width() > width {
+            break;
+        }
+        out = next;
+    }
+    if out.is_empty() {
+        out = ellipsize(parts.first().map_or("", String::as_str), width);
+    }
+    out
+}
+
 /// The gauge of the run shown: its phase and step, or how it ended.
-fn run_gauge(s: &State) -> (f64, String, Color) {
+fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
     let v = &s.view;
     let (ratio, label) = match (v.progress, &v.report) {
-        (_, Some(r)) => (1.0, r.outcome()),
+        (_, Some(r)) => (1.0, vec![r.outcome()]),
         // A saved run without a report was killed: it is not training now.
         (Some((step, total, _)), None) if s.viewing.is_some() => (
             (step as f64 / total.max(1) as f64).clamp(0.0, 1.0),
-            format!("interrupted at step {step} of {total} ({}): the process stopped before the run ended", v.phase),
+            vec![
+                format!("interrupted at step {step} of {total} ({})", v.phase),
+                "the process stopped before the run ended".to_string(),
+            ],
         ),
         (Some((step, total, _)), None) => {
-            let mut text = format!("{} · step {step}/{total}", v.phase);
+            // Most important first: what is left out on a narrow screen is the tail.
+            let mut parts = vec![format!("{} · step {step}/{total}", v.phase)];
             if let Some(eta) = v.eta() {
-                text.push_str(&format!(" · ETA {eta:.0} s"));
+                parts.push(format!("ETA {eta:.0} s"));
             }
             if let Some(tps) = v.tokens_per_s() {
-                text.push_str(&format!(" · {:.1}K tok/s", tps / 1000.0));
+                parts.push(format!("{:.1}K tok/s", tps / 1000.0));
             }
             if !v.device.is_empty() {
-                text.push_str(&format!(" · {}", v.device));
+                parts.push(v.device.clone());
             }
-            ((step as f64 / total.max(1) as f64).clamp(0.0, 1.0), text)
+            ((step as f64 / total.max(1) as f64).clamp(0.0, 1.0), parts)
         }
-        (None, None) if s.running() => (0.0, format!("{} · starting…", v.phase)),
-        _ => (0.0, "idle · s starts a run".to_string()),
+        (None, None) if s.running() => (0.0, vec![format!("{} · starting…", v.phase)]),
+        _ => (0.0, vec!["idle · s starts a run".to_string()]),
     };
     let colour = match &v.report {
         None if s.viewing.is_some() && v.progress.is_some() => Color::DarkGray,
@@ -367,10 +427,14 @@ fn run_gauge(s: &State) -> (f64, String, Color) {
 }
 
 fn draw_gauge(frame: &mut Frame, area: Rect, s: &State) {
-    let (ratio, label, colour) = match s.sweep.as_ref().filter(|v| v.is_live()) {
-        Some(v) => sweep_tab::gauge(v),
+    let (ratio, parts, colour) = match s.sweep.as_ref().filter(|v| v.is_live()) {
+        Some(v) => {
+            let (ratio, text, colour) = sweep_tab::gauge(v);
+            (ratio, vec![text], colour)
+        }
         None => run_gauge(s),
     };
+    let label = fit_parts(&parts, area.width as usize);
     frame.render_widget(
         Gauge::default().ratio(ratio).label(label).gauge_style(Style::default().fg(colour).bg(GAUGE_TRACK)),
         area,
