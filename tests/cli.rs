@@ -1,5 +1,7 @@
 //! The headless commands, run as a user would run them.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -744,23 +746,7 @@ fn numeric_options_say_what_they_take() {
 /// A run directory as a killed `drill run` leaves it: config and metrics up
 /// to step 30 of 100, no report.
 fn interrupted_run(root: &Path) -> std::path::PathBuf {
-    use agentlab::drills::Event;
-    let dir = root.join("runs/sft-basics/2026-01-01T00-00-00");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("config.toml"),
-        "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\n",
-    )
-    .unwrap();
-    let mut lines = vec![Event::Phase("train".into())];
-    for step in 1..=30u64 {
-        lines.push(Event::Metric { step, name: "loss".into(), value: 3.0 / step as f64, t: step as f64 * 0.1 });
-        lines.push(Event::Progress { step, total: 100, tokens: step * 100 });
-    }
-    let mut text: String = lines.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
-    text.push_str("{\"type\":\"metric\",\"data\":{\"st"); // the torn last line of a killed process
-    std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
-    dir
+    common::saved_run(&root.join("runs"), "2026-01-01T00-00-00", 30, 100, None)
 }
 
 #[test]

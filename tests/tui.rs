@@ -1,5 +1,7 @@
 //! Screens drawn into ratatui's TestBackend, driven by key events.
 
+mod common;
+
 use agentlab::content::Content;
 use agentlab::tui::{ui, App};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -575,6 +577,11 @@ fn a_bad_progress_file_is_reported_on_the_status_line_and_the_app_starts() {
     assert!(screen(&draw(&mut a, 100, 30)).contains("newer agentlab"), "also on the progress screen");
 }
 
+/// A saved sft-basics run of 800 steps, killed (no report) or ended.
+fn saved_run(runs_root: &std::path::Path, name: &str, steps: u64, report: Option<agentlab::drills::Report>) {
+    common::saved_run(runs_root, name, steps, 800, report);
+}
+
 // ---------------------------------------------------------------- drill sweeps
 
 mod sweeps {
@@ -854,28 +861,6 @@ mod sweeps {
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
         assert_eq!(report["status"]["status"], "cancelled");
-    }
-
-    /// A killed run (no report) written under `runs_root`.
-    fn saved_run(runs_root: &std::path::Path, name: &str, steps: u64, report: Option<agentlab::drills::Report>) {
-        use agentlab::drills::Event;
-        let dir = runs_root.join("sft-basics").join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(
-            dir.join("config.toml"),
-            "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\n",
-        )
-        .unwrap();
-        let mut lines = vec![Event::Phase("train".into())];
-        for step in 1..=steps {
-            lines.push(Event::Metric { step, name: "loss".into(), value: 3.0 / step as f64, t: step as f64 * 0.1 });
-            lines.push(Event::Progress { step, total: 800, tokens: step * 100 });
-        }
-        let text: String = lines.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
-        std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
-        if let Some(r) = report {
-            std::fs::write(dir.join("report.json"), serde_json::to_string(&r).unwrap()).unwrap();
-        }
     }
 
     /// Opening saved runs from the Runs tab: `4` focuses the list, Enter opens
@@ -1199,5 +1184,28 @@ fn screens_and_widgets_never_import_the_app() {
             let uses = text.lines().filter(|l| l.trim_start().starts_with("use ") && l.contains(bad)).count();
             assert_eq!(uses, 0, "{} imports {bad}", p.display());
         }
+    }
+}
+
+/// At the smallest size every tab key, the run's status word and the quit key stay in sight.
+#[test]
+fn tabs_runs_and_footer_fit_at_60_columns() {
+    let home = tempfile::tempdir().unwrap();
+    let mut a = app_at(60, 16);
+    a.runs_root = home.path().join("runs");
+    saved_run(&a.runs_root, "2026-11-23T18-15-12", 52, None);
+    open_drill(&mut a, "sft-basics");
+    key(&mut a, KeyCode::Char('4'));
+    let lines = draw(&mut a, 60, 16);
+    let s = screen(&lines);
+    let tabs = lines.iter().find(|l| l.contains("4 Runs")).unwrap_or_else(|| panic!("{s}"));
+    for k in ["1", "2", "3", "5"] {
+        assert!(tabs.contains(&format!(" {k} ")), "tab {k} in sight: {tabs}");
+    }
+    assert!(s.contains("11-23 18:15:12") && s.contains("interrupted"), "{s}");
+    assert!(lines[15].contains("q  quit") && lines[15].contains("?  help"), "footer: {}", lines[15]);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let s = screen(&draw(&mut a, w, h));
+        assert!(s.contains("1 Charts") && s.contains("5 Sweep") && s.contains("interrupted"), "{w}×{h}:\n{s}");
     }
 }

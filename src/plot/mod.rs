@@ -255,21 +255,33 @@ impl Style {
         self.smoothing.filter(|_| n >= MIN_POINTS_TO_SMOOTH)
     }
 
-    /// (step, y) of `pts` as drawn: smoothed where the series is long
-    /// enough, then log10 if asked; non-finite results are left out.
-    pub fn apply(&self, pts: &[Point]) -> Vec<(f64, f64)> {
+    /// The y values as drawn, before any log scale: smoothed where the
+    /// series is long enough, raw otherwise.
+    pub fn smoothed(&self, pts: &[Point]) -> Vec<f64> {
         let ys: Vec<f64> = pts.iter().map(|p| p.value).collect();
-        let ys = match self.smoothing_for(pts.len()) {
+        match self.smoothing_for(pts.len()) {
             Some(b) => ema(&ys, b),
             None => ys,
-        };
+        }
+    }
+
+    /// (x, y) of `pts` as drawn — x the step, or the seconds since the start
+    /// when `x_time` — smoothed, then log10 if asked; non-finite results
+    /// are left out. The screen's charts and the exports both draw these.
+    pub fn points(&self, pts: &[Point], x_time: bool) -> Vec<(f64, f64)> {
         pts.iter()
-            .zip(ys)
+            .zip(self.smoothed(pts))
             .filter_map(|(p, y)| {
                 let y = if self.log_y { (y > 0.0).then(|| y.log10())? } else { y };
-                y.is_finite().then_some((p.step, y))
+                let x = if x_time { p.t } else { p.step };
+                y.is_finite().then_some((x, y))
             })
             .collect()
+    }
+
+    /// (step, y) of `pts` as drawn.
+    pub fn apply(&self, pts: &[Point]) -> Vec<(f64, f64)> {
+        self.points(pts, false)
     }
 }
 

@@ -6,6 +6,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use super::action::Hint;
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
@@ -86,14 +87,25 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
         return;
     }
     let mut hints = app.screen().hints();
-    if app.screen().is_typing() {
+    let global: &[Hint] = if app.screen().is_typing() {
         // `?` and `q` are letters in a text field; only Ctrl-C quits.
-        hints.push(("Ctrl-C", "quit"));
+        &[("Ctrl-C", "quit")]
     } else {
-        hints.push(("?", "help"));
-        hints.push(("q", "quit"));
+        &[("?", "help"), ("q", "quit")]
+    };
+    // The global keys always show; the screen's last hints give way (the
+    // help overlay lists them all).
+    let room = (area.width as usize).saturating_sub(global.iter().map(hint_width).sum());
+    while hints.iter().map(hint_width).sum::<usize>() > room && !hints.is_empty() {
+        hints.pop();
     }
+    hints.extend_from_slice(global);
     frame.render_widget(Paragraph::new(hint_line(&hints)), area);
+}
+
+/// Columns a hint takes in [`hint_line`]: " k " and " what  ".
+fn hint_width(h: &Hint) -> usize {
+    h.0.width() + h.1.width() + 5
 }
 
 pub fn hint_line(hints: &[Hint]) -> Line<'static> {

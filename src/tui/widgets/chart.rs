@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, BorderType, Borders, Chart, Dataset, GraphType};
 use ratatui::Frame;
 
-use crate::plot::{ema, value_range, x_range};
+use crate::plot::{value_range, x_range};
 use crate::runner::Point;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,40 +37,20 @@ impl ChartOpts {
 /// Points as (x, y) after smoothing (long series only, see
 /// [`crate::plot::MIN_POINTS_TO_SMOOTH`]) and scaling, at most `max_points`.
 pub fn prepare(pts: &[Point], opts: ChartOpts, max_points: usize) -> Vec<(f64, f64)> {
-    let ys: Vec<f64> = pts.iter().map(|p| p.value).collect();
-    let ys = match opts.style().smoothing_for(pts.len()) {
-        Some(b) => ema(&ys, b),
-        None => ys,
-    };
-    let stride = pts.len().div_ceil(max_points.max(1)).max(1);
-    pts.iter()
-        .zip(ys)
-        .enumerate()
-        .filter(|(i, _)| i % stride == 0 || *i + 1 == pts.len())
-        .filter_map(|(_, (p, y))| {
-            let x = if opts.x_time { p.t } else { p.step };
-            let y = if opts.log_y {
-                if y > 0.0 {
-                    y.log10()
-                } else {
-                    return None;
-                }
-            } else {
-                y
-            };
-            y.is_finite().then_some((x, y))
-        })
-        .collect()
+    let all = opts.style().points(pts, opts.x_time);
+    let stride = all.len().div_ceil(max_points.max(1)).max(1);
+    let n = all.len();
+    all.into_iter().enumerate().filter(|(i, _)| i % stride == 0 || *i + 1 == n).map(|(_, p)| p).collect()
 }
 
 /// The chart's title value: the last value the curve shows, and when the
 /// curve is smoothed also the last raw value, each labelled.
 pub fn title_value(pts: &[Point], opts: ChartOpts) -> String {
     let Some(last) = pts.last().map(|p| p.value) else { return String::new() };
-    match opts.style().smoothing_for(pts.len()) {
-        Some(b) => {
-            let ys: Vec<f64> = pts.iter().map(|p| p.value).collect();
-            let shown = ema(&ys, b).last().copied().unwrap_or(last);
+    let style = opts.style();
+    match style.smoothing_for(pts.len()) {
+        Some(_) => {
+            let shown = style.smoothed(pts).last().copied().unwrap_or(last);
             format!("EMA {} · last {}", fmt(shown, false), fmt(last, false))
         }
         None => fmt(last, false),

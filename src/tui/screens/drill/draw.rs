@@ -65,8 +65,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     frame.render_widget(Paragraph::new(claim_lines).block(panel(" Claims ", false)), claims_area);
 
     let [tabs_area, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);
-    let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
     let selected = Tab::ALL.iter().position(|t| *t == s.tab).unwrap_or(0);
+    // Every tab stays in sight: when the names do not all fit, the others
+    // show only their key.
+    let full: usize = Tab::ALL.iter().map(|t| t.title().width() + 3).sum();
+    let titles: Vec<&str> = Tab::ALL
+        .iter()
+        .map(|t| if full <= tabs_area.width as usize || *t == s.tab { t.title() } else { &t.title()[..1] })
+        .collect();
     frame.render_widget(
         Tabs::new(titles)
             .select(selected)
@@ -123,7 +129,10 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
         ConfigRow::Seed => "random seed of data, init and sampling".into(),
         ConfigRow::SweepSeeds => format!("S sweeps seeds 1–N (N ≤ {SWEEP_SEEDS_MAX})"),
     };
-    let [list_area, help_area] = Layout::vertical([Constraint::Min(2), Constraint::Length(2)]).areas(area);
+    // The help of the selected row, wrapped (up to 4 lines, leaving the list room).
+    let help_lines = wrap_words(&help, area.width.saturating_sub(2) as usize).len() as u16;
+    let help_h = help_lines.clamp(1, 4).min(area.height.saturating_sub(4) / 2).max(1) + 1;
+    let [list_area, help_area] = Layout::vertical([Constraint::Min(2), Constraint::Length(help_h)]).areas(area);
     let mut st = ListState::default().with_selected(Some(s.cursor));
     let list = List::new(items)
         .block(
@@ -187,16 +196,17 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
         Some(b) => format!("EMA {b:.3}"),
         None => "raw".into(),
     };
-    let mut info = format!(
-        " page {}/{} ([ ]) · {smooth} (m, + -) · y {} (L) · x {} (w)",
-        page + 1,
-        pages,
-        if s.opts.log_y { "log" } else { "linear" },
-        if s.opts.x_time { "seconds" } else { "step" }
-    );
+    let mut parts = vec![
+        format!("page {}/{} ([ ])", page + 1, pages),
+        format!("{smooth} (m, + -)"),
+        format!("y {} (L)", if s.opts.log_y { "log" } else { "linear" }),
+        format!("x {} (w)", if s.opts.x_time { "seconds" } else { "step" }),
+    ];
     if s.previous.is_some() {
-        info.push_str(" · grey = previous run");
+        parts.push("grey = previous run".into());
     }
+    // Whole settings or none: the ones that do not fit are in the help (?).
+    let info = format!(" {}", fit_parts(&parts, status.width.saturating_sub(1) as usize));
     frame.render_widget(Paragraph::new(Span::styled(info, Style::default().fg(Color::DarkGray))), status);
     let row_areas = Layout::vertical(vec![Constraint::Ratio(1, rows as u32); rows]).split(charts);
     for (r, row_area) in row_areas.iter().enumerate() {
@@ -280,7 +290,17 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         );
         return;
     }
-    let rows: Vec<Row> = s
+    let block = panel(
+        if area.width >= 50 { " Runs (↑↓ choose, Enter opens) " } else { " Runs (↑↓, Enter) " },
+        s.focus == Focus::Pane,
+    );
+    let avail = block.inner(area).width as usize;
+    // On a narrow screen the run's name drops the year and the seconds' dashes.
+    let name = |n: &str| match (avail < 70, n.split_once('T')) {
+        (true, Some((date, time))) if date.len() == 10 => format!("{} {}", &date[5..], time.replace('-', ":")),
+        _ => n.to_string(),
+    };
+    let cells: Vec<(Vec<String>, Style)> = s
         .runs
         .iter()
         .map(|r| {
@@ -298,27 +318,40 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                 }
                 None => ("interrupted".into(), Style::default().fg(Color::DarkGray), "-".into(), "-".into()),
             };
-            Row::new(vec![
-                Cell::from(r.name.clone()),
-                Cell::from(preset),
-                Cell::from(seed),
-                Cell::from(status).style(style),
-                Cell::from(claims),
-                Cell::from(wall),
-            ])
+            (vec![name(&r.name), preset, seed, status, claims, wall], style)
         })
         .collect();
-    let widths = [
-        Constraint::Length(21),
-        Constraint::Length(7),
-        Constraint::Length(5),
-        Constraint::Length(13),
-        Constraint::Length(7),
-        Constraint::Length(7),
-    ];
-    let table = Table::new(rows, widths)
-        .header(header_row(["run", "preset", "seed", "status", "claims", "time"]))
-        .block(panel(" Runs (↑↓ choose, Enter opens) ", s.focus == Focus::Pane))
+    let header = ["run", "preset", "seed", "status", "claims", "time"];
+    let mut natural: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for (row, _) in &cells {
+        for (w, c) in natural.iter_mut().zip(row) {
+            *w = (*w).max(c.width());
+        }
+    }
+    // Columns that do not fit are left out whole, least needed first.
+    let mut shown: Vec<usize> = (0..header.len()).collect();
+    for drop in [1, 5, 2, 4] {
+        if shown.iter().map(|&i| natural[i] + 1).sum::<usize>() <= avail + 1 {
+            break;
+        }
+        shown.retain(|&i| i != drop);
+    }
+    let rows: Vec<Row> = cells
+        .iter()
+        .map(|(row, style)| {
+            Row::new(shown.iter().map(|&i| {
+                let c = Cell::from(row[i].clone());
+                if i == 3 {
+                    c.style(*style)
+                } else {
+                    c
+                }
+            }))
+        })
+        .collect();
+    let table = Table::new(rows, shown.iter().map(|&i| Constraint::Length(natural[i] as u16)))
+        .header(header_row(shown.iter().map(|&i| header[i])))
+        .block(block)
         .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
     let mut st = ratatui::widgets::TableState::default().with_selected(Some(s.runs_cursor));
     frame.render_stateful_widget(table, area, &mut st);

@@ -1,0 +1,30 @@
+//! Fixtures shared by the integration tests.
+
+use std::path::{Path, PathBuf};
+
+use agentlab::drills::{Event, Report};
+
+/// A saved sft-basics run under `runs_root`: its config, metrics up to
+/// `steps` of `total`, and its report if it has one. Without a report it is
+/// what a killed `drill run` leaves, down to the torn last line.
+pub fn saved_run(runs_root: &Path, name: &str, steps: u64, total: u64, report: Option<Report>) -> PathBuf {
+    let dir = runs_root.join("sft-basics").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\n",
+    )
+    .unwrap();
+    let mut lines = vec![Event::Phase("train".into())];
+    for step in 1..=steps {
+        lines.push(Event::Metric { step, name: "loss".into(), value: 3.0 / step as f64, t: step as f64 * 0.1 });
+        lines.push(Event::Progress { step, total, tokens: step * 100 });
+    }
+    let mut text: String = lines.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    match report {
+        Some(r) => std::fs::write(dir.join("report.json"), serde_json::to_string(&r).unwrap()).unwrap(),
+        None => text.push_str("{\"type\":\"metric\",\"data\":{\"st"),
+    }
+    std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
+    dir
+}
