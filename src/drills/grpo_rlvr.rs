@@ -237,6 +237,7 @@ impl TypedDrill for GrpoRlvr {
         ctx.claim("proxy_exploit_share", proxy.hedged)?;
         ctx.claim("detector_flags_proxy", proxy.gap())?;
         ctx.claim("detector_quiet_on_sound", sound.gap())?;
+        ctx.claim("sound_single_answer_gain", sound.committed - before.committed)?;
         Ok(())
     }
 }
