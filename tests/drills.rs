@@ -197,3 +197,22 @@ fn the_number_of_threads_does_not_change_a_run() {
     assert!(one.len() > 50, "{} numbers", one.len());
     assert_eq!(one, run("3"));
 }
+
+#[test]
+fn grpo_rlvr_quick_passes() {
+    quick_passes("grpo-rlvr", 1);
+}
+
+/// Paid by the exact verifier, the proxy arm is a second sound arm: it stops
+/// hedging, its true accuracy rises, and the gap detector has nothing to flag.
+#[test]
+fn grpo_rlvr_hacking_claims_fail_with_the_exact_reward() {
+    breaks("grpo-rlvr", 1, ("reward", "exact"), &["proxy_true_change", "proxy_exploit_share", "detector_flags_proxy"]);
+}
+
+/// lr = 0: neither policy moves. No gain, and the sound arm keeps the warm
+/// start's hedges, so its gap stays where the warm start's was.
+#[test]
+fn grpo_rlvr_claims_fail_when_nothing_is_learned() {
+    breaks("grpo-rlvr", 1, ("lr", "0"), &["sound_true_gain", "proxy_reward_gain", "detector_quiet_on_sound"]);
+}

@@ -15,6 +15,7 @@ use crate::eval::{pass_at_k, pass_hat_k};
 use crate::rl::advantage::{group_advantages, rloo_advantages, GroupNorm};
 use crate::rl::dpo::{dpo_loss, DpoVariant};
 use crate::rl::gae::gae;
+use crate::rl::grpo::{grpo_loss, GrpoVariant};
 use crate::rl::kl::kl_k3;
 use crate::rl::ppo::clip_objective;
 use crate::rl::returns::discounted_returns;
@@ -31,6 +32,7 @@ pub const FUNCTIONS: &[&str] = &[
     "bradley_terry",
     "ppo_clip_objective",
     "kl_k3",
+    "grpo_token_weight",
     "ewc_penalty",
     "average_accuracy",
     "backward_transfer",
@@ -190,6 +192,40 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
             let k = kl_k3(&scalar(a.f("logp")? as f32)?, &scalar(a.f("ref_logp")? as f32)?).map_err(err)?;
             Ok(k.to_vec1::<f32>().map_err(err)?[0] as f64)
         }
+        "grpo_token_weight" => {
+            // The weight the GRPO objective puts on log π of one token of
+            // completion `index`: −∂loss/∂log π, through the drill's own loss
+            // at π = π_old = π_ref (ratio 1, KL 0).
+            let r = a.f32s("rewards")?;
+            let lens: Vec<usize> = a.list("lengths")?.iter().map(|x| x.max(0.0) as usize).collect();
+            if lens.len() != r.len() || r.len() < 2 {
+                return Err("`rewards` and `lengths` need one entry per completion, at least two".into());
+            }
+            let max_len = a.u("max_len")?;
+            if lens.iter().any(|&l| l == 0 || l > max_len) || max_len > 4096 {
+                return Err("every length must be between 1 and max_len (at most 4096)".into());
+            }
+            let variant = match check.get("variant").and_then(|v| v.as_str()) {
+                Some("grpo") | None => GrpoVariant::Grpo,
+                Some("dr_grpo") => GrpoVariant::DrGrpo,
+                Some(other) => return Err(format!("unknown variant \"{other}\" (grpo or dr_grpo)")),
+            };
+            let i = a.index(r.len())?;
+            let (g, d) = (r.len(), Device::Cpu);
+            let adv = variant.advantages(&r);
+            let rows = |f: &dyn Fn(usize, usize) -> f32| -> Vec<f32> {
+                (0..g).flat_map(|b| (0..max_len).map(move |t| f(b, t))).collect()
+            };
+            let t = |v: Vec<f32>| Tensor::from_vec(v, (g, max_len), &d).map_err(err);
+            let lp = Var::from_tensor(&t(vec![-1.0; g * max_len])?).map_err(err)?;
+            let (adv_t, mask) = (t(rows(&|b, _| adv[b]))?, t(rows(&|b, s| f32::from(u8::from(s < lens[b]))))?);
+            let same = lp.as_tensor().detach();
+            let out =
+                grpo_loss(lp.as_tensor(), &same, &same, &adv_t, &mask, variant, 0.2, 0.0, max_len).map_err(err)?;
+            let grad = out.loss.backward().map_err(err)?;
+            let gl = grad.get(lp.as_tensor()).ok_or("no gradient")?.to_vec2::<f32>().map_err(err)?;
+            Ok(-(gl[i][0] as f64))
+        }
         "ewc_penalty" => {
             let f = a.f32s("fisher")?;
             let th = a.f32s("theta")?;
@@ -275,6 +311,10 @@ mod tests {
         assert!((check("fn='bradley_terry'\nr_chosen=1.0\nr_rejected=0.0") - 0.731_058_6).abs() < 1e-6);
         assert!((check("fn='lora_params'\nd_in=4096\nd_out=4096\nrank=8") - 65536.0).abs() < 1e-9);
         assert!((check("fn='entropy'\nprobs=[0.5,0.5]") - std::f64::consts::LN_2).abs() < 1e-6);
+        // GRPO: Â = −1/√3 spread over 12 tokens of a group of 4; Dr. GRPO: Â = −0.25 over G·L = 64.
+        let g = "fn='grpo_token_weight'\nrewards=[1,0,0,0]\nlengths=[4,4,12,4]\nmax_len=16\nindex=2";
+        assert!((check(g) + 1.0 / (3f64.sqrt() * 48.0)).abs() < 1e-5, "{}", check(g));
+        assert!((check(&format!("{g}\nvariant='dr_grpo'")) + 0.25 / 64.0).abs() < 1e-6);
         assert!(
             (check("fn='kv_cache_bytes'\nlayers=2\nkv_heads=2\nhead_dim=4\nseq_len=10\nbatch=3\nbytes_per_elem=2")
                 - 1920.0)

@@ -6,6 +6,7 @@
 //!   the observation, repeat.
 //! * [`qa_world`] — the search-or-answer QA world with a multi-term reward.
 //! * [`refine_arith`] — addition with a digit-level verifier and critique.
+//! * [`rlvr`] — an exact and a lenient (hackable) verifier for RLVR on addition.
 //! * [`strings`] — string transformations that conflict, for continual learning.
 
 pub mod calculator;
@@ -13,6 +14,7 @@ pub mod kb;
 pub mod qa_world;
 pub mod react;
 pub mod refine_arith;
+pub mod rlvr;
 pub mod strings;
 
 /// Who wrote a piece of a trajectory. Only `Agent` text is trained on; the

@@ -9,6 +9,7 @@ pub mod advantage;
 pub mod dpo;
 pub mod entropy;
 pub mod gae;
+pub mod grpo;
 pub mod kl;
 pub mod pg;
 pub mod ppo;

@@ -30,14 +30,17 @@ pub fn ppo_clip_loss(
     eps: f64,
     agg: Aggregation,
 ) -> Result<PpoLoss> {
+    let objective = clipped_surrogate(logp, old_logp, adv, eps)?;
+    let loss = aggregate(&objective, mask, agg)?.neg()?;
+    let (clip_frac, approx_kl) = clip_stats(logp, old_logp, adv, mask, eps)?;
+    Ok(PpoLoss { loss, clip_frac, approx_kl })
+}
+
+/// Diagnostics of a clipped update, no gradient: the share of masked-in
+/// tokens where the clip is active, and the k3 estimate of KL(π_old ‖ π).
+pub fn clip_stats(logp: &Tensor, old_logp: &Tensor, adv: &Tensor, mask: &Tensor, eps: f64) -> Result<(f64, f64)> {
     let log_ratio = (logp - old_logp)?;
     let ratio = log_ratio.exp()?;
-    let surr1 = (&ratio * adv)?;
-    let surr2 = (ratio.clamp(1.0 - eps, 1.0 + eps)? * adv)?;
-    let objective = surr1.minimum(&surr2)?;
-    let loss = aggregate(&objective, mask, agg)?.neg()?;
-
-    // Diagnostics, no gradient needed.
     let r: Vec<f32> = ratio.flatten_all()?.to_vec1()?;
     let a: Vec<f32> = adv.flatten_all()?.to_vec1()?;
     let m: Vec<f32> = mask.flatten_all()?.to_vec1()?;
@@ -57,7 +60,16 @@ pub fn ppo_clip_loss(
         kl += (r[i] as f64 - 1.0) - lr[i] as f64;
     }
     let n = f64::max(n, 1.0);
-    Ok(PpoLoss { loss, clip_frac: clipped / n, approx_kl: kl / n })
+    Ok((clipped / n, kl / n))
+}
+
+/// The clipped objective per token, `min(ρÂ, clip(ρ, 1−ε, 1+ε)Â)` `[B,T]`,
+/// before any masking or averaging (GRPO and Dr. GRPO average it differently).
+pub fn clipped_surrogate(logp: &Tensor, old_logp: &Tensor, adv: &Tensor, eps: f64) -> Result<Tensor> {
+    let ratio = (logp - old_logp)?.exp()?;
+    let surr1 = (&ratio * adv)?;
+    let surr2 = (ratio.clamp(1.0 - eps, 1.0 + eps)? * adv)?;
+    surr1.minimum(&surr2)
 }
 
 /// The clipped objective for one token, as a number (used by the quizzes).

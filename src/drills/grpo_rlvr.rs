@@ -1,0 +1,573 @@
+//! `grpo-rlvr`: GRPO with verifiable rewards (R1-style RLVR) on addition,
+//! and the reward hacking a loose verifier invites.
+//!
+//! Phases of `run`:
+//!
+//! 1. **data** — 2-digit addition (`src/envs/refine_arith.rs`), answers least
+//!    significant digit first; held-out problems never trained on.
+//! 2. **warm start (SFT)** — a tiny character-level GPT learns the task part
+//!    way, from answers that now and then *hedge* (`580,590`: the right
+//!    answer and a near miss), as real SFT data sometimes does.
+//! 3. **RL** — two policies from the same warm start, updated in turn:
+//!    the *sound* arm is paid by the exact verifier, the *proxy* arm by the
+//!    `reward` parameter's verifier (`lenient`: the gold answer anywhere in
+//!    the text, `src/envs/rlvr.rs`). Each step: G sampled completions per
+//!    prompt, group-normalised advantages, the clipped GRPO objective with a
+//!    k3 KL penalty to the frozen warm start (`src/rl/grpo.rs`), over
+//!    `ppo_epochs` passes. Hacking detectors are charted for both arms:
+//!    proxy − true gap, exploit (hedge) share, completion length, entropy.
+//! 4. **evaluate** — both policies and the warm start on the held-out
+//!    problems, sampled, scored by both verifiers.
+//!
+//! Claims: the sound arm's true accuracy rises; the proxy arm's proxy reward
+//! rises while its true accuracy does not, as hedging takes over; the gap
+//! detector flags the proxy arm and stays quiet on the sound one.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+use candle_core::{Device, Tensor};
+use serde::Deserialize;
+
+use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
+use crate::envs::refine_arith::Problem;
+use crate::envs::rlvr::{hedge, judge, Reward, Verdict, ALPHABET};
+use crate::ml::data::Example;
+use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::loss::token_logprobs;
+use crate::ml::optim::LrSchedule;
+use crate::ml::rng::Rng;
+use crate::ml::sample::{generate, Decoding, GenConfig};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
+use crate::ml::train::{TrainConfig, Trainer};
+use crate::rl::advantage::GroupNorm;
+use crate::rl::entropy::entropy_from_logits;
+use crate::rl::group_advantages;
+use crate::rl::grpo::{grpo_loss, GrpoVariant};
+use crate::rl::pg::{aggregate, Aggregation};
+
+pub struct GrpoRlvr;
+
+/// `drills/grpo-rlvr/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub digits: usize,
+    pub hedge_rate: f64,
+    pub sft_steps: usize,
+    pub sft_batch: usize,
+    pub lr_sft: f64,
+    pub reward: Reward,
+    pub variant: GrpoVariant,
+    pub rl_steps: usize,
+    pub prompts_per_step: usize,
+    pub group: usize,
+    pub max_new: usize,
+    pub temperature: f32,
+    pub lr: f64,
+    pub kl_coef: f64,
+    pub ppo_epochs: usize,
+    pub clip_eps: f64,
+    pub test_size: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+}
+
+/// Held-out problems, and fresh training problems that never coincide with one.
+struct Problems {
+    digits: usize,
+    test: Vec<Problem>,
+    held: HashSet<(u32, u32)>,
+}
+
+impl Problems {
+    fn fresh(&self, rng: &mut Rng) -> Problem {
+        loop {
+            let p = Problem::random(self.digits, rng);
+            if !self.held.contains(&(p.a, p.b)) {
+                return p;
+            }
+        }
+    }
+}
+
+/// One policy being trained, and the verifier that pays it.
+struct Arm {
+    /// `sound` or `proxy`: the prefix of its charts.
+    name: &'static str,
+    reward: Reward,
+    policy: Gpt,
+    trainer: Trainer,
+    rng: Rng,
+    /// Training gap (lenient − exact) of the last steps, for the live detector.
+    recent_gap: Vec<f64>,
+    flagged_at: Option<usize>,
+}
+
+/// Sampled completions for a set of prompts, with their verdicts.
+struct Samples {
+    probs: Vec<Problem>,
+    prompts: Vec<Vec<u32>>,
+    outs: Vec<Vec<u32>>,
+    texts: Vec<String>,
+    verdicts: Vec<Verdict>,
+}
+
+/// What a set of completions scored.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scores {
+    exact: f64,
+    lenient: f64,
+    hedged: f64,
+    length: f64,
+    /// Exact accuracy among the completions that commit to one answer.
+    committed: f64,
+}
+
+impl Scores {
+    fn of(s: &Samples) -> Scores {
+        let n = s.texts.len().max(1) as f64;
+        let share = |f: &dyn Fn(&Verdict) -> bool| s.verdicts.iter().filter(|v| f(v)).count() as f64 / n;
+        Scores {
+            exact: share(&|v| v.exact),
+            lenient: share(&|v| v.lenient),
+            hedged: share(&|v| v.hedged),
+            length: s.texts.iter().map(|t| t.chars().count() as f64).sum::<f64>() / n,
+            committed: s.verdicts.iter().filter(|v| v.exact).count() as f64
+                / s.verdicts.iter().filter(|v| !v.hedged).count().max(1) as f64,
+        }
+    }
+
+    /// The proxy − true gap: what the lenient checker pays that the exact one does not.
+    fn gap(&self) -> f64 {
+        self.lenient - self.exact
+    }
+
+    fn reward(&self, r: Reward) -> f64 {
+        match r {
+            Reward::Exact => self.exact,
+            Reward::Lenient => self.lenient,
+        }
+    }
+}
+
+impl TypedDrill for GrpoRlvr {
+    const ID: &'static str = "grpo-rlvr";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)?;
+        if p.max_new < p.digits + 2 {
+            return Err(format!(
+                "max_new ({}) must leave room for an answer of {} digits and the end token",
+                p.max_new,
+                p.digits + 1
+            ));
+        }
+        if p.test_size * 2 > 10usize.pow(2 * p.digits as u32) {
+            return Err(format!(
+                "test_size ({}) must hold out at most half of the {} problems with {} digits",
+                p.test_size,
+                10usize.pow(2 * p.digits as u32),
+                p.digits
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
+        let tok = CharTokenizer::new(ALPHABET, &[]);
+        let seed = ctx.seed;
+        let mut rng = Rng::new(seed);
+        let problems = data(p, ctx, &tok, &mut rng);
+        let warm = warm_start(p, ctx, &tok, &problems, &mut rng)?;
+        let reference = warm.fork(seed)?;
+
+        // Everyone is evaluated on the same held-out problems with the same draws.
+        let eval = |m: &Gpt| -> Result<Samples> {
+            let probs: Vec<Problem> = problems.test.iter().flat_map(|q| [*q, *q]).collect();
+            sample(m, &tok, p, &probs, &mut Rng::new(seed ^ 0xe0))
+        };
+        let before_s = eval(&warm)?;
+        let before = Scores::of(&before_s);
+        ctx.log(describe("warm start", &before));
+
+        ctx.phase("RL");
+        let arm = |name, reward, tag| -> Result<Arm> {
+            let policy = warm.fork(seed ^ tag)?;
+            // A short warmup: Adam's first steps move every weight by about lr.
+            let warmup = 5 * p.ppo_epochs;
+            let schedule = LrSchedule { peak: p.lr, min: p.lr, warmup, total: warmup + 1 };
+            let trainer = Trainer::for_model(&policy, TrainConfig { schedule, ..TrainConfig::constant(p.lr) })?;
+            Ok(Arm { name, reward, policy, trainer, rng: rng.clone().fork(tag), recent_gap: vec![], flagged_at: None })
+        };
+        let mut arms = [arm("sound", Reward::Exact, 1)?, arm("proxy", p.reward, 2)?];
+        let flag = ctx.meta.claim("detector_flags_proxy").map(|c| c.threshold).unwrap_or(0.2);
+        for step in 0..p.rl_steps {
+            for a in arms.iter_mut() {
+                ctx.check_cancel()?;
+                rl_step(p, ctx, step, a, &reference, &tok, &problems, flag)?;
+            }
+            ctx.progress(p.sft_steps + step + 1, p.sft_steps + p.rl_steps, 0);
+        }
+
+        ctx.phase("evaluate");
+        let sound_s = eval(&arms[0].policy)?;
+        let proxy_s = eval(&arms[1].policy)?;
+        let (sound, proxy) = (Scores::of(&sound_s), Scores::of(&proxy_s));
+        ctx.log(describe("sound arm (exact reward)", &sound));
+        ctx.log(describe(&format!("proxy arm ({} reward)", p.reward.name()), &proxy));
+        for a in &arms {
+            ctx.log(match a.flagged_at {
+                Some(s) => format!(
+                    "live detector: the {} arm's training gap passed {flag} at step {} (mean of the last 5 steps)",
+                    a.name,
+                    s + 1
+                ),
+                None => format!("live detector: the {} arm's training gap never passed {flag}", a.name),
+            });
+        }
+        before_after_view(ctx, p, &before, &sound, &proxy);
+        samples_view(ctx, &before_s, &sound_s, &proxy_s);
+
+        ctx.claim("sound_true_gain", sound.exact - before.exact)?;
+        ctx.claim("proxy_reward_gain", proxy.reward(p.reward) - before.reward(p.reward))?;
+        ctx.claim("proxy_true_change", proxy.exact - before.exact)?;
+        ctx.claim("proxy_exploit_share", proxy.hedged)?;
+        ctx.claim("detector_flags_proxy", proxy.gap())?;
+        ctx.claim("detector_quiet_on_sound", sound.gap())?;
+        ctx.claim("sound_single_answer_gain", sound.committed - before.committed)?;
+        Ok(())
+    }
+}
+
+/// Phase "data": the held-out problems and a look at the warm-start data.
+fn data(p: &Params, ctx: &mut RunCtx, tok: &CharTokenizer, rng: &mut Rng) -> Problems {
+    ctx.phase("data");
+    let mut test_rng = rng.fork(7);
+    let mut test = Vec::new();
+    let mut held = HashSet::new();
+    while test.len() < p.test_size {
+        let q = Problem::random(p.digits, &mut test_rng);
+        if held.insert((q.a, q.b)) {
+            test.push(q);
+        }
+    }
+    let problems = Problems { digits: p.digits, test, held };
+    let mut show = rng.fork(9);
+    let rows = (0..8)
+        .map(|i| {
+            let q = problems.fresh(&mut show);
+            let text = if i % 4 == 3 { hedge(&q.answer(), &mut show) } else { q.answer() };
+            vec![q.prompt(), text.clone(), q.answer(), if text.contains(',') { "hedge" } else { "answer" }.into()]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: "Warm-start data: answers, and now and then a hedge".into(),
+        header: ["prompt", "completion", "gold", "kind"].map(String::from).to_vec(),
+        rows,
+    });
+    ctx.log(format!(
+        "{}-digit addition, answers least significant digit first ({} → {}); {} held-out problems; \
+         {:.0}% of warm-start answers hedge; vocabulary of {} tokens",
+        p.digits,
+        problems.test[0].prompt(),
+        problems.test[0].answer(),
+        problems.test.len(),
+        p.hedge_rate * 100.0,
+        tok.vocab_size()
+    ));
+    problems
+}
+
+/// Phase "warm start (SFT)": a tiny GPT learns the task part way.
+fn warm_start(p: &Params, ctx: &mut RunCtx, tok: &CharTokenizer, problems: &Problems, rng: &mut Rng) -> Result<Gpt> {
+    ctx.phase("warm start (SFT)");
+    let context = 2 * p.digits + 2 + p.max_new + 2;
+    let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
+    let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+    ctx.log(format!(
+        "tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
+        p.d_model,
+        p.n_layers,
+        p.n_heads,
+        model.num_params()
+    ));
+    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.lr_sft, p.sft_steps / 20, p.sft_steps))?;
+    for step in 0..p.sft_steps {
+        ctx.check_cancel()?;
+        let ex: Vec<Example> = (0..p.sft_batch)
+            .map(|_| {
+                let q = problems.fresh(rng);
+                let answer = if rng.bool(p.hedge_rate) { hedge(&q.answer(), rng) } else { q.answer() };
+                let prompt = tok.encode(&q.prompt());
+                let mut tokens = prompt.clone();
+                tokens.extend(tok.encode(&answer));
+                tokens.push(EOS);
+                let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
+                Example::new(tokens, train)
+            })
+            .collect();
+        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
+        let loss = ctx.finite("SFT loss", st.loss, step)?;
+        ctx.metric(step, "sft/loss", loss);
+        ctx.progress(step + 1, p.sft_steps + p.rl_steps, 0);
+    }
+    Ok(model)
+}
+
+/// Sample one completion per problem at the drill's temperature.
+fn sample(model: &Gpt, tok: &CharTokenizer, p: &Params, probs: &[Problem], rng: &mut Rng) -> Result<Samples> {
+    let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
+    let decoding = Decoding::Sample { temperature: p.temperature, top_k: None, top_p: None };
+    let cfg = GenConfig { max_new: p.max_new, decoding, stop: vec![EOS], use_cache: true };
+    let outs = generate(model, &prompts, &cfg, rng)?;
+    let texts: Vec<String> = outs.iter().map(|o| tok.decode(o)).collect();
+    let verdicts = texts.iter().zip(probs).map(|(t, q)| judge(t, &q.answer())).collect();
+    Ok(Samples { probs: probs.to_vec(), prompts, outs, texts, verdicts })
+}
+
+/// One RL step of one arm: sample groups, score, advantages, clipped GRPO updates.
+#[allow(clippy::too_many_arguments)]
+fn rl_step(
+    p: &Params,
+    ctx: &mut RunCtx,
+    step: usize,
+    arm: &mut Arm,
+    reference: &Gpt,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    flag: f64,
+) -> Result<()> {
+    let probs: Vec<Problem> =
+        (0..p.prompts_per_step).flat_map(|_| std::iter::repeat_n(problems.fresh(&mut arm.rng), p.group)).collect();
+    let s = sample(&arm.policy, tok, p, &probs, &mut arm.rng)?;
+    let rewards: Vec<f32> = s.verdicts.iter().map(|v| arm.reward.score(v)).collect();
+    let mut adv = Vec::with_capacity(rewards.len());
+    let mut zero_std = 0usize;
+    for g in rewards.chunks(p.group) {
+        zero_std += usize::from(g.iter().all(|r| *r == g[0]));
+        adv.extend(p.variant.advantages(g));
+    }
+    let batch = build_batch(&s, &adv, &ctx.device)?;
+    let t = batch.mask.dim(1)?;
+    let ref_logp = token_logprobs(&reference.forward(&batch.x)?.narrow(1, 0, t)?, &batch.targets)?.detach();
+    let (mut kl, mut clip_ratio, mut entropy) = (0.0, 0.0, 0.0);
+    let mut old_logp: Option<Tensor> = None;
+    for epoch in 0..p.ppo_epochs {
+        let logits = arm.policy.forward(&batch.x)?.narrow(1, 0, t)?;
+        let logp = token_logprobs(&logits, &batch.targets)?;
+        // The sampling policy is the policy before this step's first update.
+        let old = old_logp.get_or_insert_with(|| logp.detach()).clone();
+        let out =
+            grpo_loss(&logp, &old, &ref_logp, &batch.adv, &batch.mask, p.variant, p.clip_eps, p.kl_coef, p.max_new)?;
+        arm.trainer.step(&out.loss, "GRPO loss")?;
+        if epoch == 0 {
+            kl = out.kl;
+            let ent = entropy_from_logits(&logits.detach())?;
+            entropy = aggregate(&ent, &batch.mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
+        } else {
+            clip_ratio += out.clip_ratio / (p.ppo_epochs - 1) as f64;
+        }
+    }
+    let sc = Scores::of(&s);
+    let n = arm.name;
+    ctx.metric(step, &format!("{n}/reward"), sc.reward(arm.reward));
+    ctx.metric(step, &format!("{n}/true_accuracy"), sc.exact);
+    ctx.metric(step, &format!("{n}/gap (lenient − exact)"), sc.gap());
+    ctx.metric(step, &format!("{n}/exploit_share (hedged)"), sc.hedged);
+    ctx.metric(step, &format!("{n}/completion_length"), sc.length);
+    ctx.metric(step, &format!("{n}/kl"), kl);
+    ctx.metric(step, &format!("{n}/entropy"), entropy);
+    if p.ppo_epochs > 1 {
+        ctx.metric(step, &format!("{n}/clip_ratio"), clip_ratio);
+    }
+    ctx.metric(step, &format!("{n}/frac_reward_zero_std"), zero_std as f64 / p.prompts_per_step.max(1) as f64);
+
+    // The live detector: the mean gap of the last five steps.
+    arm.recent_gap.push(sc.gap());
+    let recent = &arm.recent_gap[arm.recent_gap.len().saturating_sub(5)..];
+    let mean_gap = recent.iter().sum::<f64>() / recent.len() as f64;
+    if arm.flagged_at.is_none() && recent.len() == 5 && mean_gap > flag {
+        arm.flagged_at = Some(step);
+        ctx.log(format!(
+            "detector: {n} arm flagged at step {} — the lenient checker pays {:.0}% of completions the exact one rejects",
+            step + 1,
+            mean_gap * 100.0
+        ));
+    }
+    if step == 0 || step + 1 == p.rl_steps {
+        group_view(ctx, p, arm, step, &s, &rewards, &adv);
+    }
+    if step + 1 == p.rl_steps {
+        tokens_view(ctx, tok, arm, &s, &adv);
+    }
+    Ok(())
+}
+
+/// The RL batch as tensors; position t predicts token t + 1.
+struct Batch {
+    x: Tensor,
+    targets: Tensor,
+    /// 1 where the target is a completion token.
+    mask: Tensor,
+    /// Each row's advantage on its completion tokens.
+    adv: Tensor,
+}
+
+fn build_batch(s: &Samples, adv: &[f32], device: &Device) -> Result<Batch> {
+    let rows: Vec<(Vec<u32>, usize)> =
+        s.prompts.iter().zip(&s.outs).map(|(pr, o)| (pr.iter().chain(o).copied().collect(), pr.len())).collect();
+    let tmax = rows.iter().map(|(ids, _)| ids.len()).max().unwrap_or(2).max(2);
+    let b = rows.len();
+    let ids: Vec<u32> =
+        rows.iter().flat_map(|(r, _)| r.iter().copied().chain(std::iter::repeat(PAD)).take(tmax)).collect();
+    let mut mask = vec![0f32; b * (tmax - 1)];
+    let mut a = vec![0f32; b * (tmax - 1)];
+    for (i, (r, plen)) in rows.iter().enumerate() {
+        for t in 0..tmax - 1 {
+            if t + 1 >= *plen && t + 1 < r.len() {
+                mask[i * (tmax - 1) + t] = 1.0;
+                a[i * (tmax - 1) + t] = adv[i];
+            }
+        }
+    }
+    let x = Tensor::from_vec(ids, (b, tmax), device)?;
+    Ok(Batch {
+        targets: x.narrow(1, 1, tmax - 1)?,
+        x,
+        mask: Tensor::from_vec(mask, (b, tmax - 1), device)?,
+        adv: Tensor::from_vec(a, (b, tmax - 1), device)?,
+    })
+}
+
+fn describe(who: &str, s: &Scores) -> String {
+    format!(
+        "{who}: true (exact) accuracy {:.3} ({:.3} of single answers), lenient reward {:.3}, gap {:.3}, hedged {:.3}, \
+         mean length {:.2} characters",
+        s.exact,
+        s.committed,
+        s.lenient,
+        s.gap(),
+        s.hedged,
+        s.length
+    )
+}
+
+/// One group of the step: every completion, both verdicts, and its advantage
+/// under GRPO and Dr. GRPO.
+#[allow(clippy::too_many_arguments)]
+fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples, rewards: &[f32], adv: &[f32]) {
+    // The first group whose rewards differ, else the first group.
+    let g = p.group;
+    let k = (0..p.prompts_per_step)
+        .find(|&k| rewards[k * g..(k + 1) * g].iter().any(|r| *r != rewards[k * g]))
+        .unwrap_or(0);
+    let r = &rewards[k * g..(k + 1) * g];
+    let (a_grpo, a_dr) = (group_advantages(r, GroupNorm::MeanStd), group_advantages(r, GroupNorm::MeanOnly));
+    let yes = |b: bool| if b { "✓" } else { "·" }.to_string();
+    let rows = (0..g)
+        .map(|j| {
+            let i = k * g + j;
+            let v = &s.verdicts[i];
+            vec![
+                s.texts[i].clone(),
+                yes(v.exact),
+                yes(v.lenient),
+                format!("{:.0}", rewards[i]),
+                format!("{:+.2}", a_grpo[j]),
+                format!("{:+.2}", a_dr[j]),
+                format!("{:+.2}", adv[i]),
+            ]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: format!(
+            "{} arm ({} reward), step {}: a group of {g} for {} (gold {})",
+            arm.name,
+            arm.reward.name(),
+            step + 1,
+            s.probs[k * g].prompt(),
+            s.probs[k * g].answer()
+        ),
+        header: ["completion", "exact", "lenient", "reward", "Â GRPO", "Â Dr. GRPO", "Â used"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
+}
+
+/// A completion of the last step token by token, coloured by its advantage:
+/// a hedge if there is one.
+fn tokens_view(ctx: &mut RunCtx, tok: &CharTokenizer, arm: &Arm, s: &Samples, adv: &[f32]) {
+    let i = (0..s.texts.len()).find(|&i| s.verdicts[i].hedged && adv[i] != 0.0).unwrap_or(0);
+    let mut cells: Vec<TokenCell> = s.prompts[i]
+        .iter()
+        .map(|&t| TokenCell { text: tok.token(t).to_string(), kind: TokenKind::Prompt, value: None })
+        .collect();
+    cells.extend(s.outs[i].iter().map(|&t| TokenCell {
+        text: if t == EOS { "⏎".into() } else { tok.token(t).to_string() },
+        kind: TokenKind::Trained,
+        value: Some(adv[i]),
+    }));
+    ctx.view(View::Tokens {
+        title: format!("{} arm, last step: one completion and its advantage", arm.name),
+        tokens: cells,
+        legend: format!(
+            "prompt, then the completion (gold {}); every completion token carries the completion's advantage \
+             (green > 0, red < 0)",
+            s.probs[i].answer()
+        ),
+    });
+}
+
+fn before_after_view(ctx: &mut RunCtx, p: &Params, before: &Scores, sound: &Scores, proxy: &Scores) {
+    let row = |name: String, s: &Scores| {
+        vec![
+            name,
+            format!("{:.3}", s.exact),
+            format!("{:.3}", s.lenient),
+            format!("{:.3}", s.gap()),
+            format!("{:.3}", s.hedged),
+            format!("{:.3}", s.committed),
+            format!("{:.2}", s.length),
+        ]
+    };
+    ctx.view(View::Table {
+        title: "Held-out problems, 2 samples each: what each verifier says".into(),
+        header: ["policy", "true (exact)", "lenient", "gap", "hedged", "exact | single", "length"]
+            .map(String::from)
+            .to_vec(),
+        rows: vec![
+            row("warm start".into(), before),
+            row("sound arm (exact reward)".into(), sound),
+            row(format!("proxy arm ({} reward)", p.reward.name()), proxy),
+        ],
+    });
+}
+
+fn samples_view(ctx: &mut RunCtx, before: &Samples, sound: &Samples, proxy: &Samples) {
+    let mark = |s: &Samples, i: usize| {
+        let v = &s.verdicts[i];
+        let m = if v.exact {
+            "✓"
+        } else if v.lenient {
+            "~"
+        } else {
+            "✗"
+        };
+        format!("{} {m}", s.texts[i])
+    };
+    let rows = (0..before.texts.len().min(24))
+        .step_by(2)
+        .map(|i| {
+            vec![before.probs[i].prompt(), before.probs[i].answer(), mark(before, i), mark(sound, i), mark(proxy, i)]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: "Held-out completions (✓ exact, ~ paid by the lenient checker only, ✗ wrong)".into(),
+        header: ["prompt", "gold", "warm start", "sound arm", "proxy arm"].map(String::from).to_vec(),
+        rows,
+    });
+}
