@@ -30,6 +30,7 @@
 //! every parallel reduction in the model adds its partial sums in a fixed
 //! order, whatever the number of threads.
 
+pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod react_tool_call_loop;
@@ -112,6 +113,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &turn_credit_assignment::TurnCreditAssignment,
         &ewc_replay::EwcReplay,
         &self_refine_loop::SelfRefineLoop,
+        &dpo_pairs::DpoPairs,
     ]
 }
 
