@@ -337,6 +337,8 @@ enum Method {
 /// One training run from the SFT model: the trained model and its evaluations.
 struct Trained {
     model: Gpt,
+    /// The SFT model, evaluated before the first step.
+    first: Eval,
     last: Eval,
     /// Mean summed log-probs of all training pairs' chosen and rejected
     /// answers, under the SFT model and under the trained policy.
@@ -374,8 +376,9 @@ fn train(
     let policy = sft.fork(ctx.seed)?;
     let mut trainer = Trainer::for_model(&policy, TrainConfig::cosine(p.lr, p.steps / 10, p.steps))?;
     let eval_every = (p.steps / p.evals.max(1)).max(1);
-    let mut last = evaluate(task, &policy, sft, held, p, ctx.seed)?;
-    emit_eval(ctx, names, 0, &last);
+    let first = evaluate(task, &policy, sft, held, p, ctx.seed)?;
+    emit_eval(ctx, names, 0, &first);
+    let mut last = first;
     for step in 0..p.steps {
         ctx.check_cancel()?;
         let idx: Vec<usize> = (0..p.batch).map(|_| rng.below(pairs.len())).collect();
@@ -425,7 +428,7 @@ fn train(
         mean(&pairs.iter().map(|x| x.ref_rejected).collect::<Vec<_>>()),
     );
     let after = (mean(&logps_of(&policy, &chosen)?), mean(&logps_of(&policy, &rejected)?));
-    Ok(Trained { model: policy, last, train_logps: (before, after) })
+    Ok(Trained { model: policy, first, last, train_logps: (before, after) })
 }
 
 fn emit_eval(ctx: &mut RunCtx, names: &Names, step: usize, e: &Eval) {
@@ -539,7 +542,7 @@ impl TypedDrill for DpoPairs {
         )?;
 
         ctx.phase("report");
-        let before = evaluate(&task, &sft, &sft, &held, p, ctx.seed)?;
+        let before = main.first;
         compare_view(ctx, p, &before, &main, &other, &base);
         pair_tokens_view(ctx, &task, &main.model, &sft, &held.pairs)?;
         logps_view(ctx, p, &main, &other);
