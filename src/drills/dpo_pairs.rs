@@ -453,6 +453,14 @@ impl TypedDrill for DpoPairs {
                 p.beta_compare, p.beta
             ));
         }
+        // Training prompts are drawn outside the held-out set: leave room for them.
+        let problems = 10usize.pow(2 * p.digits as u32);
+        if 2 * p.test_size > problems {
+            return Err(format!(
+                "test_size ({}) must be at most half of the {problems} distinct {}-digit problems",
+                p.test_size, p.digits
+            ));
+        }
         if p.evals > p.steps {
             return Err(format!("evals ({}) cannot exceed steps ({})", p.evals, p.steps));
         }
