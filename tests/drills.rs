@@ -216,3 +216,23 @@ fn grpo_rlvr_hacking_claims_fail_with_the_exact_reward() {
 fn grpo_rlvr_claims_fail_when_nothing_is_learned() {
     breaks("grpo-rlvr", 1, ("lr", "0"), &["sound_true_gain", "proxy_reward_gain", "detector_quiet_on_sound"]);
 }
+
+#[test]
+fn dpo_pairs_quick_passes() {
+    quick_passes("dpo-pairs", 1);
+}
+
+/// Chosen and rejected swapped in the training pairs (a labelling bug): DPO
+/// learns to prefer the wrong answers, so the implicit reward orders the
+/// true held-out pairs the wrong way and the pass rate falls.
+#[test]
+fn dpo_pairs_claims_fail_with_swapped_labels() {
+    breaks("dpo-pairs", 1, ("swap_labels", "true"), &["heldout_reward_accuracy", "pass_rate_gain"]);
+}
+
+/// A learning rate far too small: the policy barely leaves the reference, so
+/// the pass rate does not rise and the two β end equally close to it.
+#[test]
+fn dpo_pairs_claims_fail_with_a_tiny_learning_rate() {
+    breaks("dpo-pairs", 1, ("lr", "1e-7"), &["pass_rate_gain", "higher_beta_stays_closer"]);
+}

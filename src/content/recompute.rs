@@ -13,7 +13,7 @@ use candle_core::{Device, Tensor, Var};
 use crate::continual::{ewc_penalty, AccuracyMatrix, Fisher};
 use crate::eval::{pass_at_k, pass_hat_k};
 use crate::rl::advantage::{group_advantages, rloo_advantages, GroupNorm};
-use crate::rl::dpo::{dpo_loss, DpoVariant};
+use crate::rl::dpo::{dpo_loss, grad_weight, DpoOut, DpoVariant};
 use crate::rl::gae::gae;
 use crate::rl::grpo::{grpo_loss, GrpoVariant};
 use crate::rl::kl::kl_k3;
@@ -29,6 +29,7 @@ pub const FUNCTIONS: &[&str] = &[
     "pass_at_k",
     "pass_hat_k",
     "dpo_loss",
+    "dpo_grad_weight",
     "bradley_terry",
     "ppo_clip_objective",
     "kl_k3",
@@ -113,6 +114,17 @@ fn too_large() -> String {
     "the arguments are too large: the result does not fit in 64 bits".into()
 }
 
+/// `dpo_loss` on one pair given as the four summed log-probs and β.
+fn dpo_pair(a: &Args, variant: DpoVariant) -> Result<DpoOut, String> {
+    let t = |k: &str| -> Result<Tensor, String> { scalar(a.f(k)? as f32) };
+    let beta = a.f("beta")?;
+    if !(beta > 0.0 && beta.is_finite()) {
+        return Err(format!("beta must be a positive number, got {beta}"));
+    }
+    dpo_loss(&t("policy_chosen")?, &t("policy_rejected")?, &t("ref_chosen")?, &t("ref_rejected")?, beta, variant)
+        .map_err(|e| e.to_string())
+}
+
 /// Compute the value a `check` table describes.
 pub fn compute(check: &toml::Table) -> Result<f64, String> {
     let name = match check.get("fn") {
@@ -169,17 +181,19 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
             Ok(if name == "pass_at_k" { pass_at_k(n, c, k) } else { pass_hat_k(n, c, k) })
         }
         "dpo_loss" => {
-            let t = |k: &str| -> Result<Tensor, String> { scalar(a.f(k)? as f32) };
-            let out = dpo_loss(
-                &t("policy_chosen")?,
-                &t("policy_rejected")?,
-                &t("ref_chosen")?,
-                &t("ref_rejected")?,
-                a.f("beta")?,
-                DpoVariant::Sigmoid,
-            )
-            .map_err(err)?;
+            // `variant = "ipo"` for IPO's squared loss (β in the role of τ); DPO's sigmoid by default.
+            let variant = match check.get("variant").and_then(|v| v.as_str()) {
+                Some("sigmoid") | None => DpoVariant::Sigmoid,
+                Some("ipo") => DpoVariant::Ipo,
+                Some(other) => return Err(format!("unknown variant \"{other}\" (sigmoid or ipo)")),
+            };
+            let out = dpo_pair(&a, variant)?;
             Ok(out.loss.to_scalar::<f32>().map_err(err)? as f64)
+        }
+        "dpo_grad_weight" => {
+            // σ(−h): the pair's weight in the DPO gradient at these log-probs.
+            let out = dpo_pair(&a, DpoVariant::Sigmoid)?;
+            Ok(grad_weight(out.margins()[0] as f64))
         }
         "bradley_terry" => {
             // P(chosen ≻ rejected) = σ(r_c − r_r) = exp(−(−log σ(Δ))).
@@ -308,6 +322,10 @@ mod tests {
                 .abs()
                 < 1e-4
         );
+        let pair = "policy_chosen=-12\npolicy_rejected=-15\nref_chosen=-13\nref_rejected=-14";
+        assert!((check(&format!("fn='dpo_grad_weight'\n{pair}\nbeta=0.1")) - 0.450_166).abs() < 1e-5);
+        // IPO with β = 0.5: (2 − 1/(2·0.5))² = 1 for log-ratio margin 2.
+        assert!((check(&format!("fn='dpo_loss'\nvariant='ipo'\n{pair}\nbeta=0.5")) - 1.0).abs() < 1e-5);
         assert!((check("fn='bradley_terry'\nr_chosen=1.0\nr_rejected=0.0") - 0.731_058_6).abs() < 1e-6);
         assert!((check("fn='lora_params'\nd_in=4096\nd_out=4096\nrank=8") - 65536.0).abs() < 1e-9);
         assert!((check("fn='entropy'\nprobs=[0.5,0.5]") - std::f64::consts::LN_2).abs() < 1e-6);
@@ -330,5 +348,13 @@ mod tests {
         let e = compute(&toml::from_str::<toml::Table>("fn='rloo_advantage'\nrewards=[1,2]\nindex=5").unwrap())
             .unwrap_err();
         assert!(e.contains("out of range"));
+        let e = compute(
+            &toml::from_str::<toml::Table>(
+                "fn='dpo_loss'\nvariant='kto'\npolicy_chosen=0\npolicy_rejected=0\nref_chosen=0\nref_rejected=0\nbeta=1",
+            )
+            .unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.contains("unknown variant"));
     }
 }

@@ -30,6 +30,7 @@
 //! every parallel reduction in the model adds its partial sums in a fixed
 //! order, whatever the number of threads.
 
+pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
@@ -114,6 +115,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &ewc_replay::EwcReplay,
         &self_refine_loop::SelfRefineLoop,
         &grpo_rlvr::GrpoRlvr,
+        &dpo_pairs::DpoPairs,
     ]
 }
 

@@ -56,6 +56,26 @@ impl Problem {
         format!("{:0w$}", self.a + self.b).chars().rev().collect()
     }
 
+    /// The answer with every carry dropped: each digit is `(a_i + b_i) mod 10`,
+    /// same width and order as [`Problem::answer`] (`47+85=` → `220`, not
+    /// `231`). The systematic slip the dpo-pairs drill plants in its SFT data.
+    pub fn carry_dropped(&self) -> String {
+        let (mut a, mut b) = (self.a, self.b);
+        let mut out = String::with_capacity(self.digits + 1);
+        for _ in 0..self.digits {
+            out.push(char::from_digit((a % 10 + b % 10) % 10, 10).expect("digit"));
+            a /= 10;
+            b /= 10;
+        }
+        out.push('0');
+        out
+    }
+
+    /// Whether adding the operands carries at all (else `carry_dropped` is the answer).
+    pub fn has_carry(&self) -> bool {
+        self.carry_dropped() != self.answer()
+    }
+
     /// The prompt of a revision: the draft and its critique.
     pub fn revise_prompt(&self, draft: &str, critique: &str) -> String {
         format!("{}{draft}{CRIT_OPEN}{critique}{REV_OPEN}", self.prompt())
@@ -135,6 +155,17 @@ mod tests {
         assert!(passes("001", "001") && !passes("0010", "001"));
         assert_eq!(p.revise_prompt("101", "v.."), "99+01=101|v..>");
         assert_eq!(critique_score(".v.", 3), 2.0 / 3.0);
+    }
+
+    #[test]
+    fn dropping_the_carries() {
+        let p = Problem { a: 47, b: 85, digits: 2 };
+        assert_eq!((p.answer().as_str(), p.carry_dropped().as_str()), ("231", "220"));
+        assert!(p.has_carry());
+        let q = Problem { a: 123, b: 405, digits: 3 };
+        assert_eq!(q.carry_dropped(), q.answer());
+        assert!(!q.has_carry());
+        assert_eq!(Problem { a: 99, b: 1, digits: 2 }.carry_dropped(), "090");
     }
 
     #[test]

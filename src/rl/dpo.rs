@@ -14,7 +14,9 @@
 //! reported, with the accuracy (chosen > rejected). When the policy equals the
 //! reference, h = 0 and the DPO loss is ln 2 ≈ 0.693.
 
-use candle_core::{Result, Tensor};
+use candle_core::{Result, Tensor, D};
+
+use crate::ml::rng::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DpoVariant {
@@ -28,6 +30,49 @@ pub struct DpoOut {
     pub chosen_reward: Vec<f32>,
     pub rejected_reward: Vec<f32>,
     pub accuracy: f64,
+}
+
+impl DpoOut {
+    /// Per pair, the implicit-reward margin `h = r̂_w − r̂_l` (β already in it).
+    pub fn margins(&self) -> Vec<f32> {
+        self.chosen_reward.iter().zip(&self.rejected_reward).map(|(c, r)| c - r).collect()
+    }
+}
+
+/// The weight of a pair in the DPO gradient, `σ(−h)`: about ½ for a pair the
+/// implicit rewards do not yet order, near 0 for one they order by a wide
+/// margin, near 1 for one they order the wrong way.
+pub fn grad_weight(margin: f64) -> f64 {
+    1.0 / (1.0 + margin.exp())
+}
+
+/// Sequence log-probs `[B]`: the sum of the per-token log-probs `[B,T]` over
+/// the response tokens (`mask` 1 there, 0 on prompt and padding).
+pub fn sequence_logps(token_logp: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    (token_logp * mask)?.sum(D::Minus1)
+}
+
+/// What the verifier's verdicts on one prompt's samples give DPO.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairPick {
+    /// Indices of a right sample (chosen) and a wrong one (rejected).
+    Pair { chosen: usize, rejected: usize },
+    /// Every sample right: no preference to learn, the prompt is dropped.
+    AllRight,
+    /// Every sample wrong: no preference either.
+    AllWrong,
+}
+
+/// One preference pair from a group of samples judged right or wrong: a
+/// right one chosen at random against a wrong one chosen at random.
+pub fn pick_pair(correct: &[bool], rng: &mut Rng) -> PairPick {
+    let right: Vec<usize> = (0..correct.len()).filter(|&i| correct[i]).collect();
+    let wrong: Vec<usize> = (0..correct.len()).filter(|&i| !correct[i]).collect();
+    match (right.is_empty(), wrong.is_empty()) {
+        (false, false) => PairPick::Pair { chosen: *rng.choose(&right), rejected: *rng.choose(&wrong) },
+        (false, true) => PairPick::AllRight,
+        _ => PairPick::AllWrong,
+    }
 }
 
 /// `−log σ(x)` computed stably: `max(−x, 0) + log(1 + e^{−|x|})`.
@@ -92,6 +137,35 @@ mod tests {
         // IPO: (2 − 1/(2·0.5))² = 1.
         let ipo = dpo_loss(&t(&[-4.0]), &t(&[-7.0]), &t(&[-5.0]), &t(&[-6.0]), 0.5, DpoVariant::Ipo).unwrap();
         assert!((ipo.loss.to_scalar::<f32>().unwrap() - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn margins_and_gradient_weights() {
+        let out = dpo_loss(&t(&[-12.0]), &t(&[-15.0]), &t(&[-13.0]), &t(&[-14.0]), 0.1, DpoVariant::Sigmoid).unwrap();
+        assert!((out.margins()[0] - 0.2).abs() < 1e-6);
+        assert!((grad_weight(0.2) - 0.450_166).abs() < 1e-5);
+        assert!((grad_weight(0.0) - 0.5).abs() < 1e-12 && grad_weight(20.0) < 1e-8 && grad_weight(-20.0) > 0.999);
+    }
+
+    #[test]
+    fn sequence_logps_sum_the_response_only() {
+        let lp = Tensor::new(&[[-1.0f32, -2.0, -3.0], [-0.5, -0.5, -9.0]], &Device::Cpu).unwrap();
+        let m = Tensor::new(&[[0.0f32, 1.0, 1.0], [1.0, 1.0, 0.0]], &Device::Cpu).unwrap();
+        assert_eq!(sequence_logps(&lp, &m).unwrap().to_vec1::<f32>().unwrap(), vec![-5.0, -1.0]);
+    }
+
+    #[test]
+    fn pairs_need_a_right_and_a_wrong_sample() {
+        let mut rng = Rng::new(3);
+        assert_eq!(pick_pair(&[true, true], &mut rng), PairPick::AllRight);
+        assert_eq!(pick_pair(&[false, false, false], &mut rng), PairPick::AllWrong);
+        assert_eq!(pick_pair(&[], &mut rng), PairPick::AllWrong);
+        for _ in 0..20 {
+            match pick_pair(&[false, true, false, true], &mut rng) {
+                PairPick::Pair { chosen, rejected } => assert!(chosen % 2 == 1 && rejected % 2 == 0),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,743 @@
+//! `dpo-pairs`: direct preference optimisation on pairs the model samples
+//! itself, labelled by an exact verifier.
+//!
+//! The task is addition (`src/envs/refine_arith.rs`): `47+85=` with the sum
+//! written least significant digit first (`231`). Phases of `run`:
+//!
+//! 1. **data** — held-out problems, and fresh ones for the pairs.
+//! 2. **sft** — a short SFT warm start of a tiny GPT, under-trained on
+//!    purpose: its samples are a mix of right and wrong answers.
+//! 3. **pairs** — `samples` answers per prompt from the SFT model at
+//!    `temperature`; the verifier marks each right or wrong; a right one
+//!    becomes *chosen* and a wrong one *rejected*
+//!    (`src/rl/dpo.rs::pick_pair`); prompts whose samples are all right or
+//!    all wrong carry no preference and are dropped (and counted). The same
+//!    on held-out prompts gives the held-out pairs.
+//! 4. **DPO** — the policy (a copy of the SFT model) against the frozen
+//!    reference (the SFT model): `src/rl/dpo.rs::dpo_loss` on summed
+//!    response log-probs, sigmoid (DPO) or squared (IPO) loss.
+//! 5. **DPO at a second β** — the same pairs, the same steps, another β: the
+//!    KL to the reference it ends at.
+//! 6. **SFT on chosen** — the baseline: a copy of the SFT model trained on
+//!    the chosen answers alone (rejection-sampling fine-tuning), same steps,
+//!    same optimizer.
+//! 7. **report** — every model on the held-out problems: pass rate of
+//!    sampled and of greedy answers, exact KL to the reference along its own
+//!    samples, implicit-reward accuracy on the held-out pairs.
+
+use anyhow::{bail, Result};
+use candle_core::{Device, Tensor};
+use serde::Deserialize;
+
+use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
+use crate::envs::refine_arith::{passes, Problem};
+use crate::ml::data::Example;
+use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::loss::token_logprobs;
+use crate::ml::rng::Rng;
+use crate::ml::sample::{generate, Decoding, GenConfig};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
+use crate::ml::train::{TrainConfig, Trainer};
+use crate::rl::dpo::{dpo_loss, grad_weight, pick_pair, sequence_logps, DpoVariant, PairPick};
+use crate::rl::kl::kl_exact;
+
+pub struct DpoPairs;
+
+/// The preference loss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossKind {
+    /// DPO: `−log σ(h)`.
+    Sigmoid,
+    /// IPO: `(h/β − 1/(2β))²`, a finite target margin.
+    Ipo,
+}
+
+impl LossKind {
+    fn variant(self) -> DpoVariant {
+        match self {
+            LossKind::Sigmoid => DpoVariant::Sigmoid,
+            LossKind::Ipo => DpoVariant::Ipo,
+        }
+    }
+}
+
+/// `drills/dpo-pairs/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub digits: usize,
+    pub sft_steps: usize,
+    pub sft_batch: usize,
+    pub sft_lr: f64,
+    pub habit_rate: f64,
+    pub prompts: usize,
+    pub samples: usize,
+    pub temperature: f64,
+    pub steps: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub beta: f64,
+    pub beta_compare: f64,
+    pub loss: LossKind,
+    pub swap_labels: bool,
+    pub test_size: usize,
+    pub eval_samples: usize,
+    pub evals: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+}
+
+const ALPHABET: &str = "0123456789+=";
+
+/// A prompt and one answer, as token ids (the answer ends with EOS when the
+/// model stopped).
+#[derive(Debug, Clone)]
+struct Seq {
+    prompt: Vec<u32>,
+    response: Vec<u32>,
+}
+
+/// A preference pair and the reference model's log-probs of both answers.
+#[derive(Debug, Clone)]
+struct Pair {
+    problem: Problem,
+    chosen: Seq,
+    rejected: Seq,
+    chosen_text: String,
+    rejected_text: String,
+    ref_chosen: f32,
+    ref_rejected: f32,
+}
+
+/// Pairs from a set of prompts, with what was dropped.
+struct PairSet {
+    pairs: Vec<Pair>,
+    prompts: usize,
+    all_right: usize,
+    all_wrong: usize,
+    /// Share of all samples that were right.
+    sample_pass: f64,
+    /// A few groups as table rows, for the view.
+    shown: Vec<Vec<String>>,
+}
+
+/// The task's text and token plumbing.
+struct Task {
+    tok: CharTokenizer,
+    width: usize,
+}
+
+impl Task {
+    fn prompt_ids(&self, p: &Problem) -> Vec<u32> {
+        self.tok.encode(&p.prompt())
+    }
+
+    fn text(&self, response: &[u32]) -> String {
+        self.tok.decode(&response.iter().copied().filter(|&t| t != EOS).collect::<Vec<_>>())
+    }
+
+    /// Sampled (or greedy) answers to `probs`, one per prompt.
+    fn answer(&self, model: &Gpt, probs: &[Problem], decoding: Decoding, rng: &mut Rng) -> Result<Vec<Seq>> {
+        let prompts: Vec<Vec<u32>> = probs.iter().map(|p| self.prompt_ids(p)).collect();
+        let cfg = GenConfig { max_new: self.width + 1, decoding, stop: vec![EOS], use_cache: true };
+        let outs = generate(model, &prompts, &cfg, rng)?;
+        Ok(prompts.into_iter().zip(outs).map(|(prompt, response)| Seq { prompt, response }).collect())
+    }
+
+    fn example(&self, p: &Problem, answer: &str) -> Example {
+        let prompt = self.prompt_ids(p);
+        let mut tokens = prompt.clone();
+        tokens.extend(self.tok.encode(answer));
+        tokens.push(EOS);
+        let mut train = vec![false; prompt.len()];
+        train.resize(tokens.len(), true);
+        Example::new(tokens, train)
+    }
+}
+
+/// Summed response log-probs `[N]` of `seqs` under `model` (differentiable).
+fn seq_logps(model: &Gpt, seqs: &[&Seq]) -> Result<Tensor> {
+    let (x, targets, mask) = seq_batch(seqs, &model.device)?;
+    let t = targets.dim(1)?;
+    let logits = model.forward(&x)?.narrow(1, 0, t)?;
+    Ok(sequence_logps(&token_logprobs(&logits, &targets)?, &mask)?)
+}
+
+/// Right-padded inputs `[N,T]`, next-token targets `[N,T−1]` and the mask of
+/// response targets `[N,T−1]` (position t predicts token t + 1).
+fn seq_batch(seqs: &[&Seq], device: &Device) -> Result<(Tensor, Tensor, Tensor)> {
+    let tmax = seqs.iter().map(|s| s.prompt.len() + s.response.len()).max().unwrap_or(2).max(2);
+    let n = seqs.len();
+    let mut ids = Vec::with_capacity(n * tmax);
+    let mut mask = Vec::with_capacity(n * (tmax - 1));
+    for s in seqs {
+        let len = s.prompt.len() + s.response.len();
+        ids.extend(s.prompt.iter().chain(&s.response).copied().chain(std::iter::repeat(PAD)).take(tmax));
+        mask.extend((1..tmax).map(|i| if i >= s.prompt.len() && i < len { 1f32 } else { 0.0 }));
+    }
+    let x = Tensor::from_vec(ids, (n, tmax), device)?;
+    let targets = x.narrow(1, 1, tmax - 1)?;
+    Ok((x, targets, Tensor::from_vec(mask, (n, tmax - 1), device)?))
+}
+
+/// Per-token log-ratio `log π − log π_ref` of one sequence (response tokens
+/// only), for the token view.
+fn token_log_ratios(policy: &Gpt, reference: &Gpt, s: &Seq) -> Result<Vec<f32>> {
+    let (x, targets, _) = seq_batch(&[s], &policy.device)?;
+    let t = targets.dim(1)?;
+    let lp = token_logprobs(&policy.forward(&x)?.narrow(1, 0, t)?, &targets)?;
+    let lq = token_logprobs(&reference.forward(&x)?.narrow(1, 0, t)?, &targets)?;
+    let d: Vec<f32> = (lp - lq)?.squeeze(0)?.to_vec1()?;
+    Ok(d[s.prompt.len() - 1..].to_vec())
+}
+
+/// In chunks, so a big pair set never makes one huge batch.
+fn logps_of(model: &Gpt, seqs: &[&Seq]) -> Result<Vec<f32>> {
+    let mut out = Vec::with_capacity(seqs.len());
+    for chunk in seqs.chunks(512) {
+        out.extend(seq_logps(model, chunk)?.detach().to_vec1::<f32>()?);
+    }
+    Ok(out)
+}
+
+/// Sample `k` answers per problem, let the verifier label them, keep a pair
+/// per prompt that has a right and a wrong answer; score both answers under
+/// the reference.
+fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bool, rng: &mut Rng) -> Result<PairSet> {
+    let decoding = Decoding::Sample { temperature: p.temperature as f32, top_k: None, top_p: None };
+    let repeated: Vec<Problem> = probs.iter().flat_map(|q| std::iter::repeat_n(*q, p.samples)).collect();
+    let seqs = task.answer(model, &repeated, decoding, rng)?;
+    let mut set = PairSet {
+        pairs: Vec::new(),
+        prompts: probs.len(),
+        all_right: 0,
+        all_wrong: 0,
+        sample_pass: 0.0,
+        shown: Vec::new(),
+    };
+    let mut right_total = 0usize;
+    for (q, group) in probs.iter().zip(seqs.chunks(p.samples)) {
+        let texts: Vec<String> = group.iter().map(|s| task.text(&s.response)).collect();
+        let ok: Vec<bool> = texts.iter().map(|t| passes(t, &q.answer())).collect();
+        right_total += ok.iter().filter(|&&o| o).count();
+        let pick = pick_pair(&ok, rng);
+        let verdict = match pick {
+            PairPick::Pair { chosen, rejected } => {
+                let (c, r) = if swap { (rejected, chosen) } else { (chosen, rejected) };
+                set.pairs.push(Pair {
+                    problem: *q,
+                    chosen: group[c].clone(),
+                    rejected: group[r].clone(),
+                    chosen_text: texts[c].clone(),
+                    rejected_text: texts[r].clone(),
+                    ref_chosen: 0.0,
+                    ref_rejected: 0.0,
+                });
+                format!("chosen {} · rejected {}", texts[c], texts[r])
+            }
+            PairPick::AllRight => {
+                set.all_right += 1;
+                "dropped: all right".into()
+            }
+            PairPick::AllWrong => {
+                set.all_wrong += 1;
+                "dropped: all wrong".into()
+            }
+        };
+        if set.shown.len() < 12 {
+            let marked: Vec<String> =
+                texts.iter().zip(&ok).map(|(t, o)| format!("{t}{}", if *o { "✓" } else { "✗" })).collect();
+            set.shown.push(vec![q.prompt(), q.answer(), marked.join(" "), verdict]);
+        }
+    }
+    set.sample_pass = right_total as f64 / seqs.len().max(1) as f64;
+    let chosen: Vec<&Seq> = set.pairs.iter().map(|x| &x.chosen).collect();
+    let rejected: Vec<&Seq> = set.pairs.iter().map(|x| &x.rejected).collect();
+    let (rc, rr) = (logps_of(model, &chosen)?, logps_of(model, &rejected)?);
+    for ((pair, c), r) in set.pairs.iter_mut().zip(rc).zip(rr) {
+        pair.ref_chosen = c;
+        pair.ref_rejected = r;
+    }
+    Ok(set)
+}
+
+/// What one model does on the held-out problems and pairs.
+#[derive(Debug, Clone, Copy, Default)]
+struct Eval {
+    /// Pass rate of answers sampled at the pairs' temperature.
+    pass: f64,
+    pass_greedy: f64,
+    /// Exact KL to the reference summed over the response, along the model's samples.
+    kl: f64,
+    /// Held-out implicit-reward accuracy (true labels).
+    accuracy: f64,
+    margin: f64,
+    logp_chosen: f64,
+    logp_rejected: f64,
+}
+
+struct Heldout {
+    test: Vec<Problem>,
+    pairs: Vec<Pair>,
+}
+
+fn evaluate(task: &Task, model: &Gpt, reference: &Gpt, h: &Heldout, p: &Params, seed: u64) -> Result<Eval> {
+    // The same random stream for every model and every evaluation: differences
+    // between them are the models', not the dice's.
+    let mut rng = Rng::new(seed ^ 0xe7a1);
+    let decoding = Decoding::Sample { temperature: p.temperature as f32, top_k: None, top_p: None };
+    let repeated: Vec<Problem> = h.test.iter().flat_map(|q| std::iter::repeat_n(*q, p.eval_samples)).collect();
+    let sampled = task.answer(model, &repeated, decoding, &mut rng)?;
+    let right = |seqs: &[Seq], probs: &[Problem]| {
+        seqs.iter().zip(probs).filter(|(s, q)| passes(&task.text(&s.response), &q.answer())).count() as f64
+            / probs.len().max(1) as f64
+    };
+    let pass = right(&sampled, &repeated);
+    let greedy = task.answer(model, &h.test, Decoding::Greedy, &mut rng)?;
+    let pass_greedy = right(&greedy, &h.test);
+    let mut kl_sum = 0.0;
+    for chunk in sampled.chunks(512) {
+        let refs: Vec<&Seq> = chunk.iter().collect();
+        let (x, _, mask) = seq_batch(&refs, &model.device)?;
+        let t = mask.dim(1)?;
+        let kl = kl_exact(&model.forward(&x)?.narrow(1, 0, t)?, &reference.forward(&x)?.narrow(1, 0, t)?)?;
+        kl_sum += (kl * mask)?.sum_all()?.to_scalar::<f32>()? as f64;
+    }
+    let kl = kl_sum / sampled.len().max(1) as f64;
+    let chosen: Vec<&Seq> = h.pairs.iter().map(|x| &x.chosen).collect();
+    let rejected: Vec<&Seq> = h.pairs.iter().map(|x| &x.rejected).collect();
+    let (lc, lr) = (logps_of(model, &chosen)?, logps_of(model, &rejected)?);
+    let n = h.pairs.len().max(1) as f64;
+    let (mut wins, mut margin) = (0usize, 0.0);
+    for ((pair, c), r) in h.pairs.iter().zip(&lc).zip(&lr) {
+        let m = p.beta * (((c - pair.ref_chosen) - (r - pair.ref_rejected)) as f64);
+        wins += usize::from(m > 0.0);
+        margin += m;
+    }
+    Ok(Eval {
+        pass,
+        pass_greedy,
+        kl,
+        accuracy: wins as f64 / n,
+        margin: margin / n,
+        logp_chosen: lc.iter().map(|&v| v as f64).sum::<f64>() / n,
+        logp_rejected: lr.iter().map(|&v| v as f64).sum::<f64>() / n,
+    })
+}
+
+/// How the policy after SFT is trained on the pairs.
+#[derive(Debug, Clone, Copy)]
+enum Method {
+    Dpo { beta: f64 },
+    SftOnChosen,
+}
+
+/// One training run from the SFT model: the trained model and its evaluations.
+struct Trained {
+    model: Gpt,
+    /// The SFT model, evaluated before the first step.
+    first: Eval,
+    last: Eval,
+    /// Mean summed log-probs of all training pairs' chosen and rejected
+    /// answers, under the SFT model and under the trained policy.
+    train_logps: ((f64, f64), (f64, f64)),
+}
+
+/// Metric names of one training run.
+struct Names {
+    prefix: &'static str,
+}
+
+impl Names {
+    fn n(&self, name: &str) -> String {
+        if self.prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name} ({})", self.prefix)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn train(
+    ctx: &mut RunCtx,
+    p: &Params,
+    task: &Task,
+    sft: &Gpt,
+    pairs: &[Pair],
+    held: &Heldout,
+    method: Method,
+    names: &Names,
+    progress: (usize, usize),
+    rng: &mut Rng,
+) -> Result<Trained> {
+    let policy = sft.fork(ctx.seed)?;
+    let mut trainer = Trainer::for_model(&policy, TrainConfig::cosine(p.lr, p.steps / 10, p.steps))?;
+    let eval_every = (p.steps / p.evals.max(1)).max(1);
+    let first = evaluate(task, &policy, sft, held, p, ctx.seed)?;
+    emit_eval(ctx, names, 0, &first);
+    let mut last = first;
+    for step in 0..p.steps {
+        ctx.check_cancel()?;
+        let idx: Vec<usize> = (0..p.batch).map(|_| rng.below(pairs.len())).collect();
+        match method {
+            Method::Dpo { beta } => {
+                let seqs: Vec<&Seq> =
+                    idx.iter().map(|&i| &pairs[i].chosen).chain(idx.iter().map(|&i| &pairs[i].rejected)).collect();
+                let lp = seq_logps(&policy, &seqs)?;
+                let b = idx.len();
+                let (pc, pr) = (lp.narrow(0, 0, b)?, lp.narrow(0, b, b)?);
+                let dev = &policy.device;
+                let rc = Tensor::from_vec(idx.iter().map(|&i| pairs[i].ref_chosen).collect::<Vec<_>>(), b, dev)?;
+                let rr = Tensor::from_vec(idx.iter().map(|&i| pairs[i].ref_rejected).collect::<Vec<_>>(), b, dev)?;
+                let out = dpo_loss(&pc, &pr, &rc, &rr, beta, p.loss.variant())?;
+                let st = trainer.step(&out.loss, "DPO loss")?;
+                let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
+                let (lc, lr) = (mean(&pc.detach().to_vec1()?), mean(&pr.detach().to_vec1()?));
+                let margins = out.margins();
+                ctx.metric(step, &names.n("loss"), st.loss);
+                ctx.metric(step, &names.n("rewards/chosen"), mean(&out.chosen_reward));
+                ctx.metric(step, &names.n("rewards/rejected"), mean(&out.rejected_reward));
+                ctx.metric(step, &names.n("rewards/accuracies"), out.accuracy);
+                ctx.metric(step, &names.n("rewards/margins"), mean(&margins));
+                ctx.metric(step, &names.n("logps/chosen"), lc);
+                ctx.metric(step, &names.n("logps/rejected"), lr);
+                let w: Vec<f32> = margins.iter().map(|&m| grad_weight(m as f64) as f32).collect();
+                ctx.metric(step, &names.n("pair weight σ(−h)"), mean(&w));
+            }
+            Method::SftOnChosen => {
+                let ex: Vec<Example> =
+                    idx.iter().map(|&i| task.example(&pairs[i].problem, &pairs[i].chosen_text)).collect();
+                let st = trainer.sft_step(&policy, &ex.iter().collect::<Vec<_>>())?;
+                ctx.metric(step, &names.n("loss"), st.loss);
+            }
+        }
+        if (step + 1) % eval_every == 0 || step + 1 == p.steps {
+            last = evaluate(task, &policy, sft, held, p, ctx.seed)?;
+            emit_eval(ctx, names, step + 1, &last);
+        }
+        ctx.progress(progress.0 + step + 1, progress.1, 0);
+    }
+    let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
+    let chosen: Vec<&Seq> = pairs.iter().map(|x| &x.chosen).collect();
+    let rejected: Vec<&Seq> = pairs.iter().map(|x| &x.rejected).collect();
+    let before = (
+        mean(&pairs.iter().map(|x| x.ref_chosen).collect::<Vec<_>>()),
+        mean(&pairs.iter().map(|x| x.ref_rejected).collect::<Vec<_>>()),
+    );
+    let after = (mean(&logps_of(&policy, &chosen)?), mean(&logps_of(&policy, &rejected)?));
+    Ok(Trained { model: policy, first, last, train_logps: (before, after) })
+}
+
+fn emit_eval(ctx: &mut RunCtx, names: &Names, step: usize, e: &Eval) {
+    ctx.metric(step, &names.n("eval/pass_rate"), e.pass);
+    ctx.metric(step, &names.n("eval/pass_rate_greedy"), e.pass_greedy);
+    ctx.metric(step, &names.n("kl"), e.kl);
+    ctx.metric(step, &names.n("eval/rewards/accuracies"), e.accuracy);
+    ctx.metric(step, &names.n("eval/rewards/margins"), e.margin);
+    ctx.metric(step, &names.n("eval/logps/chosen"), e.logp_chosen);
+    ctx.metric(step, &names.n("eval/logps/rejected"), e.logp_rejected);
+}
+
+impl TypedDrill for DpoPairs {
+    const ID: &'static str = "dpo-pairs";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)?;
+        if (p.beta - p.beta_compare).abs() < 1e-12 {
+            return Err(format!(
+                "beta_compare ({}) must differ from beta ({}): the drill compares two β",
+                p.beta_compare, p.beta
+            ));
+        }
+        // Training prompts are drawn outside the held-out set: leave room for them.
+        let problems = 10usize.pow(2 * p.digits as u32);
+        if 2 * p.test_size > problems {
+            return Err(format!(
+                "test_size ({}) must be at most half of the {problems} distinct {}-digit problems",
+                p.test_size, p.digits
+            ));
+        }
+        if p.evals > p.steps {
+            return Err(format!("evals ({}) cannot exceed steps ({})", p.evals, p.steps));
+        }
+        Ok(())
+    }
+
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
+        let task = Task { tok: CharTokenizer::new(ALPHABET, &[]), width: p.digits + 1 };
+        let mut rng = Rng::new(ctx.seed);
+
+        ctx.phase("data");
+        let mut test_rng = rng.fork(7);
+        let test: Vec<Problem> = (0..p.test_size).map(|_| Problem::random(p.digits, &mut test_rng)).collect();
+        let held_set: std::collections::BTreeSet<(u32, u32)> = test.iter().map(|q| (q.a, q.b)).collect();
+        let mut fresh = |rng: &mut Rng| loop {
+            let q = Problem::random(p.digits, rng);
+            if !held_set.contains(&(q.a, q.b)) {
+                return q;
+            }
+        };
+
+        let sft = warm_start(ctx, p, &task, &mut fresh, &mut rng)?;
+
+        ctx.phase("pairs");
+        let probs: Vec<Problem> = (0..p.prompts).map(|_| fresh(&mut rng)).collect();
+        let train_set = build_pairs(&task, &sft, &probs, p, p.swap_labels, &mut rng)?;
+        let held_pairs = build_pairs(&task, &sft, &test, p, false, &mut rng.fork(11))?;
+        pairs_report(ctx, p, &train_set, &held_pairs);
+        if train_set.pairs.is_empty() {
+            bail!(
+                "no preference pairs: on all {} prompts the SFT model's {} samples were all right or all wrong \
+                 ({} all right, {} all wrong). Change sft_steps, temperature or samples.",
+                train_set.prompts,
+                p.samples,
+                train_set.all_right,
+                train_set.all_wrong
+            );
+        }
+        if held_pairs.pairs.is_empty() {
+            bail!("no held-out pairs: raise test_size or samples, or change sft_steps");
+        }
+        let held = Heldout { test, pairs: held_pairs.pairs };
+
+        let total = p.sft_steps + 3 * p.steps;
+        let loss_name = match p.loss {
+            LossKind::Sigmoid => "DPO",
+            LossKind::Ipo => "IPO",
+        };
+        ctx.phase(format!("{loss_name} (β = {})", p.beta));
+        let main = train(
+            ctx,
+            p,
+            &task,
+            &sft,
+            &train_set.pairs,
+            &held,
+            Method::Dpo { beta: p.beta },
+            &Names { prefix: "" },
+            (p.sft_steps, total),
+            &mut rng.fork(21),
+        )?;
+        ctx.phase(format!("{loss_name} (β = {})", p.beta_compare));
+        let other = train(
+            ctx,
+            p,
+            &task,
+            &sft,
+            &train_set.pairs,
+            &held,
+            Method::Dpo { beta: p.beta_compare },
+            &Names { prefix: "β_compare" },
+            (p.sft_steps + p.steps, total),
+            &mut rng.fork(21),
+        )?;
+        ctx.phase("SFT on chosen (baseline)");
+        let base = train(
+            ctx,
+            p,
+            &task,
+            &sft,
+            &train_set.pairs,
+            &held,
+            Method::SftOnChosen,
+            &Names { prefix: "sft-on-chosen" },
+            (p.sft_steps + 2 * p.steps, total),
+            &mut rng.fork(21),
+        )?;
+
+        ctx.phase("report");
+        let before = main.first;
+        compare_view(ctx, p, &before, &main, &other, &base);
+        pair_tokens_view(ctx, &task, &main.model, &sft, &held.pairs)?;
+        logps_view(ctx, p, &main, &other);
+        let ((c0, r0), (c1, r1)) = main.train_logps;
+        ctx.log(format!(
+            "{loss_name} β = {}: held-out pass rate {:.3} → {:.3} (greedy {:.3} → {:.3}); held-out implicit-reward \
+             accuracy {:.3}; KL to the reference {:.3} nats (β = {}: {:.3}); logps/chosen {c0:.2} → {c1:.2}, \
+             logps/rejected {r0:.2} → {r1:.2}; SFT on chosen: pass rate {:.3}",
+            p.beta,
+            before.pass,
+            main.last.pass,
+            before.pass_greedy,
+            main.last.pass_greedy,
+            main.last.accuracy,
+            main.last.kl,
+            p.beta_compare,
+            other.last.kl,
+            base.last.pass
+        ));
+        let (small, large) = if p.beta < p.beta_compare { (&main, &other) } else { (&other, &main) };
+        let ((small_c0, _), (small_c1, _)) = small.train_logps;
+        ctx.claim("heldout_reward_accuracy", main.last.accuracy)?;
+        ctx.claim("pass_rate_gain", main.last.pass - before.pass)?;
+        ctx.claim("higher_beta_stays_closer", small.last.kl - large.last.kl)?;
+        ctx.claim("dpo_minus_sft_on_chosen", main.last.pass - base.last.pass)?;
+        ctx.claim("chosen_logp_change_small_beta", small_c1 - small_c0)?;
+        Ok(())
+    }
+}
+
+/// Phase "sft": a tiny GPT from scratch, deliberately short of converged.
+fn warm_start(
+    ctx: &mut RunCtx,
+    p: &Params,
+    task: &Task,
+    fresh: &mut dyn FnMut(&mut Rng) -> Problem,
+    rng: &mut Rng,
+) -> Result<Gpt> {
+    ctx.phase("sft");
+    let cfg = GptConfig::new(task.tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
+    let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+    ctx.log(format!(
+        "{}-digit addition, sum written least significant digit first; tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
+        p.digits,
+        p.d_model,
+        p.n_layers,
+        p.n_heads,
+        model.num_params()
+    ));
+    let total = p.sft_steps + 3 * p.steps;
+    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.sft_lr, p.sft_steps / 20, p.sft_steps))?;
+    for step in 0..p.sft_steps {
+        ctx.check_cancel()?;
+        let ex: Vec<Example> = (0..p.sft_batch)
+            .map(|_| {
+                let q = fresh(rng);
+                // The planted habit: some answers in the SFT data drop the carries.
+                let answer = if rng.bool(p.habit_rate) { q.carry_dropped() } else { q.answer() };
+                task.example(&q, &answer)
+            })
+            .collect();
+        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
+        ctx.metric(step, "sft_loss", st.loss);
+        ctx.progress(step + 1, total, 0);
+    }
+    Ok(model)
+}
+
+fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
+    let line = |name: &str, s: &PairSet| {
+        vec![
+            name.to_string(),
+            s.prompts.to_string(),
+            format!("{:.3}", s.sample_pass),
+            s.pairs.len().to_string(),
+            s.all_right.to_string(),
+            s.all_wrong.to_string(),
+        ]
+    };
+    ctx.view(View::Table {
+        title: format!("Preference pairs from the SFT model's own samples ({} per prompt)", p.samples),
+        header: ["", "prompts", "samples right", "pairs", "dropped: all right", "dropped: all wrong"]
+            .map(String::from)
+            .to_vec(),
+        rows: vec![line("training", train), line("held-out", held)],
+    });
+    ctx.view(View::Table {
+        title: format!(
+            "Sampled groups and the pair the verifier picks{}",
+            if p.swap_labels { " (labels swapped for training!)" } else { "" }
+        ),
+        header: ["prompt", "gold", "samples (✓ right, ✗ wrong)", "pair"].map(String::from).to_vec(),
+        rows: train.shown.clone(),
+    });
+    ctx.log(format!(
+        "pairs: {} of {} training prompts ({} all right, {} all wrong: dropped); {} held-out pairs; {:.3} of the samples right",
+        train.pairs.len(),
+        train.prompts,
+        train.all_right,
+        train.all_wrong,
+        held.pairs.len(),
+        train.sample_pass
+    ));
+}
+
+fn compare_view(ctx: &mut RunCtx, p: &Params, before: &Eval, main: &Trained, other: &Trained, base: &Trained) {
+    let row = |name: String, e: &Eval| {
+        vec![
+            name,
+            format!("{:.3}", e.pass),
+            format!("{:.3}", e.pass_greedy),
+            format!("{:.3}", e.kl),
+            format!("{:.3}", e.accuracy),
+            format!("{:.2}", e.logp_chosen),
+            format!("{:.2}", e.logp_rejected),
+        ]
+    };
+    ctx.view(View::Table {
+        title: format!("Held-out: the SFT model and what {} steps made of it", p.steps),
+        header: ["model", "pass (sampled)", "pass (greedy)", "KL to ref", "reward acc", "logp chosen", "logp rejected"]
+            .map(String::from)
+            .to_vec(),
+        rows: vec![
+            row("SFT (reference)".into(), before),
+            row(format!("DPO β = {}", p.beta), &main.last),
+            row(format!("DPO β = {}", p.beta_compare), &other.last),
+            row("SFT on chosen".into(), &base.last),
+        ],
+    });
+}
+
+/// A held-out pair after training, token by token: the per-token log-ratio
+/// `log π − log π_ref` of the chosen and of the rejected answer.
+fn pair_tokens_view(ctx: &mut RunCtx, task: &Task, policy: &Gpt, reference: &Gpt, pairs: &[Pair]) -> Result<()> {
+    let Some(pair) = pairs.first() else { return Ok(()) };
+    let mut cells = Vec::new();
+    for (label, s) in [("chosen ", &pair.chosen), (" rejected ", &pair.rejected)] {
+        cells.push(TokenCell { text: label.into(), kind: TokenKind::Masked, value: None });
+        for &t in &s.prompt {
+            cells.push(TokenCell { text: task.tok.token(t).to_string(), kind: TokenKind::Prompt, value: None });
+        }
+        let ratios = token_log_ratios(policy, reference, s)?;
+        for (&t, r) in s.response.iter().zip(ratios) {
+            let text = if t == EOS { "⏎".to_string() } else { task.tok.token(t).to_string() };
+            cells.push(TokenCell { text, kind: TokenKind::Trained, value: Some(r) });
+        }
+    }
+    ctx.view(View::Tokens {
+        title: format!("A held-out pair after DPO ({} right, {} wrong)", pair.chosen_text, pair.rejected_text),
+        tokens: cells,
+        legend:
+            "answer tokens coloured by log π − log π_ref (green: DPO raised it, red: lowered it); the sums are the \
+                 implicit rewards / β"
+                .into(),
+    });
+    Ok(())
+}
+
+fn logps_view(ctx: &mut RunCtx, p: &Params, main: &Trained, other: &Trained) {
+    let line = |beta: f64, t: &Trained| {
+        let ((c0, r0), (c1, r1)) = t.train_logps;
+        let verdict = match (c1 < c0, r1 < r0) {
+            (true, true) => "both fell",
+            (false, true) => "chosen rose, rejected fell",
+            (true, false) => "chosen fell, rejected rose",
+            (false, false) => "both rose",
+        };
+        format!(
+            "β = {beta}: chosen {c0:.2} → {c1:.2}, rejected {r0:.2} → {r1:.2} ({verdict}); held-out pass rate {:.3}, \
+             KL to the reference {:.3}",
+            t.last.pass, t.last.kl
+        )
+    };
+    ctx.view(View::Text {
+        title: "Why logps/chosen can fall too".into(),
+        body: format!(
+            "Mean summed log-prob of the training pairs' answers, SFT model → after DPO:\n  {}\n  {}\n\n\
+             The DPO loss sees only the margin h = β[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log \
+             π_ref(y_l))]. Any move that widens it lowers the loss, including one that lowers both log-probs, the \
+             rejected faster. A chosen and a rejected answer share the prompt and most of their digits, so the \
+             gradient that pushes a wrong answer down also pushes down what it shares with right ones, and \
+             probability mass flows to answers in neither set. Each pair's weight in the gradient is σ(−h): with a \
+             large β a pair is switched off after a small move (h grows fast), with a small β every pair keeps \
+             weight ≈ ½ until the log-ratio margin is huge, and the push goes on — the policy drifts far from the \
+             reference (KL) and its right answers lose probability with its wrong ones.",
+            line(p.beta, main),
+            line(p.beta_compare, other)
+        ),
+    });
+}
