@@ -175,3 +175,16 @@ fn numeric_items_are_recomputed_by_the_code() {
         assert!((v - value).abs() <= tolerance, "{}: code says {v}, item says {value}", i.id);
     }
 }
+
+/// Drills are listed by track, and within a track in the order its sheet
+/// gives them: a track's first drill is the one to start with.
+#[test]
+fn drills_follow_their_sheets_order() {
+    let c = agentlab::content::Content::embedded().unwrap();
+    assert_eq!(c.drills[0].id, "sft-basics");
+    for s in &c.sheets {
+        let in_track: Vec<&str> = c.drills.iter().filter(|d| d.track == s.meta.track).map(|d| d.id.as_str()).collect();
+        let listed: Vec<&str> = s.meta.drills.iter().map(String::as_str).filter(|id| in_track.contains(id)).collect();
+        assert_eq!(in_track[..listed.len()], listed[..], "track {}", s.meta.track);
+    }
+}

@@ -301,7 +301,16 @@ impl Content {
 
         sheets.sort_by_key(|s| s.meta.track);
         quizzes.sort_by_key(|q| q.track);
-        drills.sort_by(|a, b| (a.track, &a.id).cmp(&(b.track, &b.id)));
+        // By track, then in the order the track's sheet lists them (its first
+        // drill is the one to start with), then by id.
+        let listed = |d: &DrillMeta| {
+            sheets
+                .iter()
+                .find(|s| s.meta.track == d.track)
+                .and_then(|s| s.meta.drills.iter().position(|id| *id == d.id))
+                .unwrap_or(usize::MAX)
+        };
+        drills.sort_by_cached_key(|d| (d.track, listed(d), d.id.clone()));
         let content = Content { source, sheets, quizzes, drills };
         let (found, hidden) = content.cross_check(&broken);
         errors.extend(found);
