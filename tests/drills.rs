@@ -197,3 +197,33 @@ fn the_number_of_threads_does_not_change_a_run() {
     assert!(one.len() > 50, "{} numbers", one.len());
     assert_eq!(one, run("3"));
 }
+
+#[test]
+fn model_merging_quick_passes() {
+    quick_passes("model-merging", 1);
+}
+
+/// λ = 2 in θ₀ + λ(τ_A + τ_B) (and in DARE) overshoots both experts: task
+/// arithmetic and DARE keep neither task, so no merge beats the experts.
+#[test]
+fn model_merging_claims_fail_when_lambda_is_far_too_large() {
+    breaks(
+        "model-merging",
+        1,
+        ("lambda", "2"),
+        &["task_arithmetic_keeps_both", "dare_keeps_both", "ties_or_dare_beat_average", "merge_beats_both_experts"],
+    );
+}
+
+/// Expert B fine-tuned from the same network with its MLP units and heads
+/// permuted (the same function in other coordinates): weight i of B is not
+/// weight i of A, and the merges keep at most one task.
+#[test]
+fn model_merging_fails_across_permuted_bases() {
+    breaks(
+        "model-merging",
+        1,
+        ("init_b", "permuted"),
+        &["merge_beats_both_experts", "task_arithmetic_keeps_both", "dare_keeps_both"],
+    );
+}

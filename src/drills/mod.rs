@@ -32,6 +32,7 @@
 
 pub mod events;
 pub mod ewc_replay;
+pub mod model_merging;
 pub mod react_tool_call_loop;
 pub mod self_refine_loop;
 pub mod sft_basics;
@@ -112,6 +113,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &turn_credit_assignment::TurnCreditAssignment,
         &ewc_replay::EwcReplay,
         &self_refine_loop::SelfRefineLoop,
+        &model_merging::ModelMerging,
     ]
 }
 
