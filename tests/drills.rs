@@ -236,3 +236,28 @@ fn dpo_pairs_claims_fail_with_swapped_labels() {
 fn dpo_pairs_claims_fail_with_a_tiny_learning_rate() {
     breaks("dpo-pairs", 1, ("lr", "1e-7"), &["pass_rate_gain", "higher_beta_stays_closer"]);
 }
+
+#[test]
+fn model_merging_quick_passes() {
+    quick_passes("model-merging", 1);
+}
+
+/// DARE that drops 95% of each task vector and multiplies the rest by 20
+/// adds noise far larger than the update it keeps: the DARE merge loses a task.
+#[test]
+fn model_merging_dare_fails_when_it_drops_almost_everything() {
+    breaks("model-merging", 1, ("dare_p", "0.95"), &["dare_keeps_both"]);
+}
+
+/// Expert B fine-tuned from the same network with its MLP units and heads
+/// permuted (the same function in other coordinates): weight i of B is not
+/// weight i of A, and the merges keep at most one task.
+#[test]
+fn model_merging_fails_across_permuted_bases() {
+    breaks(
+        "model-merging",
+        1,
+        ("init_b", "permuted"),
+        &["merge_beats_both_experts", "task_arithmetic_keeps_both", "dare_keeps_both"],
+    );
+}

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use candle_core::{Device, Tensor, Var};
 
+use crate::continual::merge::{task_arithmetic, ties_merge};
 use crate::continual::{ewc_penalty, AccuracyMatrix, Fisher};
 use crate::eval::{pass_at_k, pass_hat_k};
 use crate::rl::advantage::{group_advantages, rloo_advantages, GroupNorm};
@@ -41,6 +42,8 @@ pub const FUNCTIONS: &[&str] = &[
     "lora_params",
     "kv_cache_bytes",
     "entropy",
+    "task_arithmetic",
+    "ties_merge",
 ];
 
 struct Args<'a>(&'a toml::Table);
@@ -299,6 +302,27 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
             let t = Tensor::new(logits.as_slice(), &Device::Cpu).map_err(err)?;
             Ok(crate::rl::entropy::entropy_from_logits(&t).map_err(err)?.to_scalar::<f32>().map_err(err)? as f64)
         }
+        "task_arithmetic" | "ties_merge" => {
+            // θ₀ + λ·Σ τᵢ, or θ₀ + λ·ties(τ, keep); one entry of the result.
+            let base = a.f32s("base")?;
+            let taus: Vec<Vec<f32>> =
+                a.matrix("task_vectors")?.into_iter().map(|r| r.into_iter().map(|x| x as f32).collect()).collect();
+            if taus.is_empty() || taus.iter().any(|t| t.len() != base.len()) {
+                return Err("`task_vectors` must be rows as long as `base`".into());
+            }
+            let refs: Vec<&[f32]> = taus.iter().map(|t| t.as_slice()).collect();
+            let lambda = a.f("lambda")? as f32;
+            let merged = if name == "task_arithmetic" {
+                task_arithmetic(&base, &refs, lambda)
+            } else {
+                let keep = a.f("keep")?;
+                if !(0.0..=1.0).contains(&keep) {
+                    return Err("`keep` is a fraction in [0, 1]".into());
+                }
+                ties_merge(&base, &refs, keep, lambda)
+            };
+            Ok(merged[a.index(merged.len())?] as f64)
+        }
         other => Err(format!("unknown check function \"{other}\"")),
     }
 }
@@ -333,6 +357,10 @@ mod tests {
         let g = "fn='grpo_token_weight'\nrewards=[1,0,0,0]\nlengths=[4,4,12,4]\nmax_len=16\nindex=2";
         assert!((check(g) + 1.0 / (3f64.sqrt() * 48.0)).abs() < 1e-5, "{}", check(g));
         assert!((check(&format!("{g}\nvariant='dr_grpo'")) + 0.25 / 64.0).abs() < 1e-6);
+        let ties = "fn='ties_merge'\nbase=[1,1,1,1]\ntask_vectors=[[0.5,-0.1,0.3,0],[-0.2,0.4,0.35,-0.05],[0.1,-0.6,-0.25,0.2]]\nkeep=0.5\nlambda=1\nindex=2";
+        assert!((check(ties) - 1.325).abs() < 1e-6);
+        let ta = "fn='task_arithmetic'\nbase=[2.0]\ntask_vectors=[[0.4],[-0.1]]\nlambda=0.5\nindex=0";
+        assert!((check(ta) - 2.15).abs() < 1e-6);
         assert!(
             (check("fn='kv_cache_bytes'\nlayers=2\nkv_heads=2\nhead_dim=4\nseq_len=10\nbatch=3\nbytes_per_elem=2")
                 - 1920.0)

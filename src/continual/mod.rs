@@ -6,6 +6,7 @@
 pub mod ewc;
 pub mod fisher;
 pub mod keep_best;
+pub mod merge;
 pub mod metrics;
 pub mod replay;
 

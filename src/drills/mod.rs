@@ -34,6 +34,7 @@ pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
+pub mod model_merging;
 pub mod react_tool_call_loop;
 pub mod self_refine_loop;
 pub mod sft_basics;
@@ -116,6 +117,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &self_refine_loop::SelfRefineLoop,
         &grpo_rlvr::GrpoRlvr,
         &dpo_pairs::DpoPairs,
+        &model_merging::ModelMerging,
     ]
 }
 
