@@ -1209,3 +1209,16 @@ fn tabs_runs_and_footer_fit_at_60_columns() {
         assert!(s.contains("1 Charts") && s.contains("5 Sweep") && s.contains("interrupted"), "{w}×{h}:\n{s}");
     }
 }
+
+/// A drill with more claims than its panel holds says where all of them are.
+#[test]
+fn a_full_claims_panel_points_to_the_log() {
+    let mut a = app_at(120, 40);
+    open_drill(&mut a, "dpo-pairs");
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("Claims · all in 3 Log"), "{s}");
+    let mut a = app_at(120, 40);
+    open_drill(&mut a, "sft-basics");
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("╭ Claims ─") && !s.contains("all in 3 Log"), "{s}");
+}

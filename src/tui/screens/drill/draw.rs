@@ -55,14 +55,16 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         top,
     );
 
-    let left_w = (area.width / 3).clamp(30, 40);
+    let left_w = (area.width / 3).clamp(30, 52);
     let [left, right] = Layout::horizontal([Constraint::Length(left_w), Constraint::Min(20)]).areas(main);
     // Claims get the room their wrapped text needs, up to 60% of the column.
     let claim_lines = claims::lines(&s.meta, &s.view.claims, left.width.saturating_sub(2) as usize);
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5);
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
-    frame.render_widget(Paragraph::new(claim_lines).block(panel(" Claims ", false)), claims_area);
+    // Too many to show whole: say where every claim is told in full.
+    let claims_title = if claim_lines.len() as u16 + 2 > claims_h { " Claims · all in 3 Log " } else { " Claims " };
+    frame.render_widget(Paragraph::new(claim_lines).block(panel(claims_title, false)), claims_area);
 
     let [tabs_area, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);
     let selected = Tab::ALL.iter().position(|t| *t == s.tab).unwrap_or(0);
