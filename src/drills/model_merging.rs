@@ -1,28 +1,30 @@
 //! `model-merging`: two experts fine-tuned from the lab's base model, merged
 //! into one without any further training.
 //!
-//! 1. **data** — task A, addition (`src/envs/refine_arith.rs`: `34+58=` →
-//!    `290`, the sum least significant digit first), and task B, a string
-//!    task (`src/envs/strings.rs`: `abcde!` → `EDCBA`, the word reversed in
-//!    uppercase). Every character is one token of the base's byte-level BPE.
-//!    Held-out problems and words are never trained on.
-//! 2. **experts** — two copies of the shipped base (`src/ml/base.rs`), each
-//!    fully fine-tuned on one task (short, modest learning rate), optionally
-//!    with a share of the base's own pretraining text in every batch. With
-//!    `init_b = "permuted"` expert B starts from the base with the hidden
-//!    units of every MLP and the heads of every attention layer permuted:
-//!    the very same function, written in other coordinates.
-//! 3. **merge** — task vectors τ = θ_expert − θ_base
-//!    (`src/continual/merge.rs`), sign conflicts between them per layer, and
-//!    four merges: uniform averaging, task arithmetic θ₀ + λ(τ_A + τ_B),
-//!    TIES (trim / elect / disjoint mean) and DARE (drop and rescale).
-//! 4. **evaluate** — greedy exact-match accuracy of the base, both experts
-//!    and every merge on both tasks' held-out sets; task arithmetic swept
-//!    over λ.
+//! 1. **data** — two string tasks over disjoint letters (`src/envs/strings.rs`):
+//!    task A `abcde!` → `EDCBA` (the word reversed in uppercase, words over
+//!    a–h) and task B `ijklm#` → `43210` (the word reversed and written as
+//!    digits, words over i–p). Every character is one token of the base's
+//!    byte-level BPE. Held-out and validation words are never trained on.
+//! 2. **warm start** — a short fine-tune of the shipped base
+//!    (`src/ml/base.rs`) on reversing words under a neutral marker: θ₀, the
+//!    common start of both experts and the base of every merge.
+//! 3. **experts** — two copies of θ₀, each fully fine-tuned on one task with
+//!    a share (`mix`) of the warm start's own data in every batch. With
+//!    `init_b = "permuted"` expert B starts from θ₀ with the hidden units of
+//!    every MLP and the heads of every attention layer permuted: the very
+//!    same function, written in other coordinates.
+//! 4. **merge** — task vectors τ = θ_expert − θ₀ (`src/continual/merge.rs`),
+//!    sign conflicts between them per layer, and four merges: uniform
+//!    averaging, task arithmetic θ₀ + λ(τ_A + τ_B) (at the fixed `lambda`
+//!    and at λ* chosen on validation words), TIES (trim / elect / disjoint
+//!    mean) and DARE (drop and rescale).
+//! 5. **evaluate** — greedy character and exact-match accuracy of θ₀, both
+//!    experts and every merge on both tasks' held-out words.
 //!
-//! Claims: the merges keep both skills where each expert alone fails the
-//! other task; they break when the experts do not share the base's
-//! coordinates, when λ is far too large, or when TIES trims everything.
+//! Claims: a merge keeps both skills where each expert alone fails the other
+//! task; they break when the experts do not share θ₀'s coordinates
+//! (`init_b = "permuted"`) or when DARE drops almost everything.
 
 use anyhow::Result;
 use candle_core::Tensor;
