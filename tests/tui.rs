@@ -894,6 +894,8 @@ mod sweeps {
         let s = screen(&draw(&mut a, 100, 30));
         assert!(s.contains("interrupted at step 231 of 800 (train)"), "{s}");
         assert!(!s.contains("ETA"), "a killed run is not training:\n{s}");
+        // Its claims were never measured: not "pending" as if they were coming.
+        assert!(s.contains("not measured") && !s.contains("pending ("), "{s}");
     }
 
     /// "cancelling…" is about the run: it goes when the run has ended.

@@ -9,7 +9,9 @@ use super::wrap_words;
 use crate::content::DrillMeta;
 use crate::drills::ClaimResult;
 
-pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize) -> Vec<Line<'static>> {
+/// `ended`: the run shown is over (finished, failed or interrupted), so a
+/// claim without a result was never measured rather than pending.
+pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize, ended: bool) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for c in &meta.claims {
         let r = results.iter().find(|r| r.id == c.id);
@@ -29,10 +31,13 @@ pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize) -> Vec<Lin
         let value = match r {
             Some(r) if observation => format!("  {:.4} observed ({threshold})", r.measured),
             Some(r) => format!("  {:.4} {threshold}", r.measured),
-            None if observation => format!("  pending observation ({threshold})"),
-            None => format!("  pending ({threshold})"),
+            None if ended => format!("not measured: the run ended first ({threshold})"),
+            None if observation => format!("pending observation ({threshold})"),
+            None => format!("pending ({threshold})"),
         };
-        out.push(Line::from(Span::styled(value, style)));
+        for part in wrap_words(value.trim_start(), width.saturating_sub(2)) {
+            out.push(Line::from(Span::styled(format!("  {part}"), style)));
+        }
     }
     out
 }

@@ -58,7 +58,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let left_w = (area.width / 3).clamp(30, 52);
     let [left, right] = Layout::horizontal([Constraint::Length(left_w), Constraint::Min(20)]).areas(main);
     // Claims get the room their wrapped text needs, up to 60% of the column.
-    let claim_lines = claims::lines(&s.meta, &s.view.claims, left.width.saturating_sub(2) as usize);
+    let ended = s.view.report.is_some() || (s.viewing.is_some() && s.view.progress.is_some());
+    let claim_lines = claims::lines(&s.meta, &s.view.claims, left.width.saturating_sub(2) as usize, ended);
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5);
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
