@@ -1224,3 +1224,24 @@ fn a_full_claims_panel_points_to_the_log() {
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("╭ Claims ─") && !s.contains("all in 3 Log"), "{s}");
 }
+
+/// A teaching view longer than its pane scrolls with PgDn / PgUp.
+#[test]
+fn long_teaching_views_scroll() {
+    use agentlab::drills::{Event, View};
+    let rows: Vec<Vec<String>> = (1..=12).map(|i| vec![format!("row{i}"), format!("{i}.0")]).collect();
+    let table = View::Table { title: "samples".into(), header: vec!["name".into(), "value".into()], rows };
+    let mut a = app_at(60, 16);
+    open_drill(&mut a, "sft-basics");
+    feed(&mut a, vec![Event::View(table)]);
+    key(&mut a, KeyCode::Char('2'));
+    let s = screen(&draw(&mut a, 60, 16));
+    assert!(s.contains("row1 ") && !s.contains("row12"), "{s}");
+    key(&mut a, KeyCode::PageDown);
+    key(&mut a, KeyCode::PageDown);
+    let s = screen(&draw(&mut a, 60, 16));
+    assert!(s.contains("row12") && !s.contains("row1 "), "{s}");
+    key(&mut a, KeyCode::PageUp);
+    key(&mut a, KeyCode::PageUp);
+    assert!(screen(&draw(&mut a, 60, 16)).contains("row1 "));
+}

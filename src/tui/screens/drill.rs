@@ -109,6 +109,8 @@ pub struct State {
     pub chart_page: usize,
     pub log_scroll: Option<usize>,
     pub view_index: usize,
+    /// Lines scrolled inside the shown view (PgDn / PgUp).
+    pub view_scroll: usize,
     pub runs: Vec<RunRecord>,
     pub runs_cursor: usize,
     /// The directory of the run shown (for export).
@@ -142,6 +144,7 @@ pub const HELP: &[Hint] = &[
     ("Tab", "switch focus: configuration ↔ right pane"),
     ("1 2 3 4 5", "charts · teaching views · log · past runs · sweep"),
     ("↑↓ j k", "move (config, log, views, runs, sweep)"),
+    ("PgDn PgUp", "scroll inside a teaching view longer than its pane"),
     ("Enter", "edit the parameter (Enter saves, Esc cancels) · open a past run"),
     ("p", "switch preset quick ↔ full"),
     ("m  + -", "smoothing on/off · stronger/weaker (bias-corrected EMA)"),
@@ -179,6 +182,7 @@ impl State {
             chart_page: 0,
             log_scroll: None,
             view_index: 0,
+            view_scroll: 0,
             runs,
             runs_cursor: 0,
             shown_dir: None,
@@ -722,6 +726,9 @@ impl State {
             }
             KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
+            // Inside a teaching view longer than its pane.
+            KeyCode::PageDown if self.tab == Tab::Views => self.view_scroll += 5,
+            KeyCode::PageUp if self.tab == Tab::Views => self.view_scroll = self.view_scroll.saturating_sub(5),
             KeyCode::Enter => {
                 return match (self.focus, self.tab) {
                     (Focus::Pane, Tab::Runs) => self.open_run(),
@@ -748,7 +755,10 @@ impl State {
         match (self.focus, self.tab) {
             (Focus::Config, _) => self.cursor = step(self.cursor, self.rows()),
             (Focus::Pane, Tab::Runs) => self.runs_cursor = step(self.runs_cursor, self.runs.len()),
-            (Focus::Pane, Tab::Views) => self.view_index = step(self.view_index, self.view.views.len()),
+            (Focus::Pane, Tab::Views) => {
+                self.view_index = step(self.view_index, self.view.views.len());
+                self.view_scroll = 0;
+            }
             (Focus::Pane, Tab::Log) => self.log_scroll = scroll(self.log_scroll, self.view.logs.len(), d),
             (Focus::Pane, Tab::Sweep) => {
                 let n = self.sweep.as_ref().map_or(0, |v| v.sweep.results.len());

@@ -253,6 +253,8 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
         frame.render_widget(Paragraph::new(full.join("\n")).style(accent()), head);
         inner = rest;
     }
+    // A view longer than the pane scrolls with PgDn / PgUp (lines; table rows).
+    let fits = |content_h: usize| content_h.saturating_sub(inner.height as usize);
     match v {
         View::Tokens { tokens, legend, .. } => {
             let mut lines = token_mask::lines(tokens, inner.width as usize);
@@ -265,10 +267,19 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
                 Span::styled(" masked ", token_mask::kind_style(crate::drills::TokenKind::Masked)),
             ]));
             lines.push(Line::from(Span::styled(legend.clone(), Style::default().fg(Color::DarkGray))));
-            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+            let h = lines.len() + wrap_words(legend, inner.width as usize).len();
+            let y = s.view_scroll.min(fits(h)) as u16;
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((y, 0)), inner);
         }
-        View::Table { header, rows, .. } => frame.render_widget(wrapped_table(header, rows, inner.width), inner),
-        View::Text { body, .. } => frame.render_widget(Paragraph::new(body.clone()).wrap(Wrap { trim: false }), inner),
+        View::Table { header, rows, .. } => {
+            let skip = s.view_scroll.min(rows.len().saturating_sub(1));
+            frame.render_widget(wrapped_table(header, &rows[skip..], inner.width), inner);
+        }
+        View::Text { body, .. } => {
+            let h: usize = body.lines().map(|l| wrap_all(l, inner.width as usize).len()).sum();
+            let y = s.view_scroll.min(fits(h)) as u16;
+            frame.render_widget(Paragraph::new(body.clone()).wrap(Wrap { trim: false }).scroll((y, 0)), inner);
+        }
     }
 }
 
