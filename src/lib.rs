@@ -16,6 +16,7 @@ pub mod doctor;
 pub mod drills;
 pub mod envs;
 pub mod eval;
+pub mod exercises;
 pub mod fsutil;
 pub mod markdown;
 pub mod ml;

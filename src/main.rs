@@ -96,6 +96,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Exercises: write an algorithm in Rhai, check it against the lab's code, train a drill with it.
+    Exercise {
+        #[command(subcommand)]
+        cmd: ExerciseCmd,
+    },
     /// Measure training and generation speed and UI latency (JSON with --json).
     Bench {
         #[arg(long)]
@@ -109,6 +114,38 @@ enum Command {
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
+    },
+}
+
+#[derive(Subcommand)]
+enum ExerciseCmd {
+    /// The exercises per track, done or pending.
+    List,
+    /// The task of an exercise and where your file is (written from the stub the first time).
+    Show {
+        id: String,
+        /// Wrap width, 20 to 1000; defaults to 100.
+        #[arg(long, default_value_t = 100, allow_negative_numbers = true, value_parser = width)]
+        width: u16,
+    },
+    /// Hints 1 to N (all when N is left out).
+    Hint {
+        id: String,
+        #[arg(allow_negative_numbers = true, value_parser = hint_number)]
+        n: Option<usize>,
+    },
+    /// Check your function against the lab's implementation; exit 0 pass, 1 fail, 2 bad input.
+    Check {
+        id: String,
+        /// The script to check (default: your file in the data directory).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// On a failed check, add the exercise's quiz items to review.
+        #[arg(long)]
+        review: bool,
     },
 }
 
@@ -130,6 +167,9 @@ enum DrillCmd {
         /// Override a parameter: --set lr=1e-3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Train with your own function from an exercise: --use grpo-advantages=my.rhai (repeatable).
+        #[arg(long = "use", value_name = "EXERCISE=FILE")]
+        uses: Vec<String>,
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
@@ -177,6 +217,10 @@ fn seed(s: &str) -> Result<u64, String> {
 
 fn limit(s: &str) -> Result<usize, String> {
     agentlab::numbers::whole_number(s, "--limit", 1, usize::MAX as u64).map(|n| n as usize)
+}
+
+fn hint_number(s: &str) -> Result<usize, String> {
+    agentlab::numbers::whole_number(s, "the hint number", 1, 100).map(|n| n as usize)
 }
 
 fn jobs(s: &str) -> Result<usize, String> {
@@ -228,6 +272,7 @@ fn main() -> ExitCode {
             | Command::Quiz { .. }
             | Command::Review { .. }
             | Command::Progress { .. }
+            | Command::Exercise { .. }
             | Command::Drill { cmd: DrillCmd::Run { .. } | DrillCmd::Sweep { .. } }
     ) {
         agentlab::paths::remove_stale_temps();
@@ -240,11 +285,19 @@ fn main() -> ExitCode {
         Command::Drill { cmd } => match cmd {
             DrillCmd::List => cli::drill_list(&content),
             DrillCmd::Show { id } => cli::drill_show(&content, &id),
-            DrillCmd::Run { id, preset, seed, sets, device, json } => {
-                cli::drill_run(&content, &id, &preset, seed, &sets, device, json)
+            DrillCmd::Run { id, preset, seed, sets, uses, device, json } => {
+                cli::drill_run(&content, &id, &preset, seed, &sets, &uses, device, json)
             }
             DrillCmd::Sweep { id, preset, seeds, sets, device, jobs, json } => {
                 cli::drill_sweep(&content, &id, &preset, &seeds, &sets, device, jobs, json)
+            }
+        },
+        Command::Exercise { cmd } => match cmd {
+            ExerciseCmd::List => cli::exercise::list(&content),
+            ExerciseCmd::Show { id, width } => cli::exercise::show(&content, &id, width),
+            ExerciseCmd::Hint { id, n } => cli::exercise::hint(&content, &id, n),
+            ExerciseCmd::Check { id, file, json, review } => {
+                cli::exercise::check(&content, &id, file.as_deref(), json, review)
             }
         },
         Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),

@@ -78,7 +78,7 @@ fn bad_content_dir_is_a_clear_error() {
 fn edited_content_errors_name_file_and_item() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
-    for sub in ["cheatsheets", "quizzes", "drills"] {
+    for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
         copy_dir(&root.join(sub), &dir.path().join(sub));
     }
     let quiz = dir.path().join("quizzes/03-agentic-rl.toml");
@@ -95,7 +95,7 @@ fn edited_content_errors_name_file_and_item() {
 
     // An unchanged copy validates.
     let ok = tempfile::tempdir().unwrap();
-    for sub in ["cheatsheets", "quizzes", "drills"] {
+    for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
         copy_dir(&root.join(sub), &ok.path().join(sub));
     }
     let o = agentlab(&["--content", ok.path().to_str().unwrap(), "validate"]);
@@ -632,7 +632,7 @@ fn a_session_whose_ratings_cannot_be_saved_says_so_and_fails() {
 fn content_copy_with(file: &str, edit: impl FnOnce(String) -> String) -> tempfile::TempDir {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
-    for sub in ["cheatsheets", "quizzes", "drills"] {
+    for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
         copy_dir(&root.join(sub), &dir.path().join(sub));
     }
     let path = dir.path().join(file);

@@ -20,7 +20,14 @@ fn run_with(id: &str, seed: u64, sets: &[(&str, &str)]) -> (Vec<Event>, Report) 
     let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let params = runner::resolve_params(meta, "quick", &sets).unwrap();
     let root = tempfile::tempdir().unwrap();
-    let config = RunConfig { drill: id.into(), preset: "quick".into(), seed, device: DeviceChoice::Cpu, params };
+    let config = RunConfig {
+        drill: id.into(),
+        preset: "quick".into(),
+        seed,
+        device: DeviceChoice::Cpu,
+        params,
+        uses: Default::default(),
+    };
     let mut h = runner::start(meta, config, root.path()).unwrap();
     let events: Vec<Event> = h.rx.iter().collect();
     h.join();
@@ -260,4 +267,60 @@ fn model_merging_fails_across_permuted_bases() {
         ("init_b", "permuted"),
         &["merge_beats_both_experts", "task_arithmetic_keeps_both", "dare_keeps_both"],
     );
+}
+
+/// Run with a learner script plugged in (`--use ID=FILE`) from an exercise's
+/// own content: its solution or one of its listed mistakes.
+fn run_using(id: &str, seed: u64, sets: &[(&str, &str)], exercise: &str, source: &str) -> Report {
+    let content = Content::embedded().unwrap();
+    let meta = content.drill(id).unwrap();
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let params = runner::resolve_params(meta, "quick", &sets).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let used = agentlab::exercises::plug::UsedScript { file: "my.rhai".into(), source: source.into() };
+    let config = RunConfig {
+        drill: id.into(),
+        preset: "quick".into(),
+        seed,
+        device: DeviceChoice::Cpu,
+        params,
+        uses: [(exercise.to_string(), used)].into(),
+    };
+    let mut h = runner::start(meta, config, root.path()).unwrap();
+    let events: Vec<Event> = h.rx.iter().collect();
+    h.join();
+    let saved = std::fs::read_to_string(h.dir.join("config.toml")).unwrap();
+    assert!(saved.contains(exercise) && saved.contains("my.rhai"), "the run records the script:\n{saved}");
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Log(l) if l.contains(&format!("training with your {exercise}")))),
+        "the log says which function trains"
+    );
+    events.iter().find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None }).expect("a report")
+}
+
+/// A reservoir that favours recent items (it always lets the new item in)
+/// holds only task B's examples after B: replay then cannot keep A. The
+/// correct Algorithm R, written as the exercise's solution, keeps it.
+#[test]
+fn your_reservoir_decides_whether_replay_keeps_task_a() {
+    let content = Content::embedded().unwrap();
+    let x = content.exercise("reservoir").unwrap();
+    let recency = x.mistakes.iter().find(|m| m.name.contains("capacity")).expect("the capacity-draw mistake");
+    let r = run_using("ewc-replay", 1, &[], "reservoir", &recency.script);
+    assert!(!claim(&r, "replay_keeps_a").pass, "{:?}", claim(&r, "replay_keeps_a"));
+    let r = run_using("ewc-replay", 1, &[], "reservoir", &x.solution);
+    assert_eq!(r.status, RunStatus::Passed, "{:#?}", r.claims);
+}
+
+/// GRPO advantages without ε in the denominator give NaN on an all-equal
+/// group; the run stops at once and names the learner's function and inputs.
+#[test]
+fn a_nan_from_your_advantages_stops_the_run_and_names_your_function() {
+    let content = Content::embedded().unwrap();
+    let x = content.exercise("grpo-advantages").unwrap();
+    let no_eps = x.mistakes.iter().find(|m| m.name.contains("eps")).expect("the no-eps mistake");
+    let short = [("sft_steps", "50"), ("rl_steps", "3")];
+    let r = run_using("grpo-rlvr", 1, &short, "grpo-advantages", &no_eps.script);
+    let RunStatus::Failed(why) = &r.status else { panic!("{:?}", r.status) };
+    assert!(why.contains("your grpo_advantages(") && why.contains("not a finite number"), "{why}");
 }

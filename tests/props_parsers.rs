@@ -39,7 +39,7 @@ fn shipped() -> &'static Vec<(String, String)> {
                 }
             }
         }
-        for sub in ["cheatsheets", "quizzes", "drills"] {
+        for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
             walk(root, &root.join(sub), &mut out);
         }
         out
@@ -205,6 +205,14 @@ proptest! {
     #[test]
     fn quiz_toml_never_panics_and_names_the_file(text in mutated("quizzes/03-agentic-rl.toml")) {
         check_content_with("quizzes/03-agentic-rl.toml", &text)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES_DRILL, failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn exercise_toml_never_panics_and_names_the_file(text in mutated("exercises/gae.toml")) {
+        check_content_with("exercises/gae.toml", &text)?;
     }
 }
 

@@ -38,7 +38,14 @@ fn meta() -> DrillMeta {
 fn config(steps: i64) -> RunConfig {
     let mut params = BTreeMap::new();
     params.insert("steps".to_string(), agentlab::content::ParamValue::Int(steps));
-    RunConfig { drill: "test-drill".into(), preset: "quick".into(), seed: 1, device: DeviceChoice::Cpu, params }
+    RunConfig {
+        drill: "test-drill".into(),
+        preset: "quick".into(),
+        seed: 1,
+        device: DeviceChoice::Cpu,
+        params,
+        uses: Default::default(),
+    }
 }
 
 #[derive(serde::Deserialize)]

@@ -819,6 +819,7 @@ mod sweeps {
             seed: 1,
             device: agentlab::ml::device::DeviceChoice::Cpu,
             params: d.params.clone(),
+            uses: Default::default(),
         };
         d.run = Some(agentlab::runner::start_with(&UntilCancelled, &d.meta, config, &home.join("runs")).unwrap());
     }

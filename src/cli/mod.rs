@@ -1,5 +1,6 @@
 //! Headless commands: everything the TUI shows, printed for scripts and pipes.
 
+pub mod exercise;
 pub mod study;
 
 use std::collections::HashSet;
@@ -47,13 +48,14 @@ pub fn sheet(content: &Content, track: &str, width: u16) -> Result<ExitCode> {
 pub fn validate(content: &Content) -> Result<ExitCode> {
     let items: usize = content.quizzes.iter().map(|q| q.items.len()).sum();
     println!(
-        "content OK: {} sheets, {} quiz items (L1 {}, L2 {}, L3 {}), {} drills",
+        "content OK: {} sheets, {} quiz items (L1 {}, L2 {}, L3 {}), {} drills, {} exercises",
         content.sheets.len(),
         items,
         content.items().filter(|i| i.level == Level::L1).count(),
         content.items().filter(|i| i.level == Level::L2).count(),
         content.items().filter(|i| i.level == Level::L3).count(),
-        content.drills.len()
+        content.drills.len(),
+        content.exercises.len()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -282,25 +284,31 @@ pub fn drill_sweep(
 }
 
 /// `agentlab drill run ID …`: progress lines (or JSON lines), then the claims.
+/// `uses` are `EXERCISE=FILE`: the drill trains with the learner's function.
 /// Exit 0: every claim holds; 1: a claim failed or the run failed; 2: bad arguments.
+#[allow(clippy::too_many_arguments)]
 pub fn drill_run(
     content: &Content,
     id: &str,
     preset: &str,
     seed: u64,
     sets: &[String],
+    uses: &[String],
     device: crate::ml::device::DeviceChoice,
     json: bool,
 ) -> Result<ExitCode> {
     use crate::drills::{Event, RunStatus};
-    let (meta, params) = match drill_params(content, id, preset, sets, device) {
+    let parsed = drill_params(content, id, preset, sets, device)
+        .and_then(|(m, p)| Ok((m, p, exercise::parse_uses(content, id, uses)?)));
+    let (meta, params, uses) = match parsed {
         Ok(v) => v,
         Err(e) => {
             eprintln!("agentlab: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    let config = crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params };
+    let config =
+        crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params, uses };
     let mut handle = crate::runner::start(meta, config, &crate::paths::runs_dir()?)?;
     let mut report = None;
     let started = std::time::Instant::now();

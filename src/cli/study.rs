@@ -323,7 +323,11 @@ pub fn progress(
         return Ok(ExitCode::SUCCESS);
     }
     writeln!(out, "mastery = share of a level's items rated ✅ and not due again yet")?;
-    writeln!(out, "{:<36} {:>10} {:>10} {:>10} {:>5} {:>7}", "track", "L1", "L2", "L3", "due", "drills")?;
+    writeln!(
+        out,
+        "{:<36} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
+        "track", "L1", "L2", "L3", "due", "drills", "exercises"
+    )?;
     for row in &s.tracks {
         let cells: Vec<String> = row
             .levels
@@ -335,10 +339,12 @@ pub fn progress(
             .collect();
         let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
         let title: String = row.title.chars().take(33).collect();
+        let ex =
+            if row.exercises == 0 { "—".to_string() } else { format!("{}/{}", row.exercises_done, row.exercises) };
         writeln!(
             out,
-            "{} {:<34} {:>10} {:>10} {:>10} {:>5} {:>7}",
-            row.track, title, cells[0], cells[1], cells[2], row.due, drills
+            "{} {:<34} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
+            row.track, title, cells[0], cells[1], cells[2], row.due, drills, ex
         )?;
     }
     let week: Vec<String> = s.due_next.iter().map(|n| n.to_string()).collect();

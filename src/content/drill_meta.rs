@@ -138,7 +138,7 @@ impl ParamSpec {
             _ => String::new(),
         };
         let value = match self.kind {
-            ParamKind::Float => ParamValue::Float(crate::numbers::finite(s, key).map_err(|e| e + &range)?),
+            ParamKind::Float => ParamValue::Float(crate::numbers::finite(s, key).map_err(|e| e + range.as_str())?),
             ParamKind::Int => ParamValue::Int(s.parse::<i64>().map_err(|e| match e.kind() {
                 std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
                     format!("{key}: {s} is out of range{range}")

@@ -5,7 +5,8 @@
 //!
 //! * `[drill:react-tool-call-loop]` — a drill by id;
 //! * `[quiz:3]` or `[quiz:3/L2]` — a track's quiz, optionally at one level;
-//! * `[sheet:3]` or `[sheet:3#group-relative-advantages]` — a cheatsheet, optionally a section.
+//! * `[sheet:3]` or `[sheet:3#group-relative-advantages]` — a cheatsheet, optionally a section;
+//! * `[exercise:gae]` — an exercise where the learner writes the function.
 //!
 //! In Markdown these are "shortcut reference links" with no definition; the
 //! renderer resolves them through pulldown-cmark's broken-link callback.
@@ -17,6 +18,7 @@ use super::quiz::Level;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Link {
     Drill(String),
+    Exercise(String),
     Quiz { track: u8, level: Option<Level> },
     Sheet { track: u8, section: Option<String> },
 }
@@ -30,9 +32,12 @@ impl Link {
             return None;
         }
         match scheme {
-            "drill" => {
+            "drill" | "exercise" => {
                 let ok = rest.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-                ok.then(|| Link::Drill(rest.to_string()))
+                ok.then(|| match scheme {
+                    "drill" => Link::Drill(rest.to_string()),
+                    _ => Link::Exercise(rest.to_string()),
+                })
             }
             "quiz" => {
                 let (t, level) = match rest.split_once('/') {
@@ -58,6 +63,7 @@ impl fmt::Display for Link {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Link::Drill(id) => write!(f, "drill:{id}"),
+            Link::Exercise(id) => write!(f, "exercise:{id}"),
             Link::Quiz { track, level: None } => write!(f, "quiz:{track}"),
             Link::Quiz { track, level: Some(l) } => write!(f, "quiz:{track}/{l}"),
             Link::Sheet { track, section: None } => write!(f, "sheet:{track}"),
@@ -92,7 +98,7 @@ pub fn scan_links(text: &str) -> Vec<(usize, Result<Link, String>)> {
                     let next = bytes.get(j + 2 + end);
                     let is_ref_style = next != Some(&'(') && next != Some(&'[');
                     if let Some((scheme, _)) = inner.split_once(':') {
-                        if is_ref_style && matches!(scheme, "drill" | "quiz" | "sheet") {
+                        if is_ref_style && matches!(scheme, "drill" | "quiz" | "sheet" | "exercise") {
                             let parsed = Link::parse(&inner).ok_or_else(|| format!("malformed link [{inner}]"));
                             out.push((i + 1, parsed));
                         }
@@ -164,6 +170,7 @@ mod tests {
 pub fn link_label(content: &super::Content, link: &Link) -> Option<String> {
     match link {
         Link::Drill(id) => content.drill(id).map(|d| format!("drill: {}", d.title)),
+        Link::Exercise(id) => content.exercise(id).map(|x| format!("exercise: {}", x.title)),
         Link::Quiz { track, level } => {
             let t = super::tracks::track(*track)?;
             Some(match level {
@@ -196,7 +203,7 @@ pub fn with_link_labels(text: &str, label: &dyn Fn(&Link) -> Option<String>) -> 
         };
         let inner = &after[..close];
         let next = after[close + 1..].chars().next();
-        let lab = inner.split_once(':').is_some_and(|(s, _)| matches!(s, "drill" | "quiz" | "sheet"));
+        let lab = inner.split_once(':').is_some_and(|(s, _)| matches!(s, "drill" | "quiz" | "sheet" | "exercise"));
         match Link::parse(inner).filter(|_| lab && next != Some('(') && next != Some('[')) {
             Some(link) => match label(&link) {
                 Some(l) => out.push_str(&format!("→ {l}")),

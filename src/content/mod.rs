@@ -6,6 +6,7 @@
 //! exactly as a test would report it in the shipped one.
 
 pub mod drill_meta;
+pub mod exercise_meta;
 pub mod links;
 pub mod quiz;
 pub mod recompute;
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 use include_dir::{include_dir, Dir};
 
 pub use drill_meta::{ClaimSpec, Cmp, DrillMeta, ParamKind, ParamSpec, ParamValue};
+pub use exercise_meta::{ExerciseMeta, Mistake};
 pub use links::Link;
 pub use quiz::{Answer, Kind, Level, QuizItem, QuizSet};
 pub use sheet::{Section, Sheet, SheetStatus};
@@ -26,6 +28,7 @@ pub use tracks::{Track, TRACKS};
 static CHEATSHEETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/cheatsheets");
 static QUIZZES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/quizzes");
 static DRILLS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/drills");
+static EXERCISES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/exercises");
 
 /// Where content was loaded from.
 #[derive(Debug, Clone, PartialEq)]
@@ -97,6 +100,11 @@ struct Broken {
     sheets: std::collections::HashSet<u8>,
     /// Drills (by folder name) whose `drill.toml` did not load.
     drills: std::collections::HashSet<String>,
+    /// A quiz file, or an item in one, did not load: an item id named
+    /// elsewhere may be missing because of it.
+    quiz_items: bool,
+    /// Exercises (by file name) whose file did not load.
+    exercises: std::collections::HashSet<String>,
 }
 
 impl Broken {
@@ -105,6 +113,7 @@ impl Broken {
         match link {
             Link::Drill(id) => self.drills.contains(id),
             Link::Sheet { track, .. } => self.sheets.contains(track),
+            Link::Exercise(id) => self.exercises.contains(id),
             Link::Quiz { .. } => false,
         }
     }
@@ -122,6 +131,8 @@ pub struct Content {
     pub quizzes: Vec<QuizSet>,
     /// Drills ordered by track, then id.
     pub drills: Vec<DrillMeta>,
+    /// Exercises ordered by track, then their `order`.
+    pub exercises: Vec<ExerciseMeta>,
 }
 
 /// A content file as text, with its path relative to the content root.
@@ -134,13 +145,16 @@ impl Content {
     /// The content compiled into the binary.
     pub fn embedded() -> Result<Content, ContentErrors> {
         let mut files = Vec::new();
-        for (dir, prefix) in [(&CHEATSHEETS, "cheatsheets"), (&QUIZZES, "quizzes"), (&DRILLS, "drills")] {
+        for (dir, prefix) in
+            [(&CHEATSHEETS, "cheatsheets"), (&QUIZZES, "quizzes"), (&DRILLS, "drills"), (&EXERCISES, "exercises")]
+        {
             collect_embedded(dir, prefix, &mut files);
         }
         Content::parse(Source::Embedded, files)
     }
 
-    /// Content from a directory holding `cheatsheets/`, `quizzes/` and `drills/`.
+    /// Content from a directory holding `cheatsheets/`, `quizzes/`, `drills/`
+    /// and (optionally) `exercises/`.
     pub fn from_dir(root: &Path) -> Result<Content, ContentErrors> {
         let fail = |message: String| {
             ContentErrors::one(ContentError { file: root.display().to_string(), line: None, item: None, message })
@@ -150,7 +164,7 @@ impl Content {
         }
         let mut files = Vec::new();
         let mut found_any = false;
-        for sub in ["cheatsheets", "quizzes", "drills"] {
+        for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
             let dir = root.join(sub);
             if dir.is_dir() {
                 found_any = true;
@@ -195,6 +209,7 @@ impl Content {
         let mut sheets: Vec<Sheet> = Vec::new();
         let mut quizzes: Vec<QuizSet> = Vec::new();
         let mut drills: Vec<DrillMeta> = Vec::new();
+        let mut exercises: Vec<ExerciseMeta> = Vec::new();
         let mut broken = Broken::default();
         // The track a cheatsheet file is for, by its name (`03-agentic-rl.md`).
         let track_of_file = |name: &str| TRACKS.iter().find(|t| format!("{}.md", t.stem()) == name).map(|t| t.number);
@@ -235,22 +250,34 @@ impl Content {
                     }
                 }
                 ["quizzes", name] if name.ends_with(".toml") => match toml::from_str::<quiz::RawQuizFile>(&f.text) {
-                    Err(e) => errors.push(err(&f.path, toml_line(&f.text, &e), None, e.message().to_string())),
+                    Err(e) => {
+                        broken.quiz_items = true;
+                        errors.push(err(&f.path, toml_line(&f.text, &e), None, e.message().to_string()))
+                    }
                     Ok(raw) => match tracks::track(raw.track) {
-                        None => errors.push(err(&f.path, None, None, format!("unknown track {}", raw.track))),
-                        Some(t) if format!("{}.toml", t.stem()) != *name => errors.push(err(
-                            &f.path,
-                            None,
-                            None,
-                            format!("track {} must live in quizzes/{}.toml", t.number, t.stem()),
-                        )),
+                        None => {
+                            broken.quiz_items = true;
+                            errors.push(err(&f.path, None, None, format!("unknown track {}", raw.track)))
+                        }
+                        Some(t) if format!("{}.toml", t.stem()) != *name => {
+                            broken.quiz_items = true;
+                            errors.push(err(
+                                &f.path,
+                                None,
+                                None,
+                                format!("track {} must live in quizzes/{}.toml", t.number, t.stem()),
+                            ))
+                        }
                         Some(t) => {
                             let mut items = Vec::new();
                             for raw_item in raw.items {
                                 let id = raw_item.id.clone();
                                 match raw_item.into_item(t.number) {
                                     Ok(item) => items.push(item),
-                                    Err(m) => errors.push(err(&f.path, None, Some(&id), m)),
+                                    Err(m) => {
+                                        broken.quiz_items = true;
+                                        errors.push(err(&f.path, None, Some(&id), m))
+                                    }
                                 }
                             }
                             quizzes.push(QuizSet { track: t.number, file: f.path.clone(), items });
@@ -295,6 +322,26 @@ impl Content {
                     }
                 }
                 ["drills", _, "README.md"] => {}
+                ["exercises", name] if name.ends_with(".toml") => {
+                    let loaded = match toml::from_str::<ExerciseMeta>(&f.text) {
+                        Err(e) => Err(vec![(toml_line(&f.text, &e), e.message().to_string())]),
+                        Ok(x) if format!("{}.toml", x.id) != *name => {
+                            Err(vec![(None, format!("id \"{}\" differs from its file name", x.id))])
+                        }
+                        Ok(x) => match x.check() {
+                            problems if problems.is_empty() => Ok(x),
+                            problems => Err(problems.into_iter().map(|m| (None, m)).collect()),
+                        },
+                    };
+                    match loaded {
+                        Ok(x) => exercises.push(x),
+                        Err(problems) => {
+                            // Links to this exercise are not problems of their own.
+                            broken.exercises.insert(name.trim_end_matches(".toml").to_string());
+                            errors.extend(problems.into_iter().map(|(line, m)| err(&f.path, line, None, m)));
+                        }
+                    }
+                }
                 _ => errors.push(err(&f.path, None, None, "unexpected file in the content tree".into())),
             }
         }
@@ -311,7 +358,8 @@ impl Content {
                 .unwrap_or(usize::MAX)
         };
         drills.sort_by_cached_key(|d| (d.track, listed(d), d.id.clone()));
-        let content = Content { source, sheets, quizzes, drills };
+        exercises.sort_by(|a, b| (a.track, a.order, &a.id).cmp(&(b.track, b.order, &b.id)));
+        let content = Content { source, sheets, quizzes, drills, exercises };
         let (found, hidden) = content.cross_check(&broken);
         errors.extend(found);
         if errors.is_empty() {
@@ -438,13 +486,72 @@ impl Content {
                 }
             }
         }
-        (errors, hidden)
+        let mut quiz_hidden = 0;
+        for x in &self.exercises {
+            let file = format!("exercises/{}.toml", x.id);
+            if tracks::track(x.track).is_none() {
+                push(&file, None, None, format!("unknown track {}", x.track));
+            }
+            match Link::parse(&x.sheet) {
+                Some(l @ Link::Sheet { .. }) => {
+                    if let Err(m) = resolve(&l) {
+                        push(&file, None, None, m)
+                    }
+                }
+                _ => push(&file, None, None, format!("sheet \"{}\" is not a sheet:N#section link", x.sheet)),
+            }
+            if let Some(d) = &x.drill {
+                if resolve(&Link::Drill(d.clone())).is_err() {
+                    push(&file, None, None, format!("drill \"{d}\" does not exist"));
+                }
+            }
+            for q in &x.quiz {
+                if self.item(q).is_none() {
+                    if broken.quiz_items {
+                        quiz_hidden += 1;
+                    } else {
+                        // Where an item of that name would live: the file whose ids share its prefix.
+                        let prefix = q.split('-').next().unwrap_or(q);
+                        let own = self
+                            .quizzes
+                            .iter()
+                            .find(|s| s.items.iter().any(|i| i.id.split('-').next() == Some(prefix)))
+                            .map(|s| format!(" (items named {prefix}-… are in {})", s.file));
+                        push(&file, None, None, format!("quiz item \"{q}\" does not exist{}", own.unwrap_or_default()));
+                    }
+                }
+            }
+            if crate::exercises::spec(&x.id).is_none() {
+                push(&file, None, None, "this build has no checker for this exercise".into());
+            }
+            let plugged = crate::exercises::plug_drill(&x.id);
+            if x.plug && plugged != x.drill.as_deref() {
+                push(
+                    &file,
+                    None,
+                    None,
+                    match plugged {
+                        Some(d) => format!("plug = true: the drill that can train with it is \"{d}\""),
+                        None => "plug = true, but no drill can train with this exercise".into(),
+                    },
+                );
+            }
+            for (line, link) in links::scan_links(&x.task) {
+                if let Err(m) = link.and_then(|l| resolve(&l)) {
+                    push(&file, Some(line), None, m);
+                }
+            }
+        }
+        (errors, hidden + quiz_hidden)
     }
 
     /// Check that a link points at something that exists.
     pub fn resolve(&self, link: &Link) -> Result<(), String> {
         match link {
             Link::Drill(id) => self.drill(id).map(|_| ()).ok_or_else(|| format!("link to unknown drill \"{id}\"")),
+            Link::Exercise(id) => {
+                self.exercise(id).map(|_| ()).ok_or_else(|| format!("link to unknown exercise \"{id}\""))
+            }
             Link::Quiz { track, .. } => {
                 tracks::track(*track).map(|_| ()).ok_or_else(|| format!("link to the quiz of unknown track {track}"))
             }
@@ -471,6 +578,14 @@ impl Content {
 
     pub fn drill(&self, id: &str) -> Option<&DrillMeta> {
         self.drills.iter().find(|d| d.id == id)
+    }
+
+    pub fn exercise(&self, id: &str) -> Option<&ExerciseMeta> {
+        self.exercises.iter().find(|x| x.id == id)
+    }
+
+    pub fn exercises_of(&self, track: u8) -> impl Iterator<Item = &ExerciseMeta> {
+        self.exercises.iter().filter(move |x| x.track == track)
     }
 
     pub fn drills_of(&self, track: u8) -> impl Iterator<Item = &DrillMeta> {

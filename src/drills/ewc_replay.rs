@@ -32,6 +32,7 @@ use serde::Deserialize;
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::continual::{diagonal_fisher, true_fisher_probe, AccuracyMatrix, Fisher, OnlineEwc, Reservoir};
 use crate::envs::strings::{alphabet, split_words, StringTask};
+use crate::exercises::plug::ScriptReservoir;
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::loss::{masked_ce_sum, masked_cross_entropy};
@@ -53,6 +54,18 @@ pub enum FisherKind {
     Empirical,
 }
 
+/// When examples enter the replay buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BufferFill {
+    /// Every example, as it is trained on (experience replay on a stream:
+    /// the buffer needs no task boundaries, and its sampling rule decides
+    /// how much of each task it keeps).
+    Online,
+    /// A task's whole stream at the end of the task.
+    TaskEnd,
+}
+
 /// `drills/ewc-replay/drill.toml`, typed.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,6 +82,7 @@ pub struct Params {
     pub fisher_normalize: bool,
     pub replay_alpha: f64,
     pub buffer_size: usize,
+    pub buffer_fill: BufferFill,
     pub word_len: usize,
     pub holdout: usize,
     pub probe: usize,
@@ -304,7 +318,15 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
         after_b: Vec::new(),
     };
     let mut ewc = OnlineEwc::new(p.ewc_gamma);
-    let mut reservoir: Reservoir<Example> = Reservoir::new(p.buffer_size);
+    let mut reservoir = match ctx.plugs.reservoir(p.buffer_size, ctx.seed ^ 0x5e5) {
+        Some(yours) => Buffer::Yours(yours),
+        None => Buffer::Lab(Reservoir::new(p.buffer_size)),
+    };
+    // Online filling draws from its own stream, so the training draws stay as they are.
+    let mut fill_rng = match p.buffer_fill {
+        BufferFill::Online => Some(rng.fork(0xf111)),
+        BufferFill::TaskEnd => None,
+    };
     let mut learners: Vec<Learner> = vec![Learner::new(Method::Naive, base, p.lr)?];
     for stage in 0..d.tasks.len() {
         ctx.check_cancel()?;
@@ -317,7 +339,8 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
                 .map(|&m| Learner::new(m, shared.model.fork(ctx.seed)?, p.lr_later))
                 .collect::<Result<_>>()?;
         }
-        let stream = train_stage(p, ctx, d, stage, &mut learners, &ewc, &reservoir, rng, &mut out.r)?;
+        let stream =
+            train_stage(p, ctx, d, stage, &mut learners, &ewc, (&mut reservoir, fill_rng.as_mut()), rng, &mut out.r)?;
         if stage == 1 {
             out.after_b = learners
                 .iter()
@@ -330,14 +353,83 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
                 out.anchor_a = ewc.state.as_ref().map(|s| s.anchor.clone()).unwrap_or_default();
             }
             out.fishers.push(fisher);
-            // This task's stream enters the replay reservoir.
-            for e in stream {
-                reservoir.push(e, rng);
+            if p.buffer_fill == BufferFill::TaskEnd {
+                // This task's stream enters the replay reservoir.
+                for e in stream {
+                    reservoir.push(stage, e, rng)?;
+                }
             }
-            ctx.log(format!("replay reservoir: {} of {} examples seen", reservoir.len(), reservoir.seen()));
         }
+        let held: Vec<String> = reservoir
+            .composition(stage + 1)
+            .iter()
+            .enumerate()
+            .map(|(s, n)| format!("{n} of task {}", letter(s)))
+            .collect();
+        ctx.log(format!(
+            "replay reservoir: {} of {} examples seen; it holds {}",
+            reservoir.len(),
+            reservoir.seen(),
+            held.join(", ")
+        ));
     }
     Ok(out)
+}
+
+/// The replay buffer: the lab's reservoir, or one run by the learner's
+/// `reservoir_push` (`--use reservoir=FILE`).
+/// Items carry the stage whose stream they came from, so the log can say
+/// what the buffer holds.
+enum Buffer {
+    Lab(Reservoir<(usize, Example)>),
+    Yours(ScriptReservoir<(usize, Example)>),
+}
+
+impl Buffer {
+    fn push(&mut self, stage: usize, e: Example, rng: &mut Rng) -> Result<()> {
+        match self {
+            Buffer::Lab(r) => r.push((stage, e), rng),
+            Buffer::Yours(r) => r.push((stage, e))?,
+        }
+        Ok(())
+    }
+
+    fn sample(&self, m: usize, rng: &mut Rng) -> Vec<Example> {
+        let picked = match self {
+            Buffer::Lab(r) => r.sample(m, rng),
+            Buffer::Yours(r) => r.sample(m, rng),
+        };
+        picked.into_iter().map(|(_, e)| e).collect()
+    }
+
+    /// How many items of each stage the buffer holds.
+    fn composition(&self, stages: usize) -> Vec<usize> {
+        let mut n = vec![0; stages];
+        let mut count = |s: usize| {
+            if let Some(c) = n.get_mut(s) {
+                *c += 1;
+            }
+        };
+        match self {
+            Buffer::Lab(r) => r.items().iter().for_each(|(s, _)| count(*s)),
+            Buffer::Yours(r) => r.items().iter().for_each(|(s, _)| count(*s)),
+        }
+        n
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Buffer::Lab(r) => r.len(),
+            Buffer::Yours(r) => r.len(),
+        }
+    }
+
+    fn seen(&self) -> usize {
+        match self {
+            Buffer::Lab(r) => r.seen(),
+            Buffer::Yours(r) => r.seen(),
+        }
+    }
 }
 
 /// Phase "task X": train every learner on this task's stream, score every
@@ -351,7 +443,7 @@ fn train_stage(
     stage: usize,
     learners: &mut [Learner],
     ewc: &OnlineEwc,
-    reservoir: &Reservoir<Example>,
+    (reservoir, mut fill_rng): (&mut Buffer, Option<&mut Rng>),
     rng: &mut Rng,
     r: &mut [Vec<Vec<f64>>],
 ) -> Result<Vec<Example>> {
@@ -394,6 +486,12 @@ fn train_stage(
             }
         }
         let tokens: u64 = fresh.iter().map(|e| e.len() as u64).sum();
+        if let Some(r) = fill_rng.as_deref_mut() {
+            // Online: what was just trained on enters the buffer (after this step's replay draw).
+            for e in &fresh {
+                reservoir.push(stage, e.clone(), r)?;
+            }
+        }
         stream.extend(fresh);
         if s + 1 == steps || (s + 1) % eval_every == 0 {
             let n = if s + 1 == steps { p.holdout } else { p.probe };

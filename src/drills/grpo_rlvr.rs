@@ -348,7 +348,11 @@ fn rl_step(
     let mut zero_std = 0usize;
     for g in rewards.chunks(p.group) {
         zero_std += usize::from(g.iter().all(|r| *r == g[0]));
-        adv.extend(p.variant.advantages(g));
+        // The learner's own advantage function when one is plugged in (`--use`).
+        match ctx.plugs.group_advantages(g) {
+            Some(yours) => adv.extend(yours?),
+            None => adv.extend(p.variant.advantages(g)),
+        }
     }
     let batch = build_batch(&s, &adv, &ctx.device)?;
     let t = batch.mask.dim(1)?;

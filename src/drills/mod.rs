@@ -144,6 +144,8 @@ pub struct RunCtx {
     pub preset: String,
     pub seed: u64,
     pub device: Device,
+    /// Learner functions this run trains with (`--use ID=FILE`); empty by default.
+    pub plugs: crate::exercises::plug::Plugs,
     sink: Box<dyn FnMut(Event) + Send>,
     cancel: Arc<AtomicBool>,
     started: Instant,
@@ -166,6 +168,7 @@ impl RunCtx {
             preset: preset.to_string(),
             seed,
             device,
+            plugs: Default::default(),
             sink,
             cancel,
             started: Instant::now(),

@@ -32,6 +32,7 @@ use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::qa_world::{QaConfig, QaSession, QaWorld, Question};
 use crate::envs::Role;
+use crate::exercises::plug::Plugs;
 use crate::ml::base;
 use crate::ml::data::{Example, LengthBuckets};
 use crate::ml::gpt::Gpt;
@@ -198,7 +199,7 @@ impl TypedDrill for TurnCreditAssignment {
                 .collect();
             let all_q: Vec<Question> = qs.iter().flat_map(|q| std::iter::repeat_n(q.clone(), p.group)).collect();
             let rs = rollouts(&policy, &setup, &all_q, decoding, &mut rng)?;
-            let (adv, groups) = turn_advantages(&rs, p);
+            let (adv, groups) = turn_advantages(&rs, p, &ctx.plugs)?;
             let batch = build_batch(&rs, &adv, p.mask_observations, &ctx.device)?;
             update(p, ctx, step, &policy, &reference, &mut trainer, &batch, &rs, &groups)?;
             ctx.progress(step + 1, p.rl_steps, 0);
@@ -352,7 +353,7 @@ fn rollouts(model: &Gpt, s: &Setup, qs: &[Question], decoding: Decoding, rng: &m
 /// Each turn's advantage, group by group: the turn's return (its discounted
 /// return-to-go, or the episode total) measured against the baseline the
 /// group gives the episode's total.
-fn turn_advantages(rs: &[Rollout], p: &Params) -> (Vec<Vec<f32>>, GroupStats) {
+fn turn_advantages(rs: &[Rollout], p: &Params, plugs: &Plugs) -> Result<(Vec<Vec<f32>>, GroupStats)> {
     let mut adv = Vec::with_capacity(rs.len());
     let (mut zero_std, mut stds) = (0usize, Vec::new());
     for g in rs.chunks(p.group) {
@@ -360,12 +361,16 @@ fn turn_advantages(rs: &[Rollout], p: &Params) -> (Vec<Vec<f32>>, GroupStats) {
             .iter()
             .map(|r| {
                 let tr = &r.session.episode.turn_rewards;
-                match p.credit {
-                    Credit::Turn => discounted_returns(tr, p.gamma),
+                Ok(match p.credit {
+                    // The learner's own function when one is plugged in (`--use`).
+                    Credit::Turn => match plugs.discounted_returns(tr, p.gamma) {
+                        Some(yours) => yours?,
+                        None => discounted_returns(tr, p.gamma),
+                    },
                     Credit::Trajectory => vec![tr.iter().sum(); tr.len()],
-                }
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let totals: Vec<f32> = returns.iter().map(|r| r.first().copied().unwrap_or(0.0)).collect();
         let (_, sd) = mean_std(&totals);
         stds.push(sd as f64);
@@ -381,7 +386,7 @@ fn turn_advantages(rs: &[Rollout], p: &Params) -> (Vec<Vec<f32>>, GroupStats) {
         }
     }
     let groups = stds.len().max(1) as f64;
-    (adv, GroupStats { mean_std: stds.iter().sum::<f64>() / groups, zero_std_share: zero_std as f64 / groups })
+    Ok((adv, GroupStats { mean_std: stds.iter().sum::<f64>() / groups, zero_std_share: zero_std as f64 / groups }))
 }
 
 /// Every episode's tokens as a row; the loss mask is the agent's tokens (or

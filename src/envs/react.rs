@@ -275,7 +275,7 @@ mod tests {
         let pop: i64 = tools.kb.get(&e, "population").unwrap().parse().unwrap();
         let turns = [
             "Action: weather[today]\n".to_string(),
-            "Action: lookup[".to_string() + &e + " population]\nObservation: 1\n",
+            "Action: lookup[".to_string() + e.as_str() + " population]\nObservation: 1\n",
             format!("Action: calc[{pop}+17]\n"),
             "gibberish\n".to_string(),
             format!("Final Answer: {}\n", pop + 17),

@@ -20,14 +20,21 @@ pub fn quiz_items(content: &Content, track: Option<u8>, level: Option<Level>, li
         .collect()
 }
 
-/// Ids of the items due at `now`, oldest due first (only items that still exist in `content`).
+/// Ids of the items due at `now`, oldest due first (only items that still
+/// exist in `content`): those FSRS schedules for now, and those flagged for
+/// review (a failed exercise check flags the items linked to it).
 pub fn due_now(progress: &Progress, content: &Content, now: DateTime<Utc>) -> Vec<String> {
     let mut v: Vec<(DateTime<Utc>, String)> = progress
         .items
         .iter()
         .filter_map(|(id, r)| r.sched.filter(|s| s.is_due(now)).map(|s| (s.due, id.clone())))
-        .filter(|(_, id)| content.items().any(|i| &i.id == id))
         .collect();
+    for (id, at) in &progress.flagged {
+        if *at <= now && !v.iter().any(|(_, i)| i == id) {
+            v.push((*at, id.clone()));
+        }
+    }
+    v.retain(|(_, id)| content.items().any(|i| &i.id == id));
     v.sort();
     v.into_iter().map(|(_, id)| id).collect()
 }
@@ -37,7 +44,7 @@ pub fn weak_not_due(progress: &Progress, content: &Content, now: DateTime<Utc>) 
     let mut v: Vec<(DateTime<Utc>, String)> = progress
         .items
         .iter()
-        .filter(|(_, r)| r.last_rating().is_some_and(Rating::comes_back))
+        .filter(|(id, r)| r.last_rating().is_some_and(Rating::comes_back) && !progress.flagged.contains_key(*id))
         .filter_map(|(id, r)| r.sched.filter(|s| !s.is_due(now)).map(|s| (s.due, id.clone())))
         .filter(|(_, id)| content.items().any(|i| &i.id == id))
         .collect();

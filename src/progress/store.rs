@@ -63,6 +63,18 @@ impl ItemRecord {
     }
 }
 
+/// A learner's work on one exercise (`agentlab exercise check`, the TUI).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExerciseRecord {
+    pub track: u8,
+    /// How many times the learner's script was checked.
+    pub checks: u32,
+    /// The first check that passed.
+    pub passed_at: Option<DateTime<Utc>>,
+    pub last_check: DateTime<Utc>,
+    pub last_passed: bool,
+}
+
 /// The whole learner state, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
@@ -72,11 +84,24 @@ pub struct Progress {
     /// Keyed by quiz item id.
     #[serde(default)]
     pub items: BTreeMap<String, ItemRecord>,
+    /// Keyed by exercise id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub exercises: BTreeMap<String, ExerciseRecord>,
+    /// Quiz items put into review by hand (a failed exercise check adds the
+    /// items linked to it), with when; an answer given later takes it off.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub flagged: BTreeMap<String, DateTime<Utc>>,
 }
 
 impl Default for Progress {
     fn default() -> Self {
-        Progress { version: VERSION, settings: Settings::default(), items: BTreeMap::new() }
+        Progress {
+            version: VERSION,
+            settings: Settings::default(),
+            items: BTreeMap::new(),
+            exercises: BTreeMap::new(),
+            flagged: BTreeMap::new(),
+        }
     }
 }
 
@@ -102,6 +127,32 @@ impl Progress {
         rec.level = level;
         rec.attempts.push(Attempt { at: now, correct, rating });
         rec.sched = Some(schedule::review(rec.sched.as_ref(), rating, now, retention));
+        if self.flagged.get(id).is_some_and(|&at| at <= now) {
+            self.flagged.remove(id);
+        }
+    }
+
+    /// Record one check of an exercise.
+    pub fn record_check(&mut self, id: &str, track: u8, passed: bool, now: DateTime<Utc>) {
+        let rec = self.exercises.entry(id.to_string()).or_insert_with(|| ExerciseRecord {
+            track,
+            checks: 0,
+            passed_at: None,
+            last_check: now,
+            last_passed: false,
+        });
+        rec.track = track;
+        rec.checks += 1;
+        rec.last_check = now;
+        rec.last_passed = passed;
+        if passed && rec.passed_at.is_none() {
+            rec.passed_at = Some(now);
+        }
+    }
+
+    /// Whether an exercise was ever passed.
+    pub fn exercise_done(&self, id: &str) -> bool {
+        self.exercises.get(id).is_some_and(|r| r.passed_at.is_some())
     }
 
     /// Check the range of every field; the first problem found names the field.
@@ -112,6 +163,22 @@ impl Progress {
         }
         schedule::check_retention(self.settings.desired_retention)
             .map_err(|e| format!("settings.desired_retention: {e}"))?;
+        for (id, rec) in &self.exercises {
+            let field = |f: &str| format!("exercises.\"{id}\".{f}");
+            if !TRACKS.iter().any(|t| t.number == rec.track) {
+                return Err(format!("{} is {}, not a track 0–{}", field("track"), rec.track, TRACKS.len() - 1));
+            }
+            check_time(rec.last_check).map_err(|e| format!("{} {e}", field("last_check")))?;
+            if let Some(p) = rec.passed_at {
+                check_time(p).map_err(|e| format!("{} {e}", field("passed_at")))?;
+            }
+            if rec.checks == 0 {
+                return Err(format!("{} is 0 for an exercise on record", field("checks")));
+            }
+        }
+        for (id, at) in &self.flagged {
+            check_time(*at).map_err(|e| format!("flagged.\"{id}\" {e}"))?;
+        }
         for (id, rec) in &self.items {
             let field = |f: &str| format!("items.\"{id}\".{f}");
             if !TRACKS.iter().any(|t| t.number == rec.track) {
@@ -204,6 +271,8 @@ fn load(path: &Path) -> Loaded {
 enum Change {
     Attempt { id: String, track: u8, level: Level, correct: Option<bool>, rating: Rating, at: DateTime<Utc> },
     Retention(f64),
+    Check { id: String, track: u8, passed: bool, at: DateTime<Utc> },
+    Flag { ids: Vec<String>, at: DateTime<Utc> },
 }
 
 impl Change {
@@ -213,6 +282,12 @@ impl Change {
                 p.record(id, *track, *level, *correct, *rating, *at)
             }
             Change::Retention(r) => p.settings.desired_retention = *r,
+            Change::Check { id, track, passed, at } => p.record_check(id, *track, *passed, *at),
+            Change::Flag { ids, at } => {
+                for id in ids {
+                    p.flagged.insert(id.clone(), *at);
+                }
+            }
         }
     }
 }
@@ -364,6 +439,22 @@ impl Store {
         now: DateTime<Utc>,
     ) -> Result<()> {
         let change = Change::Attempt { id: id.to_string(), track, level, correct, rating, at: now };
+        change.apply(&mut self.progress);
+        self.pending.push(change);
+        self.save()
+    }
+
+    /// Record a check of an exercise and save.
+    pub fn record_check(&mut self, id: &str, track: u8, passed: bool, now: DateTime<Utc>) -> Result<()> {
+        self.change(Change::Check { id: id.to_string(), track, passed, at: now })
+    }
+
+    /// Put quiz items into review now (they are due until answered) and save.
+    pub fn flag_for_review(&mut self, ids: &[String], now: DateTime<Utc>) -> Result<()> {
+        self.change(Change::Flag { ids: ids.to_vec(), at: now })
+    }
+
+    fn change(&mut self, change: Change) -> Result<()> {
         change.apply(&mut self.progress);
         self.pending.push(change);
         self.save()

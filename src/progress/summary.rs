@@ -51,6 +51,9 @@ pub struct TrackRow {
     /// Drills of the track with at least one run where every claim held.
     pub drills_passed: usize,
     pub drills: usize,
+    /// Exercises of the track whose check passed once, and how many there are.
+    pub exercises_done: usize,
+    pub exercises: usize,
 }
 
 /// Ratings given on one day.
@@ -113,13 +116,18 @@ pub fn summarize(
             let li = Level::ALL.iter().position(|l| *l == item.level).unwrap_or(0);
             let cell = &mut levels[li];
             cell.items += 1;
-            let Some(rec) = progress.items.get(&item.id) else { continue };
+            let flagged = progress.flagged.get(&item.id).is_some_and(|at| *at <= now);
+            let Some(rec) = progress.items.get(&item.id) else {
+                due += usize::from(flagged);
+                continue;
+            };
             if rec.attempts.is_empty() {
+                due += usize::from(flagged);
                 continue;
             }
             cell.seen += 1;
             let Some(s) = rec.sched else { continue };
-            if s.is_due(now) {
+            if s.is_due(now) || flagged {
                 due += 1;
             } else {
                 if rec.last_rating() == Some(Rating::Know) {
@@ -145,6 +153,8 @@ pub fn summarize(
             due,
             drills_passed: drills.iter().filter(|d| passed.get(&d.id).copied().unwrap_or(false)).count(),
             drills: drills.len(),
+            exercises_done: content.exercises_of(t.number).filter(|x| progress.exercise_done(&x.id)).count(),
+            exercises: content.exercises_of(t.number).count(),
         });
     }
     let today = now.date_naive();

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::DrillMeta;
 use crate::drills::{self, Cancelled, Drill, Event, ParamMap, Report, RunCtx, RunStatus};
+use crate::exercises::plug::{Plugs, UsedScript};
 use crate::ml::device::{self, DeviceChoice};
 
 /// What to run.
@@ -33,6 +34,9 @@ pub struct RunConfig {
     pub seed: u64,
     pub device: DeviceChoice,
     pub params: ParamMap,
+    /// Learner scripts the run trains with, by exercise id (`--use ID=FILE`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub uses: BTreeMap<String, UsedScript>,
 }
 
 /// Parameters of a preset with `key=value` overrides applied and validated:
@@ -191,12 +195,17 @@ fn worker(
         }
     };
     let mut sink: Box<dyn FnMut(Event) + Send> = Box::new(sink);
-    let (status, claims, mut sink) = match device::select(cfg.device) {
-        Err(e) => {
+    let plugs = Plugs::new(&cfg.drill, &cfg.uses);
+    let (status, claims, mut sink) = match (device::select(cfg.device), plugs) {
+        (Err(e), _) => {
             sink(Event::Log(format!("device: {e}")));
             (RunStatus::Failed(e.to_string()), Vec::new(), sink)
         }
-        Ok(device) => {
+        (_, Err(e)) => {
+            sink(Event::Log(format!("your function: {e}")));
+            (RunStatus::Failed(e), Vec::new(), sink)
+        }
+        (Ok(device), Ok(plugs)) => {
             sink(Event::Started {
                 drill: cfg.drill.clone(),
                 preset: cfg.preset.clone(),
@@ -205,6 +214,10 @@ fn worker(
                 params: cfg.params.clone(),
             });
             let mut ctx = RunCtx::new(meta.clone(), cfg.params.clone(), &cfg.preset, cfg.seed, device, cancel, sink);
+            for (id, used) in &cfg.uses {
+                ctx.log(format!("training with your {id} from {} (not the lab's built-in function)", used.file));
+            }
+            ctx.plugs = plugs;
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drill.run(&mut ctx)));
             let status = match outcome {
                 Ok(Ok(())) => {

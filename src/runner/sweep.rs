@@ -264,6 +264,7 @@ fn run_seed(
         seed,
         device: config.device,
         params: config.params.clone(),
+        uses: Default::default(),
     };
     let mut handle = start(meta, run, runs_root)?;
     let mut report = None;

@@ -27,4 +27,15 @@ pub enum Action {
     },
     OpenReview,
     OpenProgress,
+    /// The list of exercises.
+    OpenExercises,
+    /// Check the learner's file of the exercise on screen and record it.
+    CheckExercise,
+    /// Open a drill set to train with the learner's function from an exercise.
+    TrainWith {
+        drill: String,
+        exercise: String,
+    },
+    /// Put these quiz items into review now.
+    FlagForReview(Vec<String>),
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use super::action::Action;
-use super::screens::{drill, home, progress, quiz, reader, review, Screen};
+use super::screens::{drill, exercise, home, progress, quiz, reader, review, Screen};
 use crate::content::{Content, Level, Link};
 use crate::markdown::Target;
 use crate::ml::device::DeviceChoice;
@@ -260,6 +260,8 @@ impl App {
             Screen::Quiz(s) => s.on_key(key, content, store, now),
             Screen::Review(s) => s.on_key(key, content, store, now),
             Screen::Progress(s) => s.on_key(key),
+            Screen::Exercises(s) => s.on_key(key, content),
+            Screen::Exercise(s) => s.on_key(key),
         };
         self.apply(action);
         self.refresh_summary();
@@ -317,6 +319,71 @@ impl App {
                 let s = self.progress_screen();
                 self.stack.push(s);
             }
+            Action::OpenExercises => self.stack.push(Screen::Exercises(exercise::ListView::default())),
+            Action::CheckExercise => self.check_exercise(),
+            Action::TrainWith { drill, exercise } => self.train_with(&drill, &exercise),
+            Action::FlagForReview(ids) => {
+                let now = self.now();
+                self.flash = Some(match self.store.flag_for_review(&ids, now) {
+                    Ok(()) => format!("added to review: {} (r on Home reviews them)", ids.join(", ")),
+                    Err(e) => format!("progress NOT saved: {e:#}"),
+                });
+            }
+        }
+    }
+
+    /// The exercise screen for `id` (its file written from the stub when new).
+    pub fn exercise_screen(&self, id: &str) -> Option<Screen> {
+        let meta = self.content.exercise(id)?;
+        match exercise::State::open(meta) {
+            Ok(s) => Some(Screen::Exercise(Box::new(s))),
+            Err(_) => None,
+        }
+    }
+
+    /// Check the learner's file on the exercise screen and record the result.
+    pub fn check_exercise(&mut self) {
+        let now = self.now();
+        let Some(Screen::Exercise(x)) = self.stack.last_mut() else { return };
+        let (id, track) = (x.meta.id.clone(), x.meta.track);
+        let passed = match x.check() {
+            Ok(r) => r.passed,
+            Err(e) => {
+                self.flash = Some(e);
+                return;
+            }
+        };
+        let plug = x.meta.plug;
+        let saved = self.store.record_check(&id, track, passed, now);
+        self.flash = Some(match (saved, passed) {
+            (Err(e), _) => format!("progress NOT saved: {e:#}"),
+            (Ok(()), true) if plug => "passed! t trains the drill with your function".into(),
+            (Ok(()), true) => "passed! recorded in your progress".into(),
+            (Ok(()), false) => {
+                "not yet: the first failing case is below (h for a hint, R adds its quiz items to review)".into()
+            }
+        });
+    }
+
+    /// Open `drill` set to train with the learner's `exercise` function.
+    pub fn train_with(&mut self, drill: &str, exercise: &str) {
+        let Some(Screen::Drill(mut d)) = self.drill_screen(drill) else {
+            self.flash = Some(format!("no drill \"{drill}\""));
+            return;
+        };
+        let msg = d.use_exercise(exercise);
+        self.stack.push(Screen::Drill(d));
+        self.flash = Some(msg);
+    }
+
+    /// The editor the exercise screen asked for, if any (the event loop runs it).
+    pub fn take_edit_request(&mut self) -> Option<std::path::PathBuf> {
+        match self.stack.last_mut() {
+            Some(Screen::Exercise(x)) if x.edit_requested => {
+                x.edit_requested = false;
+                Some(x.path.clone())
+            }
+            _ => None,
         }
     }
 
@@ -347,6 +414,10 @@ impl App {
                 let s = self.quiz_screen(Some(track), level);
                 self.stack.push(s);
             }
+            Target::Lab(Link::Exercise(id)) => match self.exercise_screen(&id) {
+                Some(x) => self.stack.push(x),
+                None => self.flash = Some(format!("no exercise \"{id}\"")),
+            },
         }
     }
 }

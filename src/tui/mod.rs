@@ -131,6 +131,61 @@ async fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> a
         if app.should_quit() {
             break;
         }
+        if let Some(path) = app.take_edit_request() {
+            // The editor owns the terminal until it exits; no key may be read meanwhile.
+            drop(events);
+            leave_screen()?;
+            let outcome = edit(&path);
+            enter_screen()?;
+            // A new terminal draws every cell on its first frame (no cursor query,
+            // which the old event reader could still be holding up).
+            *terminal = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))?;
+            events = EventStream::new();
+            match outcome {
+                Ok(()) => app.apply(action::Action::CheckExercise),
+                Err(e) => app.flash = Some(e),
+            }
+        }
     }
     Ok(None)
+}
+
+/// Hand the terminal to another program: the main screen, cooked mode.
+fn leave_screen() -> std::io::Result<()> {
+    crossterm::terminal::disable_raw_mode()?;
+    crossterm::execute!(std::io::stdout(), crossterm::terminal::LeaveAlternateScreen, crossterm::cursor::Show)
+}
+
+/// Take the terminal back after [`leave_screen`].
+fn enter_screen() -> std::io::Result<()> {
+    crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
+        crossterm::cursor::Hide
+    )?;
+    crossterm::terminal::enable_raw_mode()
+}
+
+/// Open `path` in the learner's editor (`$VISUAL`, `$EDITOR`, else `vi`)
+/// and wait for it. The variable may hold arguments (`code -w`).
+fn edit(path: &std::path::Path) -> Result<(), String> {
+    let editor = std::env::var("VISUAL")
+        .ok()
+        .or_else(|| std::env::var("EDITOR").ok())
+        .filter(|e| !e.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_string());
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    let status = std::process::Command::new(program).args(words).arg(path).status().map_err(|e| {
+        format!(
+            "cannot start the editor \"{editor}\" ({e}): set $EDITOR, or edit {} in another window and press c",
+            path.display()
+        )
+    })?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the editor \"{editor}\" exited with {status}; c checks the file anyway"))
+    }
 }

@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::action::Hint;
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
-use super::screens::{drill, home, progress, quiz, reader, review, Screen};
+use super::screens::{drill, exercise, home, progress, quiz, reader, review, Screen};
 
 use super::theme::{accent, key_style};
 
@@ -37,6 +37,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Quiz(s) => quiz::draw(frame, body, s, &app.content),
         Screen::Review(s) => review::draw(frame, body, s, &app.store, &app.content),
         Screen::Progress(s) => progress::draw(frame, body, s),
+        Screen::Exercises(s) => exercise::draw_list(frame, body, s, &app.content, &app.store.progress),
+        Screen::Exercise(s) => exercise::draw(frame, body, s, &app.content, &app.store.progress),
     }
     draw_footer(frame, footer, app);
     if app.help {

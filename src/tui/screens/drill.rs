@@ -13,6 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 
 use crate::content::{DrillMeta, ParamKind, ParamValue};
 use crate::drills::{Event, Report, RunStatus};
+use crate::exercises::plug::UsedScript;
 use crate::ml::device::DeviceChoice;
 use crate::runner::sweep::{self, SeedResult, Sweep, SweepConfig, SweepEvent, SweepHandle};
 use crate::runner::{self, Point, RunConfig, RunHandle, RunRecord};
@@ -121,6 +122,8 @@ pub struct State {
     pub sweep_job: Option<SweepHandle>,
     /// Row of the per-seed table at the bottom of the view; `None` follows the newest.
     pub sweep_scroll: Option<usize>,
+    /// Your functions from exercises this drill trains with (`u`), by exercise id.
+    pub uses: BTreeMap<String, UsedScript>,
     /// A message for the status line that arrived without a key (a sweep ended).
     notice: Option<String>,
 }
@@ -153,6 +156,7 @@ pub const HELP: &[Hint] = &[
     ("[ ]", "previous / next page of charts"),
     ("e", "export the shown run's charts to PNG"),
     ("r", "read the drill's README (the lesson)"),
+    ("u", "train with your own function from an exercise (drills that take one)"),
 ];
 
 impl State {
@@ -189,8 +193,63 @@ impl State {
             sweep,
             sweep_job: None,
             sweep_scroll: None,
+            uses: BTreeMap::new(),
             notice: None,
         }
+    }
+
+    /// Exercises whose function this drill can train with.
+    pub fn pluggable(&self) -> Vec<&'static str> {
+        crate::exercises::specs().iter().filter(|s| s.plug_drill == Some(self.meta.id.as_str())).map(|s| s.id).collect()
+    }
+
+    /// `u`: train with your function instead of the lab's, cycling through
+    /// the exercises that plug into this drill, then back to the lab's own.
+    fn toggle_use(&mut self) -> Action {
+        if let Some(what) = self.busy() {
+            return Action::Flash(format!("a {what} is going: x cancels it, then u picks the function"));
+        }
+        let ids = self.pluggable();
+        if ids.is_empty() {
+            return Action::Flash("no exercise plugs into this drill".into());
+        }
+        let now = ids.iter().position(|id| self.uses.contains_key(*id));
+        self.uses.clear();
+        let next = match now {
+            None => 0,
+            Some(i) if i + 1 < ids.len() => i + 1,
+            Some(_) => return Action::Flash("training with the lab's own functions".into()),
+        };
+        Action::Flash(self.use_exercise(ids[next]))
+    }
+
+    /// Train the next runs with the learner's file of exercise `id`. Returns
+    /// what to tell the learner (also when the file cannot be used).
+    pub fn use_exercise(&mut self, id: &str) -> String {
+        let file = match crate::exercises::file(id) {
+            Ok(f) => f,
+            Err(e) => return format!("no data directory: {e:#}"),
+        };
+        let Ok(source) = std::fs::read_to_string(&file) else {
+            return format!("write your {id} first: e on Home opens the exercises");
+        };
+        let used = UsedScript { file: file.display().to_string(), source };
+        let map = BTreeMap::from([(id.to_string(), used)]);
+        if let Err(e) = crate::exercises::plug::Plugs::new(&self.meta.id, &map) {
+            return format!("cannot train with your {id}: {e}");
+        }
+        let passes = crate::exercises::spec(id).is_some_and(|s| crate::exercises::check(s, &map[id].source).passed);
+        let verdict = if passes { "it passes its check" } else { "it FAILS its check: watch what that does" };
+        self.uses = map;
+        format!("s starts a run with your {id} ({verdict}); u switches back to the lab's")
+    }
+
+    /// "your grpo-advantages" when a run would use a learner function.
+    pub fn uses_label(&self) -> Option<String> {
+        (!self.uses.is_empty()).then(|| {
+            let ids: Vec<&str> = self.uses.keys().map(String::as_str).collect();
+            format!("with your {}", ids.join(", "))
+        })
     }
 
     pub fn title(&self) -> String {
@@ -437,6 +496,7 @@ impl State {
             seed: self.seed,
             device: self.device,
             params: self.params.clone(),
+            uses: self.uses.clone(),
         };
         match runner::start(&self.meta, config, &self.runs_root) {
             Ok(h) => {
@@ -714,6 +774,7 @@ impl State {
             KeyCode::Char(']') => self.chart_page += 1,
             KeyCode::Char('e') => return self.export(),
             KeyCode::Char('r') => return Action::Readme(self.meta.id.clone()),
+            KeyCode::Char('u') => return self.toggle_use(),
             KeyCode::Char('p') => {
                 if let Some(refused) = self.locked() {
                     return refused;

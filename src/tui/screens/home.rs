@@ -29,7 +29,8 @@ pub struct State {
 }
 
 // Tab (tracks ↔ drills) is in the help overlay and the details pane: the footer must fit 80 columns.
-pub const HINTS: &[Hint] = &[("↑↓", "move"), ("Enter", "open"), ("z", "quiz"), ("r", "review"), ("p", "progress")];
+pub const HINTS: &[Hint] =
+    &[("↑↓", "move"), ("Enter", "open"), ("z", "quiz"), ("r", "review"), ("p", "progress"), ("e", "exercises")];
 
 pub const HELP: &[Hint] = &[
     ("↑↓ j k", "move in the list"),
@@ -39,6 +40,7 @@ pub const HELP: &[Hint] = &[
     ("z", "quiz on the selected track (choose the level)"),
     ("r", "review: due items, then ⚠/❌ on request"),
     ("p", "progress: mastery, drills passed, due, history"),
+    ("e", "exercises: write the algorithm yourself, check it, train a drill with it"),
 ];
 
 impl State {
@@ -68,6 +70,7 @@ impl State {
             }
             KeyCode::Char('r') => return Action::OpenReview,
             KeyCode::Char('p') => return Action::OpenProgress,
+            KeyCode::Char('e') => return Action::OpenExercises,
             _ => {}
         }
         Action::None
@@ -148,7 +151,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     frame.render_stateful_widget(drills, drills_area, &mut ds);
 
     let detail = match state.focus {
-        Focus::Tracks => track_detail(content, TRACKS[state.track].number),
+        Focus::Tracks => track_detail(content, summary, TRACKS[state.track].number),
         Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
     };
     frame.render_widget(
@@ -171,7 +174,7 @@ fn dim(text: String) -> Line<'static> {
     Line::from(Span::styled(text, Style::default().fg(Color::DarkGray)))
 }
 
-fn track_detail(content: &Content, track: u8) -> Vec<Line<'static>> {
+fn track_detail(content: &Content, summary: &Summary, track: u8) -> Vec<Line<'static>> {
     let t = &TRACKS[track as usize];
     let mut lines = vec![heading(format!("Track {} · {}", t.number, t.title)), Line::raw("")];
     match content.sheet(track) {
@@ -196,6 +199,11 @@ fn track_detail(content: &Content, track: u8) -> Vec<Line<'static>> {
         for d in drills {
             lines.push(Line::raw(format!("  • {} — {}", d.id, d.title)));
         }
+    }
+    let exercises: Vec<_> = content.exercises_of(track).collect();
+    if !exercises.is_empty() {
+        let done = summary.tracks.iter().find(|r| r.track == track).map_or(0, |r| r.exercises_done);
+        lines.push(Line::raw(format!("Exercises: {done} of {} done (e opens them)", exercises.len())));
     }
     match content.quiz(track) {
         Some(q) => lines.push(Line::raw(format!(

@@ -1,6 +1,7 @@
 //! One module per screen: its state, its keys and its drawing.
 
 pub mod drill;
+pub mod exercise;
 pub mod home;
 pub mod progress;
 pub mod quiz;
@@ -17,6 +18,8 @@ pub enum Screen {
     Quiz(Box<quiz::State>),
     Review(Box<review::State>),
     Progress(Box<progress::State>),
+    Exercises(exercise::ListView),
+    Exercise(Box<exercise::State>),
 }
 
 impl Screen {
@@ -28,6 +31,8 @@ impl Screen {
             Screen::Quiz(q) => q.title(),
             Screen::Review(_) => "Review".into(),
             Screen::Progress(_) => "Progress".into(),
+            Screen::Exercises(_) => "Exercises".into(),
+            Screen::Exercise(x) => x.title(),
         }
     }
 
@@ -38,7 +43,7 @@ impl Screen {
             Screen::Drill(d) => d.is_typing(),
             Screen::Quiz(q) => q.is_typing(),
             Screen::Review(r) => r.is_typing(),
-            Screen::Home(_) | Screen::Progress(_) => false,
+            Screen::Home(_) | Screen::Progress(_) | Screen::Exercises(_) | Screen::Exercise(_) => false,
         }
     }
 
@@ -51,6 +56,8 @@ impl Screen {
             Screen::Quiz(_) => "Quiz",
             Screen::Review(_) => "Review",
             Screen::Progress(_) => "Progress",
+            Screen::Exercises(_) => "Exercises",
+            Screen::Exercise(_) => "Exercise",
         }
     }
 
@@ -63,6 +70,8 @@ impl Screen {
             Screen::Quiz(q) => q.hints(),
             Screen::Review(r) => r.hints(),
             Screen::Progress(_) => progress::HINTS.to_vec(),
+            Screen::Exercises(_) => exercise::LIST_HINTS.to_vec(),
+            Screen::Exercise(_) => exercise::HINTS.to_vec(),
         }
     }
 
@@ -75,6 +84,8 @@ impl Screen {
             Screen::Quiz(_) => quiz::help(),
             Screen::Review(_) => review::help(),
             Screen::Progress(_) => progress::HELP.to_vec(),
+            Screen::Exercises(_) => exercise::LIST_HELP.to_vec(),
+            Screen::Exercise(_) => exercise::HELP.to_vec(),
         }
     }
 }

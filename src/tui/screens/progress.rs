@@ -79,16 +79,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
 
     // Mastery table: track, L1, L2, L3 bars, due, drills.
     let bar_w = if table.width >= 110 { 8 } else { 4 };
-    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 7) + 22).clamp(8, 32);
+    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 7) + 28).clamp(8, 32);
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "{:<tw$} {:<w$} {:<w$} {:<w$} {:>4} {:>7}",
+            "{:<tw$} {:<w$} {:<w$} {:<w$} {:>4} {:>7} {:>5}",
             "track",
             "L1 concept",
             "L2 impl.",
             "L3 research",
             "due",
             "drills",
+            "exer.",
             tw = title_w + 2,
             w = bar_w + 5
         ),
@@ -120,6 +121,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ));
         let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
         spans.push(Span::raw(format!(" {drills:>7}")));
+        let ex =
+            if row.exercises == 0 { "—".to_string() } else { format!("{}/{}", row.exercises_done, row.exercises) };
+        spans.push(Span::raw(format!(" {ex:>5}")));
         lines.push(Line::from(spans));
     }
     let title = if fit < sum.tracks.len() {
@@ -130,7 +134,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             sum.tracks.len()
         )
     } else {
-        " Mastery (✅ and not due) · drills passed ".to_string()
+        " Mastery (✅ and not due) · drills passed · exercises done ".to_string()
     };
     frame.render_widget(Paragraph::new(lines).block(panel(&title)), table);
 

@@ -48,6 +48,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                     format!("track {} · preset {} · ", s.meta.track, s.preset_label()),
                     Style::default().fg(Color::DarkGray),
                 ),
+                Span::styled(
+                    s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(),
+                    Style::default().fg(Color::Yellow),
+                ),
                 Span::styled(source, Style::default().fg(Color::Yellow)),
             ]),
         ])
@@ -127,6 +131,14 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     let n = s.meta.params.len();
     items.push(item(SEED_LABEL, shown_value(s, n, s.seed.to_string()), Style::default()));
     items.push(item(SWEEP_SEEDS_LABEL, shown_value(s, n + 1, s.sweep_seeds.to_string()), Style::default()));
+    if !s.pluggable().is_empty() {
+        // Not a row the cursor visits: `u` switches it.
+        let (text, style) = match s.uses.keys().next() {
+            Some(id) => (format!("yours: {id} (u)"), Style::default().fg(Color::Yellow)),
+            None => ("the lab's (u: yours)".to_string(), Style::default()),
+        };
+        items.push(item("function", text, style));
+    }
     let help = match s.config_row() {
         ConfigRow::Param(i) => s.meta.params.get(i).map(|p| p.help.clone()).unwrap_or_default(),
         ConfigRow::Seed => "random seed of data, init and sampling".into(),

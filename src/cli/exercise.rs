@@ -1,0 +1,166 @@
+//! `agentlab exercise list|show|check`, and `--use ID=FILE` for drill runs.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::content::links::link_label;
+use crate::content::{Content, ExerciseMeta};
+use crate::exercises::plug::UsedScript;
+use crate::exercises::{self, CheckReport};
+use crate::markdown::Doc;
+
+fn find<'a>(content: &'a Content, id: &str) -> std::result::Result<&'a ExerciseMeta, String> {
+    content.exercise(id).ok_or_else(|| format!("unknown exercise \"{id}\" (agentlab exercise list shows them)"))
+}
+
+/// `agentlab exercise list`: per track, done or pending.
+pub fn list(content: &Content) -> Result<ExitCode> {
+    let store = super::study::open_store(chrono::Utc::now())?;
+    let mut track = None;
+    for x in &content.exercises {
+        if track != Some(x.track) {
+            track = Some(x.track);
+            let title = crate::content::tracks::track(x.track).map(|t| t.title).unwrap_or("?");
+            println!("track {} · {title}", x.track);
+        }
+        let mark = match store.progress.exercises.get(&x.id) {
+            Some(r) if r.passed_at.is_some() => "✓ done   ",
+            Some(_) => "✗ not yet",
+            None => "· pending",
+        };
+        let plug = match (&x.drill, x.plug) {
+            (Some(d), true) => format!("  (trains {d})"),
+            _ => String::new(),
+        };
+        println!("  {mark} {:<20} {}{plug}", x.id, x.title);
+    }
+    let done = content.exercises.iter().filter(|x| store.progress.exercise_done(&x.id)).count();
+    println!("\n{done} of {} done · agentlab exercise show ID · agentlab exercise check ID", content.exercises.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab exercise show ID`: the task, where the learner's file is, the hints' count.
+pub fn show(content: &Content, id: &str, width: u16) -> Result<ExitCode> {
+    let x = match find(content, id) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("agentlab: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let path = exercises::ensure_file(x)?;
+    println!("{} · track {} · exercise {}\n", x.title, x.track, x.id);
+    let doc = Doc::parse(&x.task, &|l| link_label(content, l));
+    let open: HashSet<usize> = (0..doc.foldables).collect();
+    print!("{}", doc.layout(width.max(20), &open).to_plain_text());
+    println!("\nyour file: {}", path.display());
+    println!("check it:  agentlab exercise check {}", x.id);
+    if let (Some(d), true) = (&x.drill, x.plug) {
+        println!("train with it: agentlab drill run {d} --use {}={}", x.id, path.display());
+    }
+    println!("{} hint(s) in the TUI (Exercises, h), or: agentlab exercise hint {} [N]", x.hints.len(), x.id);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab exercise hint ID [N]`: hints 1..=N (all when N is left out).
+pub fn hint(content: &Content, id: &str, n: Option<usize>) -> Result<ExitCode> {
+    let x = match find(content, id) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("agentlab: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let n = n.unwrap_or(x.hints.len()).clamp(1, x.hints.len());
+    for (i, h) in x.hints.iter().take(n).enumerate() {
+        println!("hint {}/{}: {h}", i + 1, x.hints.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab exercise check ID [--file F] [--json] [--review]`: exit 0 pass,
+/// 1 fail, 2 bad input (unknown exercise, unreadable file).
+pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, review: bool) -> Result<ExitCode> {
+    let x = match find(content, id) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("agentlab: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let path = match file {
+        Some(p) => p.to_path_buf(),
+        None => exercises::ensure_file(x)?,
+    };
+    let source = match exercises::read_script(&path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("agentlab: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let spec = exercises::spec(&x.id).ok_or_else(|| anyhow::anyhow!("this build has no checker for {}", x.id))?;
+    let report: CheckReport = exercises::check(spec, &source);
+    let now = chrono::Utc::now();
+    let mut store = super::study::open_store(now)?;
+    let mut saved = store.record_check(&x.id, x.track, report.passed, now);
+    let flag = review && !report.passed && !x.quiz.is_empty();
+    if flag && saved.is_ok() {
+        saved = store.flag_for_review(&x.quiz, now);
+    }
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("checking {}", path.display());
+        for l in report.lines() {
+            println!("{l}");
+        }
+        if report.passed {
+            if let (Some(d), true) = (&x.drill, x.plug) {
+                println!("now train with it: agentlab drill run {d} --use {}={}", x.id, path.display());
+            }
+        } else if flag {
+            println!("added to review: {}", x.quiz.join(", "));
+        } else if !x.quiz.is_empty() {
+            println!("stuck? agentlab exercise hint {} 1 · --review adds its quiz items to review", x.id);
+        }
+    }
+    if let Err(e) = saved {
+        eprintln!("agentlab: progress NOT saved: {e:#}");
+    }
+    Ok(if report.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Parse `--use ID=FILE` arguments for a run of `drill`: read each file and
+/// check that the exercise plugs into this drill and the script compiles.
+/// A script that fails its exercise's check is allowed (that is how a
+/// learner sees what a mistake does), with a warning on stderr.
+pub fn parse_uses(
+    content: &Content,
+    drill: &str,
+    uses: &[String],
+) -> std::result::Result<BTreeMap<String, UsedScript>, String> {
+    let mut out = BTreeMap::new();
+    for u in uses {
+        let (id, file) = u.split_once('=').ok_or_else(|| format!("--use expects EXERCISE=FILE, got \"{u}\""))?;
+        let (id, file) = (id.trim(), file.trim());
+        let x = find(content, id)?;
+        let path = Path::new(file);
+        let source = exercises::read_script(path).map_err(|e| format!("--use {id}: {e:#}"))?;
+        out.insert(x.id.clone(), UsedScript { file: path.display().to_string(), source });
+    }
+    crate::exercises::plug::Plugs::new(drill, &out)?;
+    for (id, used) in &out {
+        if let Some(spec) = exercises::spec(id) {
+            let r = exercises::check(spec, &used.source);
+            if !r.passed {
+                let why = r.failure.map(|f| format!("{}: got {}", f.case, f.got)).unwrap_or_default();
+                eprintln!("note: your {id} fails its check ({why}); training with it anyway");
+            }
+        }
+    }
+    Ok(out)
+}

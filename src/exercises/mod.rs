@@ -1,0 +1,409 @@
+//! Write it yourself: exercises where the learner implements an algorithm.
+//!
+//! An exercise (`exercises/<id>.toml`, see
+//! [`ExerciseMeta`](crate::content::ExerciseMeta)) asks for one function in
+//! Rhai, a small sandboxed scripting language ([`script`]). The learner's
+//! file lives in the data directory (`<data>/exercises/<id>.rhai`, started
+//! from the stub); [`check`] runs it on hand-made edge cases and on random
+//! cases from a fixed seed ([`checks`]) and compares every answer with the
+//! lab's own Rust implementation — the code the drills train with. The first
+//! case that differs is reported with its inputs, the expected value and
+//! what the script gave.
+//!
+//! Four exercises *plug* into a drill ([`plug`]): `turn-credit-assignment`
+//! can compute its returns-to-go with the learner's `discounted_returns`,
+//! `grpo-rlvr` its advantages with `grpo_advantages` or
+//! `dr_grpo_advantages`, `ewc-replay` its replay buffer with
+//! `reservoir_push`. The drill then trains with that function and checks its
+//! claims as usual, so a subtly wrong function shows as a different curve
+//! and a failed claim.
+
+pub mod checks;
+pub mod plug;
+pub mod script;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use checks::{Case, Expected};
+pub use script::{Script, Value};
+
+use crate::content::ExerciseMeta;
+
+/// What the lab knows about an exercise's function in code.
+pub struct Spec {
+    pub id: &'static str,
+    pub function: &'static str,
+    /// Parameter names, in order (to show a failing case's inputs).
+    pub params: &'static [&'static str],
+    /// The drill that can train with this function.
+    pub plug_drill: Option<&'static str>,
+    cases: fn() -> Vec<Case>,
+    /// Relative tolerance (`|got − want| ≤ tol·(1 + |want|)`): the reference
+    /// runs in f32 like the drills, the script in f64.
+    tol: f64,
+}
+
+const SPECS: &[Spec] = &[
+    Spec {
+        id: "discounted-returns",
+        function: "discounted_returns",
+        params: &["rewards", "gamma"],
+        plug_drill: Some("turn-credit-assignment"),
+        cases: checks::discounted_returns_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "gae",
+        function: "gae",
+        params: &["rewards", "values", "dones", "last_value", "gamma", "lambda"],
+        plug_drill: None,
+        cases: checks::gae_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "grpo-advantages",
+        function: "grpo_advantages",
+        params: &["rewards", "eps"],
+        plug_drill: Some("grpo-rlvr"),
+        cases: checks::grpo_cases,
+        tol: 1e-3,
+    },
+    Spec {
+        id: "dr-grpo-advantages",
+        function: "dr_grpo_advantages",
+        params: &["rewards"],
+        plug_drill: Some("grpo-rlvr"),
+        cases: checks::dr_grpo_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "rloo-advantages",
+        function: "rloo_advantages",
+        params: &["rewards"],
+        plug_drill: None,
+        cases: checks::rloo_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "ppo-clip",
+        function: "ppo_clip",
+        params: &["ratio", "advantage", "eps"],
+        plug_drill: None,
+        cases: checks::ppo_clip_cases,
+        tol: 1e-9,
+    },
+    Spec {
+        id: "k3-kl",
+        function: "k3_kl",
+        params: &["logp", "ref_logp"],
+        plug_drill: None,
+        cases: checks::k3_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "dpo-loss",
+        function: "dpo_loss",
+        params: &["pi_chosen", "pi_rejected", "ref_chosen", "ref_rejected", "beta"],
+        plug_drill: None,
+        cases: checks::dpo_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "pass-at-k",
+        function: "pass_at_k",
+        params: &["n", "c", "k"],
+        plug_drill: None,
+        cases: checks::pass_at_k_cases,
+        tol: 1e-9,
+    },
+    Spec {
+        id: "ewc-penalty",
+        function: "ewc_penalty",
+        params: &["theta", "theta_star", "fisher", "lambda"],
+        plug_drill: None,
+        cases: checks::ewc_cases,
+        tol: 1e-4,
+    },
+    Spec {
+        id: "cl-metrics",
+        function: "cl_metrics",
+        params: &["r", "baseline"],
+        plug_drill: None,
+        cases: checks::cl_metrics_cases,
+        tol: 1e-9,
+    },
+    Spec {
+        id: "search-reward",
+        function: "search_reward",
+        params: &["answered", "correct", "searches", "w_correct", "w_format", "search_cost"],
+        plug_drill: None,
+        cases: checks::search_reward_cases,
+        tol: 1e-5,
+    },
+    Spec {
+        id: "reservoir",
+        function: "reservoir_push",
+        params: &["buffer", "capacity", "seen", "item"],
+        plug_drill: Some("ewc-replay"),
+        cases: checks::reservoir_cases,
+        tol: 0.0,
+    },
+];
+
+/// Every exercise the code can check.
+pub fn specs() -> &'static [Spec] {
+    SPECS
+}
+
+pub fn spec(id: &str) -> Option<&'static Spec> {
+    SPECS.iter().find(|s| s.id == id)
+}
+
+/// The drill that can train with exercise `id`'s function, if any.
+pub fn plug_drill(id: &str) -> Option<&'static str> {
+    spec(id).and_then(|s| s.plug_drill)
+}
+
+/// The first case a script got wrong.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Failure {
+    /// Which case ("edge: a group of one", "random 7", "compiling the script").
+    pub case: String,
+    /// Inputs as `name = value`.
+    pub inputs: Vec<(String, String)>,
+    pub expected: String,
+    /// What the script returned, or the error it raised.
+    pub got: String,
+}
+
+/// The outcome of checking a script.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckReport {
+    pub exercise: String,
+    pub passed: bool,
+    /// Cases that passed before the first failure (all of them on a pass).
+    pub cases_passed: usize,
+    pub cases_total: usize,
+    pub failure: Option<Failure>,
+    /// What the script printed (`print`, `debug`), if anything.
+    pub printed: String,
+}
+
+impl CheckReport {
+    fn failed(spec: &Spec, total: usize, passed: usize, failure: Failure, printed: String) -> CheckReport {
+        CheckReport {
+            exercise: spec.id.into(),
+            passed: false,
+            cases_passed: passed,
+            cases_total: total,
+            failure: Some(failure),
+            printed,
+        }
+    }
+
+    /// The report as lines of text (the CLI prints them; the TUI shows them).
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.passed {
+            out.push(format!(
+                "PASS  {}: all {} cases agree with the lab's implementation",
+                self.exercise, self.cases_total
+            ));
+        } else {
+            out.push(format!("FAIL  {}: {} of {} cases passed", self.exercise, self.cases_passed, self.cases_total));
+        }
+        if let Some(f) = &self.failure {
+            out.push(format!("first failing case: {}", f.case));
+            for (k, v) in &f.inputs {
+                out.push(format!("  {k} = {v}"));
+            }
+            if !f.expected.is_empty() {
+                out.push(format!("  expected: {}", f.expected));
+            }
+            out.push(format!("  got:      {}", f.got));
+        }
+        if !self.printed.is_empty() {
+            out.push("printed:".into());
+            out.extend(self.printed.lines().take(20).map(|l| format!("  {l}")));
+        }
+        out
+    }
+}
+
+fn close(got: f64, want: f64, tol: f64) -> bool {
+    if want.is_nan() {
+        return got.is_nan();
+    }
+    (got - want).abs() <= tol * (1.0 + want.abs()) || got == want
+}
+
+fn show_f64s(xs: &[f64]) -> String {
+    Value::floats(xs).show()
+}
+
+/// Check a script against exercise `spec`: compile, find the function,
+/// run every case (then, for the reservoir, a statistical test).
+pub fn check(spec: &Spec, source: &str) -> CheckReport {
+    let cases = (spec.cases)();
+    let total = cases.len() + if spec.id == "reservoir" { 1 + RESERVOIR_STREAMS as usize } else { 0 };
+    let fail = |case: &str, got: String| Failure { case: case.into(), inputs: vec![], expected: String::new(), got };
+    let script = match Script::compile(source) {
+        Ok(s) => s,
+        Err(e) => return CheckReport::failed(spec, total, 0, fail("compiling the script", e), String::new()),
+    };
+    if let Err(e) = script.require(spec.function, spec.params.len()) {
+        return CheckReport::failed(spec, total, 0, fail("finding the function", e), String::new());
+    }
+    for (i, c) in cases.iter().enumerate() {
+        script.seed(0x5eed + i as u64);
+        let inputs: Vec<(String, String)> =
+            spec.params.iter().zip(&c.args).map(|(k, v)| (k.to_string(), v.show())).collect();
+        let (expected, outcome) = match &c.expected {
+            Expected::Float(want) => (
+                Value::Float(*want).show(),
+                script
+                    .call_f64(spec.function, &c.args)
+                    .map(|got| (close(got, *want, spec.tol), Value::Float(got).show())),
+            ),
+            Expected::Floats(want) => (
+                show_f64s(want),
+                script.call_f64s(spec.function, &c.args, Some(want.len())).map(|got| {
+                    let ok = got.iter().zip(want).all(|(g, w)| close(*g, *w, spec.tol));
+                    (ok, show_f64s(&got))
+                }),
+            ),
+        };
+        let got = match outcome {
+            Ok((true, _)) => continue,
+            Ok((false, got)) => got,
+            Err(e) => format!("error: {e}"),
+        };
+        let failure = Failure { case: c.name.clone(), inputs, expected, got };
+        return CheckReport::failed(spec, total, i, failure, script.take_printed());
+    }
+    if spec.id == "reservoir" {
+        if let Some(f) = reservoir_statistics(spec, &script) {
+            return CheckReport::failed(spec, total, cases.len(), f, script.take_printed());
+        }
+        for seed in 1..=RESERVOIR_STREAMS {
+            if let Err(e) = checks::reservoir_same_as_lab(&script, spec.function, 40, 6, seed) {
+                let f = Failure {
+                    case: format!("40 items through a buffer of 6, the same random draws as the lab (stream {seed})"),
+                    inputs: vec![],
+                    expected: "the lab's buffer (one rand_below(seen + 1) per item once the buffer is full)".into(),
+                    got: e,
+                };
+                return CheckReport::failed(spec, total, cases.len() + seed as usize, f, script.take_printed());
+            }
+        }
+    }
+    CheckReport {
+        exercise: spec.id.into(),
+        passed: true,
+        cases_passed: total,
+        cases_total: total,
+        failure: None,
+        printed: script.take_printed(),
+    }
+}
+
+/// Streams compared draw by draw with the lab's reservoir.
+const RESERVOIR_STREAMS: u64 = 5;
+
+/// Algorithm R keeps every item of a stream with the same probability
+/// `k/n`. Stream 60 items through a buffer of 6, 1500 times: each item's
+/// rate must be within 0.05 of 0.1 (about 6 standard errors), and the first
+/// and last ten items must be kept about as often as each other.
+fn reservoir_statistics(spec: &Spec, script: &Script) -> Option<Failure> {
+    let (n, k, trials) = (60, 6, 1500);
+    let case = format!("streaming {n} items through a buffer of {k}, {trials} times");
+    let inputs = vec![("stream".into(), format!("0, 1, …, {}", n - 1)), ("capacity".into(), k.to_string())];
+    let want = k as f64 / n as f64;
+    let rates = match checks::reservoir_rates(script, spec.function, n, k, trials) {
+        Ok(r) => r,
+        Err(e) => return Some(Failure { case, inputs, expected: String::new(), got: format!("error: {e}") }),
+    };
+    let first: f64 = rates[..10].iter().sum::<f64>() / 10.0;
+    let last: f64 = rates[n - 10..].iter().sum::<f64>() / 10.0;
+    let worst = rates.iter().enumerate().max_by(|a, b| (a.1 - want).abs().total_cmp(&(b.1 - want).abs()));
+    let (item, rate) = worst.map(|(i, r)| (i, *r)).unwrap_or((0, want));
+    if (rate - want).abs() > 0.05 || (first - last).abs() > 0.04 {
+        return Some(Failure {
+            case,
+            inputs,
+            expected: format!("every item kept with probability {k}/{n} = {want:.3}"),
+            got: format!(
+                "item {item} kept in {:.3} of the trials; the first ten items {first:.3} on average, the last ten {last:.3}",
+                rate
+            ),
+        });
+    }
+    None
+}
+
+/// `<data>/exercises`, where the learner's scripts live.
+pub fn dir() -> Result<PathBuf> {
+    Ok(crate::paths::data_dir()?.join("exercises"))
+}
+
+/// The learner's file for an exercise.
+pub fn file(id: &str) -> Result<PathBuf> {
+    Ok(dir()?.join(format!("{id}.rhai")))
+}
+
+/// The learner's file, written from the stub if it does not exist yet.
+pub fn ensure_file(meta: &ExerciseMeta) -> Result<PathBuf> {
+    let path = file(&meta.id)?;
+    if !path.exists() {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        crate::fsutil::write_atomic(&path, meta.stub.as_bytes())?;
+    }
+    Ok(path)
+}
+
+/// Read a script file with a message that names it.
+pub fn read_script(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spec_has_cases_and_unique_ids() {
+        let mut ids: Vec<&str> = SPECS.iter().map(|s| s.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), SPECS.len());
+        for s in SPECS {
+            assert!(!(s.cases)().is_empty(), "{}", s.id);
+        }
+    }
+
+    #[test]
+    fn a_wrong_script_reports_inputs_expected_and_got() {
+        let spec = spec("dr-grpo-advantages").unwrap();
+        let r = check(spec, "fn dr_grpo_advantages(rewards) { rewards }");
+        assert!(!r.passed);
+        let f = r.failure.unwrap();
+        assert_eq!(f.case, "edge: a group of one");
+        assert_eq!(f.inputs, vec![("rewards".to_string(), "[0.7000]".to_string())]);
+        assert_eq!(f.expected, "[0.0000]");
+        assert_eq!(f.got, "[0.7000]");
+    }
+
+    #[test]
+    fn a_missing_function_and_a_syntax_error_fail_clearly() {
+        let spec = spec("ppo-clip").unwrap();
+        let r = check(spec, "fn ppo(ratio, advantage, eps) { 0.0 }");
+        assert!(r.failure.unwrap().got.contains("does not define fn ppo_clip"));
+        let r = check(spec, "fn ppo_clip(ratio, advantage, eps) { let = 1; }");
+        assert_eq!(r.failure.as_ref().unwrap().case, "compiling the script");
+        assert!(r.failure.unwrap().got.starts_with("line 1"));
+    }
+}

@@ -1,0 +1,241 @@
+//! Learner functions a drill run trains with (`--use ID=FILE`, or `u` on
+//! the drill screen).
+//!
+//! A drill asks [`Plugs`] for the function of an exercise at the one place
+//! it would call the lab's own: `turn-credit-assignment` for each episode's
+//! returns-to-go, `grpo-rlvr` for each group's advantages, `ewc-replay` for
+//! each push into its replay buffer. When no script is plugged the drill
+//! calls its built-in function, so a run without `--use` is unchanged.
+//!
+//! A plugged function is *not* required to pass its check: training with a
+//! wrong one is how a learner sees what the mistake does to learning. What
+//! it returns is still checked for shape (an array of the right length, a
+//! buffer within its capacity): a value the drill cannot use ends the run
+//! with a message that names the function and the call.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+
+use super::script::{Script, Value};
+use super::spec;
+use crate::ml::rng::Rng;
+
+/// A script a run was asked to train with, as the run's `config.toml`
+/// records it (the file it came from and its whole text).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsedScript {
+    pub file: String,
+    pub source: String,
+}
+
+/// The compiled scripts of one run, by exercise id.
+#[derive(Debug, Clone, Default)]
+pub struct Plugs {
+    scripts: BTreeMap<String, Arc<Script>>,
+}
+
+impl Plugs {
+    /// Compile the scripts a run of `drill` should use. `Err` is a message
+    /// for the learner: an unknown exercise, one this drill cannot train
+    /// with, a script that does not compile or lacks the function.
+    pub fn new(drill: &str, uses: &BTreeMap<String, UsedScript>) -> Result<Plugs, String> {
+        let mut scripts = BTreeMap::new();
+        for (id, used) in uses {
+            let spec = spec(id).ok_or_else(|| format!("there is no exercise \"{id}\""))?;
+            if spec.plug_drill != Some(drill) {
+                return Err(match spec.plug_drill {
+                    Some(d) => format!("exercise {id} plugs into drill {d}, not {drill}"),
+                    None => format!("no drill trains with exercise {id} (it is checked only)"),
+                });
+            }
+            let script = Script::compile(&used.source).map_err(|e| format!("{}: {e}", used.file))?;
+            script.require(spec.function, spec.params.len()).map_err(|e| format!("{}: {e}", used.file))?;
+            scripts.insert(id.clone(), Arc::new(script));
+        }
+        if scripts.contains_key("grpo-advantages") && scripts.contains_key("dr-grpo-advantages") {
+            return Err("use either grpo-advantages or dr-grpo-advantages, not both".into());
+        }
+        Ok(Plugs { scripts })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.scripts.is_empty()
+    }
+
+    /// The exercise ids plugged in.
+    pub fn ids(&self) -> Vec<String> {
+        self.scripts.keys().cloned().collect()
+    }
+
+    fn get(&self, id: &str) -> Option<&Script> {
+        self.scripts.get(id).map(|s| s.as_ref())
+    }
+
+    /// Returns-to-go `G_t` of one episode, from the learner's
+    /// `discounted_returns` when it is plugged in.
+    pub fn discounted_returns(&self, rewards: &[f32], gamma: f32) -> Option<Result<Vec<f32>>> {
+        let s = self.get("discounted-returns")?;
+        let args = [Value::floats(&to_f64(rewards)), Value::Float(gamma as f64)];
+        Some(floats(s, "discounted_returns", &args, rewards.len()))
+    }
+
+    /// Advantages of one group, from the learner's `grpo_advantages` or
+    /// `dr_grpo_advantages` when one is plugged in (with its name, for logs).
+    pub fn group_advantages(&self, rewards: &[f32]) -> Option<Result<Vec<f32>>> {
+        let r = Value::floats(&to_f64(rewards));
+        if let Some(s) = self.get("grpo-advantages") {
+            let eps = Value::Float(crate::rl::advantage::STD_EPS as f64);
+            return Some(floats(s, "grpo_advantages", &[r, eps], rewards.len()));
+        }
+        let s = self.get("dr-grpo-advantages")?;
+        Some(floats(s, "dr_grpo_advantages", &[r], rewards.len()))
+    }
+
+    /// A replay buffer run by the learner's `reservoir_push`, when plugged in.
+    pub fn reservoir<T: Clone>(&self, capacity: usize, seed: u64) -> Option<ScriptReservoir<T>> {
+        let s = self.scripts.get("reservoir")?.clone();
+        s.seed(seed);
+        Some(ScriptReservoir { script: s, capacity: capacity.max(1), seen: Vec::new(), buffer: Vec::new() })
+    }
+}
+
+fn to_f64(xs: &[f32]) -> Vec<f64> {
+    xs.iter().map(|&x| x as f64).collect()
+}
+
+/// Call the learner's function; a value that is not a finite number stops
+/// the run with the inputs that produced it (a NaN would otherwise surface
+/// steps later as a diverged loss, far from its cause).
+fn floats(s: &Script, name: &str, args: &[Value], len: usize) -> Result<Vec<f32>> {
+    let out = s.call_f64s(name, args, Some(len)).map_err(|e| anyhow!("your {name}: {e}"))?;
+    if out.iter().any(|x| !x.is_finite()) {
+        let inputs: Vec<String> = args.iter().map(Value::show).collect();
+        return Err(anyhow!(
+            "your {name}({}) returned {}: a value that is not a finite number (a division by a zero std?)",
+            inputs.join(", "),
+            Value::floats(&out).show()
+        ));
+    }
+    Ok(out.into_iter().map(|x| x as f32).collect())
+}
+
+/// A replay buffer whose every push goes through the learner's
+/// `reservoir_push(buffer, capacity, seen, item)`. Items are handed to the
+/// script as their index in the stream; the buffer it returns is checked
+/// (at most `capacity` items, each one pushed before) and mapped back.
+pub struct ScriptReservoir<T> {
+    script: Arc<Script>,
+    capacity: usize,
+    seen: Vec<T>,
+    buffer: Vec<i64>,
+}
+
+impl<T: Clone> ScriptReservoir<T> {
+    pub fn push(&mut self, item: T) -> Result<()> {
+        let index = self.seen.len() as i64;
+        self.seen.push(item);
+        let args = [Value::ints(&self.buffer), Value::Int(self.capacity as i64), Value::Int(index), Value::Int(index)];
+        let out = self.script.call("reservoir_push", &args).map_err(|e| anyhow!("your reservoir_push: {e}"))?;
+        let buf = out
+            .as_i64s()
+            .ok_or_else(|| anyhow!("your reservoir_push returned {}; it must return the buffer", out.describe()))?;
+        if buf.len() > self.capacity {
+            return Err(anyhow!("your reservoir_push returned {} items; the capacity is {}", buf.len(), self.capacity));
+        }
+        if let Some(bad) = buf.iter().find(|&&i| i < 0 || i > index) {
+            return Err(anyhow!("your reservoir_push returned item {bad}, which was never pushed"));
+        }
+        self.buffer = buf;
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+
+    /// How many items were pushed.
+    pub fn seen(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// The items in the buffer.
+    pub fn items(&self) -> Vec<T> {
+        self.buffer.iter().map(|&i| self.seen[i as usize].clone()).collect()
+    }
+
+    /// The stream positions of the items in the buffer.
+    pub fn positions(&self) -> &[i64] {
+        &self.buffer
+    }
+
+    /// `m` items drawn uniformly with replacement from the buffer.
+    pub fn sample(&self, m: usize, rng: &mut Rng) -> Vec<T> {
+        if self.buffer.is_empty() {
+            return Vec::new();
+        }
+        (0..m).map(|_| self.seen[*rng.choose(&self.buffer) as usize].clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn used(source: &str) -> UsedScript {
+        UsedScript { file: "my.rhai".into(), source: source.into() }
+    }
+
+    #[test]
+    fn plugs_are_refused_for_the_wrong_drill_and_broken_scripts() {
+        let uses = BTreeMap::from([("reservoir".to_string(), used("fn reservoir_push(b, c, s, i) { b }"))]);
+        assert!(Plugs::new("grpo-rlvr", &uses).unwrap_err().contains("plugs into drill ewc-replay"));
+        assert!(Plugs::new("ewc-replay", &uses).is_ok());
+        let bad = BTreeMap::from([("reservoir".to_string(), used("fn reservoir_push(b) { b }"))]);
+        assert!(Plugs::new("ewc-replay", &bad).unwrap_err().contains("must take 4"));
+        let gae = BTreeMap::from([("gae".to_string(), used("fn gae(a,b,c,d,e,f) { a }"))]);
+        assert!(Plugs::new("turn-credit-assignment", &gae).unwrap_err().contains("checked only"));
+    }
+
+    #[test]
+    fn a_plugged_function_replaces_the_built_in_one() {
+        let src = "fn discounted_returns(r, g) { let out = []; for x in r { out.push(x * 2.0); } out }";
+        let uses = BTreeMap::from([("discounted-returns".to_string(), used(src))]);
+        let p = Plugs::new("turn-credit-assignment", &uses).unwrap();
+        assert_eq!(p.discounted_returns(&[1.0, 2.0], 0.9).unwrap().unwrap(), vec![2.0, 4.0]);
+        assert!(Plugs::default().discounted_returns(&[1.0], 0.9).is_none());
+    }
+
+    #[test]
+    fn a_nan_from_a_plugged_function_names_the_function_and_its_inputs() {
+        let src = "fn grpo_advantages(r, eps) { let m = 0.0; for x in r { m += x; } m /= r.len(); let out = []; for x in r { out.push((x - m) / 0.0); } out }";
+        let uses = BTreeMap::from([("grpo-advantages".to_string(), used(src))]);
+        let p = Plugs::new("grpo-rlvr", &uses).unwrap();
+        let e = p.group_advantages(&[1.0, 1.0]).unwrap().unwrap_err().to_string();
+        assert!(e.contains("your grpo_advantages([1.0000, 1.0000]") && e.contains("not a finite number"), "{e}");
+    }
+
+    #[test]
+    fn a_script_reservoir_checks_what_comes_back() {
+        let keep_first = "fn reservoir_push(b, c, s, i) { if b.len() < c { b.push(i); } b }";
+        let uses = BTreeMap::from([("reservoir".to_string(), used(keep_first))]);
+        let p = Plugs::new("ewc-replay", &uses).unwrap();
+        let mut r = p.reservoir::<&str>(2, 1).unwrap();
+        for x in ["a", "b", "c"] {
+            r.push(x).unwrap();
+        }
+        assert_eq!(r.items(), vec!["a", "b"]);
+        let grow = "fn reservoir_push(b, c, s, i) { b.push(i); b }";
+        let uses = BTreeMap::from([("reservoir".to_string(), used(grow))]);
+        let p = Plugs::new("ewc-replay", &uses).unwrap();
+        let mut r = p.reservoir::<u8>(1, 1).unwrap();
+        r.push(0).unwrap();
+        assert!(r.push(1).unwrap_err().to_string().contains("capacity is 1"));
+    }
+}

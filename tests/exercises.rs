@@ -1,0 +1,104 @@
+//! Exercises: every shipped solution passes its check, every stub and every
+//! listed mistake fails it, a plugged-in function changes a real drill run,
+//! and the headless commands keep their exit codes.
+
+use std::process::Command;
+
+use agentlab::content::Content;
+use agentlab::exercises::{self, check};
+
+fn content() -> Content {
+    Content::embedded().expect("embedded content loads")
+}
+
+#[test]
+fn there_are_at_least_twelve_exercises_each_with_a_checker() {
+    let c = content();
+    assert!(c.exercises.len() >= 12, "{} exercises", c.exercises.len());
+    for x in &c.exercises {
+        assert!(exercises::spec(&x.id).is_some(), "{} has no checker", x.id);
+        assert_eq!(exercises::spec(&x.id).unwrap().function, x.function, "{}", x.id);
+    }
+    let plugged = c.exercises.iter().filter(|x| x.plug).count();
+    assert!(plugged >= 4, "{plugged} exercises plug into a drill");
+}
+
+#[test]
+fn every_solution_passes_and_every_stub_and_mistake_fails() {
+    for x in &content().exercises {
+        let spec = exercises::spec(&x.id).unwrap();
+        let r = check(spec, &x.solution);
+        assert!(r.passed, "{}: the solution fails:\n{}", x.id, r.lines().join("\n"));
+        assert_eq!(r.cases_passed, r.cases_total);
+        assert!(!check(spec, &x.stub).passed, "{}: the stub passes", x.id);
+        assert!(x.mistakes.len() >= 2, "{}: {} mistakes", x.id, x.mistakes.len());
+        for m in &x.mistakes {
+            let r = check(spec, &m.script);
+            assert!(!r.passed, "{}: mistake \"{}\" passes the check", x.id, m.name);
+            let f = r.failure.expect("a failure");
+            // A mistake must fail on a case, not because the script is broken.
+            assert!(
+                f.case != "compiling the script" && f.case != "finding the function",
+                "{}: mistake \"{}\" does not even run: {}",
+                x.id,
+                m.name,
+                f.got
+            );
+        }
+    }
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agentlab"));
+    let home = tempfile::tempdir().unwrap().keep();
+    c.env("AGENTLAB_HOME", home);
+    c
+}
+
+#[test]
+fn check_exits_0_on_pass_1_on_fail_2_on_bad_input_and_records_progress() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let c = content();
+    let x = c.exercise("ppo-clip").unwrap();
+    let good = dir.path().join("good.rhai");
+    std::fs::write(&good, &x.solution).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_agentlab")).env("AGENTLAB_HOME", home.path()).args(args).output().unwrap()
+    };
+    let out = run(&["exercise", "check", "ppo-clip", "--file", good.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // The learner's own file starts as the stub: it fails, and --review flags the quiz items.
+    let out = run(&["exercise", "check", "ppo-clip", "--review"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("first failing case") && text.contains("added to review"), "{text}");
+    assert!(home.path().join("exercises/ppo-clip.rhai").exists());
+    assert_eq!(run(&["exercise", "check", "no-such-exercise"]).status.code(), Some(2));
+    assert_eq!(run(&["exercise", "check", "ppo-clip", "--file", "/nonexistent.rhai"]).status.code(), Some(2));
+    let json = run(&["exercise", "check", "ppo-clip", "--file", good.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["passed"], true);
+    let progress: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(home.path().join("progress.json")).unwrap()).unwrap();
+    assert!(progress["exercises"]["ppo-clip"]["passed_at"].is_string(), "{progress}");
+    assert_eq!(progress["exercises"]["ppo-clip"]["checks"], 3);
+    for id in &x.quiz {
+        assert!(progress["flagged"][id].is_string(), "{id} not flagged: {progress}");
+    }
+    let list = run(&["exercise", "list"]);
+    assert!(String::from_utf8_lossy(&list.stdout).contains("✓ done"));
+}
+
+#[test]
+fn use_refuses_an_exercise_of_another_drill_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("r.rhai");
+    std::fs::write(&f, "fn reservoir_push(b, c, s, i) { b }").unwrap();
+    let arg = format!("reservoir={}", f.display());
+    let out = bin().args(["drill", "run", "grpo-rlvr", "--use", &arg]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("plugs into drill ewc-replay"));
+    let out = bin().args(["drill", "run", "ewc-replay", "--use", "reservoir=/nonexistent.rhai"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

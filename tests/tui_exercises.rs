@@ -1,0 +1,180 @@
+//! The Exercises screens in ratatui's TestBackend: the list, one exercise
+//! (task, code, check, hints), training a drill with the learner's function.
+
+use agentlab::content::Content;
+use agentlab::tui::screens::Screen;
+use agentlab::tui::{ui, App};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+/// One temporary data dir for this test binary (never the real home).
+fn home() -> &'static std::path::Path {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        std::env::set_var("AGENTLAB_HOME", d.path());
+        d
+    })
+    .path()
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> String {
+    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        app.prepare(f.area());
+        ui::draw(f, app);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            let mut line = String::new();
+            let mut x = 0;
+            while x < w {
+                let sym = buf[(x, y)].symbol();
+                line.push_str(sym);
+                x += unicode_width::UnicodeWidthStr::width(sym).max(1) as u16;
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+fn app() -> App {
+    home();
+    let mut a = App::new(Content::embedded().unwrap());
+    draw(&mut a, 80, 24);
+    a
+}
+
+/// Open exercise `id` from Home through the list.
+fn open(a: &mut App, id: &str) {
+    key(a, KeyCode::Char('e'));
+    assert!(matches!(a.screen(), Screen::Exercises(_)));
+    let pos = a.content.exercises.iter().position(|x| x.id == id).unwrap();
+    for _ in 0..pos {
+        key(a, KeyCode::Down);
+    }
+    key(a, KeyCode::Enter);
+    assert!(matches!(a.screen(), Screen::Exercise(x) if x.meta.id == id), "{}", a.screen().title());
+}
+
+#[test]
+fn the_list_shows_every_exercise_per_track_and_what_trains_a_drill() {
+    let mut a = app();
+    key(&mut a, KeyCode::Char('e'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains(" of 13 done"), "{s}");
+    for t in ["track 0 · Prerequisites", "track 3 · Agentic", "track 5 · Continual"] {
+        assert!(s.contains(t), "{t}:\n{s}");
+    }
+    assert!(s.contains("Discounted returns  → trains turn-credit-assignment"), "{s}");
+    assert!(s.contains("Reservoir sampling"), "{s}");
+    // The smallest terminal draws it too.
+    let small = draw(&mut a, 60, 16);
+    assert!(small.contains("Exercises"), "{small}");
+}
+
+#[test]
+fn an_exercise_is_checked_hinted_and_recorded_at_three_sizes() {
+    let mut a = app();
+    open(&mut a, "rloo-advantages");
+    for (w, h) in [(60, 16), (80, 24), (120, 40)] {
+        let s = draw(&mut a, w, h);
+        assert!(s.contains("your code") && s.contains("check"), "{w}x{h}:\n{s}");
+    }
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("not checked yet"), "{s}");
+    assert!(s.contains("fn rloo_advantages(rewards)"), "the stub is shown:\n{s}");
+    // The stub fails, with the first failing case.
+    key(&mut a, KeyCode::Char('c'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("FAIL  rloo-advantages"), "{s}");
+    assert!(s.contains("first failing case: edge:"), "{s}");
+    assert!(s.contains("expected:") && s.contains("got:"), "{s}");
+    // Hints one at a time; the solution only after the last.
+    key(&mut a, KeyCode::Char('S'));
+    assert!(a.flash.as_deref().unwrap_or("").contains("after the last hint"), "{:?}", a.flash);
+    key(&mut a, KeyCode::Char('h'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Hint 1/3"), "{s}");
+    // Write the solution into the learner's file, as an editor would, and check again.
+    let x = a.content.exercise("rloo-advantages").unwrap().clone();
+    std::fs::write(home().join("exercises/rloo-advantages.rhai"), &x.solution).unwrap();
+    key(&mut a, KeyCode::Char('c'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("PASS  rloo-advantages: all"), "{s}");
+    assert!(s.contains("passed!"), "the status line says so:\n{s}");
+    assert!(a.store.progress.exercise_done("rloo-advantages"));
+    key(&mut a, KeyCode::Esc);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("1 of 13 done"), "{s}");
+    // Progress counts it for track 3.
+    assert_eq!(a.summary.tracks[3].exercises_done, 1);
+}
+
+#[test]
+fn a_failed_check_puts_the_linked_quiz_items_into_review() {
+    let mut a = app();
+    open(&mut a, "k3-kl");
+    key(&mut a, KeyCode::Char('R'));
+    assert!(a.flash.as_deref().unwrap_or("").contains("after a failed check"), "{:?}", a.flash);
+    key(&mut a, KeyCode::Char('c'));
+    key(&mut a, KeyCode::Char('R'));
+    let quiz = a.content.exercise("k3-kl").unwrap().quiz.clone();
+    for id in &quiz {
+        assert!(a.store.progress.flagged.contains_key(id), "{id} not flagged");
+    }
+    let due = agentlab::progress::session::due_now(&a.store.progress, &a.content, a.now());
+    for id in &quiz {
+        assert!(due.contains(id), "{id} is not due for review: {due:?}");
+    }
+}
+
+#[test]
+fn t_opens_the_drill_set_to_train_with_your_function_and_u_cycles() {
+    let mut a = app();
+    open(&mut a, "grpo-advantages");
+    key(&mut a, KeyCode::Char('t'));
+    let Screen::Drill(d) = a.screen() else { panic!("{}", a.screen().title()) };
+    assert_eq!(d.meta.id, "grpo-rlvr");
+    assert!(d.uses.contains_key("grpo-advantages"));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("with your grpo-advantages"), "{s}");
+    assert!(s.contains("FAILS its check"), "the stub fails and the learner is told:\n{s}");
+    // u goes on to the next exercise of this drill (asking to write it first
+    // while its file does not exist), then back to the lab's.
+    let dr = a.content.exercise("dr-grpo-advantages").unwrap().clone();
+    if !agentlab::exercises::file(&dr.id).unwrap().exists() {
+        key(&mut a, KeyCode::Char('u'));
+        assert!(a.flash.as_deref().unwrap_or("").contains("write your dr-grpo-advantages first"), "{:?}", a.flash);
+        agentlab::exercises::ensure_file(&dr).unwrap();
+        // Nothing is plugged now: u starts over at grpo-advantages.
+        key(&mut a, KeyCode::Char('u'));
+        let Screen::Drill(d) = a.screen() else { panic!() };
+        assert!(d.uses.contains_key("grpo-advantages"), "{:?}", d.uses.keys());
+    }
+    key(&mut a, KeyCode::Char('u'));
+    let Screen::Drill(d) = a.screen() else { panic!() };
+    assert!(d.uses.contains_key("dr-grpo-advantages"), "{:?}", d.uses.keys());
+    key(&mut a, KeyCode::Char('u'));
+    let Screen::Drill(d) = a.screen() else { panic!() };
+    assert!(d.uses.is_empty());
+    let s = draw(&mut a, 120, 40);
+    assert!(!s.contains("with your"), "{s}");
+}
+
+#[test]
+fn a_checked_only_exercise_says_no_drill_trains_with_it() {
+    let mut a = app();
+    open(&mut a, "pass-at-k");
+    key(&mut a, KeyCode::Char('t'));
+    assert!(matches!(a.screen(), Screen::Exercise(_)));
+    assert!(a.flash.as_deref().unwrap_or("").contains("checked only"), "{:?}", a.flash);
+}
