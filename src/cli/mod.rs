@@ -192,6 +192,13 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
     for c in &d.claims {
         println!("  {:<22} {} {} {}", c.id, c.text, c.op.symbol(), c.threshold);
     }
+    let plugs: Vec<_> = content.exercises.iter().filter(|x| x.plug && x.drill.as_deref() == Some(id)).collect();
+    if !plugs.is_empty() {
+        println!("train with your own function (exercises):");
+        for x in plugs {
+            println!("  --use {}=FILE   your {} (agentlab exercise show {})", x.id, x.function, x.id);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
