@@ -398,6 +398,17 @@ mod tests {
     }
 
     #[test]
+    fn the_reservoir_off_by_one_is_caught_draw_by_draw() {
+        // rand_below(seen) instead of rand_below(seen + 1): nearly uniform, so
+        // the statistics alone pass it; the same-draws comparison does not.
+        let src = "fn reservoir_push(b, k, seen, item) { if b.len() < k { b.push(item); } \
+                   else { let j = rand_below(seen); if j < k { b[j] = item; } } b }";
+        let r = check(spec("reservoir").unwrap(), src);
+        assert!(!r.passed);
+        assert!(r.failure.unwrap().case.contains("the same random draws as the lab"));
+    }
+
+    #[test]
     fn a_missing_function_and_a_syntax_error_fail_clearly() {
         let spec = spec("ppo-clip").unwrap();
         let r = check(spec, "fn ppo(ratio, advantage, eps) { 0.0 }");
