@@ -188,3 +188,30 @@ fn drills_follow_their_sheets_order() {
         assert_eq!(in_track[..listed.len()], listed[..], "track {}", s.meta.track);
     }
 }
+
+/// A lab link renders as "→ drill: …", so the word before it must not say it
+/// again ("The drill → drill: …"); and no text points at material a learner
+/// cannot see (the notes the lab was written from).
+#[test]
+fn no_link_repeats_its_kind_and_no_unseen_sources() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["cheatsheets", "quizzes"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    assert!(files.len() >= 16, "{files:?}");
+    for p in files {
+        // One line, single spaces: "The drill\n[drill:x]" reads the same.
+        let text = std::fs::read_to_string(&p).unwrap().to_lowercase().split_whitespace().collect::<Vec<_>>().join(" ");
+        for kind in ["drill", "sheet", "quiz", "exercise"] {
+            for before in [format!("{kind} [{kind}:"), format!("{kind}s [{kind}:")] {
+                assert!(!text.contains(&before), "{}: {before:?} reads \"{kind} → {kind}:\"", p.display());
+            }
+        }
+        for unseen in ["the seed's", "the seed notes", "the seed material", "seed's sketch"] {
+            assert!(!text.contains(unseen), "{}: {unseen:?}", p.display());
+        }
+    }
+}

@@ -1246,3 +1246,137 @@ fn long_teaching_views_scroll() {
     key(&mut a, KeyCode::PageUp);
     assert!(screen(&draw(&mut a, 60, 16)).contains("row1 "));
 }
+
+/// The footer says what Enter does on the focused pane: edit a parameter
+/// in the config, open the run under the cursor in the Runs list.
+#[test]
+fn the_footer_says_what_enter_does_where_the_focus_is() {
+    let home = tempfile::tempdir().unwrap();
+    let mut a = app_at(80, 24);
+    a.runs_root = home.path().join("runs");
+    saved_run(&a.runs_root, "2026-11-23T18-15-12", 52, None);
+    open_drill(&mut a, "sft-basics");
+    let footer = |a: &mut App, w: u16, h: u16| draw(a, w, h)[h as usize - 1].clone();
+    for (w, h) in [(80, 24), (120, 40)] {
+        let f = footer(&mut a, w, h);
+        assert!(f.contains("Enter  edit") && f.contains("q  quit"), "{w}×{h} config: {f}");
+    }
+    key(&mut a, KeyCode::Char('4'));
+    for (w, h) in [(60, 16), (80, 24), (120, 40)] {
+        let f = footer(&mut a, w, h);
+        assert!(!f.contains("edit") && f.contains("q  quit"), "{w}×{h} runs: {f}");
+        if w >= 80 {
+            assert!(f.contains("Enter  open run") && f.contains("Tab  config"), "{w}×{h} runs: {f}");
+        }
+    }
+    // A pane with nothing to open: no Enter offered, and Enter does not edit
+    // the config behind the learner's back; Tab goes back to the config.
+    key(&mut a, KeyCode::Char('3'));
+    let f = footer(&mut a, 80, 24);
+    assert!(!f.contains("Enter") && f.contains("Tab  config"), "log: {f}");
+    key(&mut a, KeyCode::Enter);
+    let Some(Screen::Drill(d)) = a.stack.last() else { panic!() };
+    assert!(d.editing.is_none(), "Enter on the log started an edit");
+    assert!(a.flash.as_deref().unwrap_or("").contains("Tab moves the focus to the config"), "{:?}", a.flash);
+    key(&mut a, KeyCode::Tab);
+    assert!(footer(&mut a, 80, 24).contains("Enter  edit"), "back on the config");
+}
+
+/// A saved run records its parameters: the Runs list and the opened run
+/// say when they differ from the run's preset, and which.
+#[test]
+fn a_saved_run_says_which_parameters_were_edited() {
+    let home = tempfile::tempdir().unwrap();
+    let mut a = app_at(120, 40);
+    a.runs_root = home.path().join("runs");
+    let edited = common::saved_run(&a.runs_root, "2026-11-24T09-00-00", 40, 3000, None);
+    std::fs::write(
+        edited.join("config.toml"),
+        "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\nsteps = 3000\nlr = 0.003\n",
+    )
+    .unwrap();
+    saved_run(&a.runs_root, "2026-11-23T18-15-12", 52, None);
+    open_drill(&mut a, "sft-basics");
+    key(&mut a, KeyCode::Char('4'));
+    let lines = draw(&mut a, 120, 40);
+    let row = |name: &str| lines.iter().find(|l| l.contains(name)).unwrap_or_else(|| panic!("{name}")).clone();
+    assert!(row("2026-11-24T09-00-00").contains("quick, edited"), "{}", screen(&lines));
+    assert!(!row("2026-11-23T18-15-12").contains("edited"), "{}", screen(&lines));
+    // Newest first: Enter opens the edited run; the header names its edits
+    // (the config pane keeps the preset's values for the next run).
+    key(&mut a, KeyCode::Enter);
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("saved run 2026-11-24T09-00-00 (quick, edited: steps)"), "{s}");
+    assert!(s.contains("interrupted at step 40 of 3000"), "{s}");
+    assert!(s.contains("Config · quick ─"), "the config pane is unedited:\n{s}");
+}
+
+/// `z` quizzes the track of what the ▶ is on: a track, or a drill's track.
+#[test]
+fn z_quizzes_the_selected_item() {
+    let mut a = app();
+    keys(&mut a, "jz");
+    let s = screen(&draw(&mut a, 80, 24));
+    assert!(s.contains("▶ 1 Agent Foundations"), "{s}");
+    key(&mut a, KeyCode::Esc);
+    // Tab: the drills list has the ▶; z takes the fourth drill's track.
+    key(&mut a, KeyCode::Tab);
+    keys(&mut a, "gjjjz");
+    let drill = a.content.drills[3].clone();
+    let s = screen(&draw(&mut a, 80, 24));
+    let t = agentlab::content::TRACKS.iter().find(|t| t.number == drill.track).unwrap();
+    assert!(s.contains(&format!("▶ {} {}", t.number, t.title)), "{} is in track {}:\n{s}", drill.id, t.number);
+}
+
+/// Home counts a sheet's sections as `agentlab sheets` does: its `##` headings.
+#[test]
+fn home_counts_sections_like_the_sheets_command() {
+    let mut a = app_at(120, 40);
+    let s = screen(&draw(&mut a, 120, 40));
+    let body = &a.content.sheet(0).unwrap().body;
+    let mut fenced = false;
+    let mut n = 0;
+    for l in body.lines() {
+        if l.starts_with("```") || l.starts_with("~~~") {
+            fenced = !fenced;
+        }
+        n += usize::from(!fenced && l.starts_with("## "));
+    }
+    assert!(n > 5 && s.contains(&format!("Cheatsheet: {n} sections")), "{n}:\n{s}");
+}
+
+/// The roadmap table names each track once (a sheet link is the track's title).
+#[test]
+fn the_roadmap_names_each_track_once() {
+    let mut a = app_at(140, 70);
+    a.follow(Target::Lab(Link::Sheet { track: 0, section: Some("how-the-eight-tracks-connect".into()) }));
+    let s = screen(&draw(&mut a, 140, 70));
+    let rows: Vec<&str> = s.lines().filter(|l| l.contains("→ sheet:")).collect();
+    assert_eq!(rows.len(), 8, "the table is on screen:\n{s}");
+    for (row, t) in rows.iter().zip(agentlab::content::TRACKS) {
+        // A long title wraps in its cell: its first word follows the arrow, and it is said once.
+        let first = t.title.split_whitespace().next().unwrap();
+        assert!(row.contains(&format!("│ {} │ → sheet: {first}", t.number)), "{row}");
+        assert!(row.matches(first).count() == 1 && !s.contains(&format!("{0} {0}", t.title)), "{row}");
+    }
+}
+
+/// The Progress table's last column (exercises done) is whole at 60 columns
+/// as at wider sizes: the track title gives way, not the numbers.
+#[test]
+fn the_progress_table_keeps_every_column_whole() {
+    for (w, h) in [(60, 16), (80, 24), (120, 40)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = study_app(dir.path(), w, h);
+        let id = a.content.items().find(|i| i.track == 5).unwrap().id.clone();
+        a.store.record(&id, 5, Level::L1, Some(true), Rating::Know, t0() - Duration::hours(2)).unwrap();
+        key(&mut a, KeyCode::Char('p'));
+        let lines = draw(&mut a, w, h);
+        let inside = |l: &String| l.trim_end().trim_end_matches('│').trim_end().to_string();
+        let header = lines.iter().find(|l| l.contains("L1 conc")).unwrap_or_else(|| panic!("{}", screen(&lines)));
+        assert!(inside(header).ends_with("drills exer."), "{w}×{h}: {header}");
+        let exercises = a.content.exercises.iter().filter(|x| x.track == 5).count();
+        let row = lines.iter().find(|l| l.contains("│5 ")).unwrap_or_else(|| panic!("{}", screen(&lines)));
+        assert!(inside(row).ends_with(&format!("0/{exercises}")), "{w}×{h}: {row}");
+    }
+}

@@ -336,6 +336,34 @@ mod tests {
         assert!((e[1] - 10.0 * 0.5 / 0.75).abs() < 1e-12);
     }
 
+    /// The export draws what the screen shows: its smoothing and log-y in the
+    /// captions, a flat accuracy on a narrow axis with no negative label.
+    #[test]
+    fn an_export_follows_the_screens_style() {
+        let loss: Vec<Point> =
+            (0..40).map(|i| Point { step: i as f64, t: 0.0, value: 3.0 / (1.0 + i as f64) }).collect();
+        let acc: Vec<Point> = (0..5).map(|i| Point { step: 20.0 * i as f64, t: 0.0, value: 0.35 }).collect();
+        let all = vec![("loss".to_string(), loss), ("heldout_acc".to_string(), acc)];
+        let svg = |style: Style| String::from_utf8(render(Format::Svg, "run", &all, style).unwrap()).unwrap();
+        let screen = svg(Style { smoothing: Some(0.9), log_y: true });
+        assert!(screen.contains("loss (EMA 0.90, log y)"), "the long series is smoothed and log-scaled");
+        assert!(screen.contains("heldout_acc (log y)") && !screen.contains("heldout_acc (EMA"), "sparse: raw");
+        let raw = svg(Style { smoothing: None, log_y: false });
+        assert!(raw.contains("heldout_acc") && !raw.contains("(EMA") && !raw.contains("log y)"), "no style, no note");
+        // The text nodes: captions and axis labels.
+        let texts = |svg: &str| -> Vec<String> {
+            svg.split('>').filter_map(|t| t.split('<').next()).map(|t| t.trim().to_string()).collect()
+        };
+        for svg in [&screen, &raw] {
+            let numbers: Vec<f64> = texts(svg).iter().filter_map(|t| t.parse().ok()).collect();
+            assert!(numbers.iter().all(|v| *v >= 0.0), "no negative label for a loss or an accuracy: {numbers:?}");
+            // The flat accuracy gets a narrow band around 0.35, not −0.4…0.5.
+            assert!(numbers.iter().filter(|v| (0.33..0.37).contains(*v)).count() >= 3, "{numbers:?}");
+        }
+        // Log y: the loss axis is labelled in powers (0.1, 0.1585, …, 1, 1.5849).
+        assert!(texts(&screen).iter().any(|t| t == "0.1585"), "log-spaced labels");
+    }
+
     #[test]
     fn short_series_are_not_smoothed() {
         let pts = |n: usize| -> Vec<Point> {

@@ -105,6 +105,8 @@ pub struct State {
     pub view: RunView,
     /// The opened past run, when browsing history instead of the live run.
     pub viewing: Option<String>,
+    /// The opened past run's preset and what was edited in it ("quick, edited: steps").
+    pub viewing_preset: Option<String>,
     pub previous: Option<Vec<(String, Vec<Point>)>>,
     pub opts: chart::ChartOpts,
     pub chart_page: usize,
@@ -148,7 +150,7 @@ pub const HELP: &[Hint] = &[
     ("1 2 3 4 5", "charts · teaching views · log · past runs · sweep"),
     ("↑↓ j k", "move (config, log, views, runs, sweep)"),
     ("PgDn PgUp", "scroll inside a teaching view longer than its pane"),
-    ("Enter", "edit the parameter (Enter saves, Esc cancels) · open a past run"),
+    ("Enter", "config: edit the parameter (Enter saves, Esc cancels) · Runs list: open the run"),
     ("p", "switch preset quick ↔ full"),
     ("m  + -", "smoothing on/off · stronger/weaker (bias-corrected EMA)"),
     ("L", "log-scale y"),
@@ -158,6 +160,26 @@ pub const HELP: &[Hint] = &[
     ("r", "read the drill's README (the lesson)"),
     ("u", "train with your own function from an exercise (drills that take one)"),
 ];
+
+/// Parameters of `params` that differ from the values of `preset`, in
+/// declaration order: what a run changed from its preset (a key a saved
+/// run's file leaves out is not an edit).
+pub fn edited_keys(meta: &DrillMeta, preset: &str, params: &BTreeMap<String, ParamValue>) -> Vec<String> {
+    let Ok(defaults) = meta.preset_values(preset) else { return Vec::new() };
+    meta.params
+        .iter()
+        .filter(|p| params.get(&p.key).is_some_and(|v| defaults.get(&p.key) != Some(v)))
+        .map(|p| p.key.clone())
+        .collect()
+}
+
+/// "quick", or "quick, edited: lr, steps" when `params` differ from the preset.
+pub fn preset_label(meta: &DrillMeta, preset: &str, params: &BTreeMap<String, ParamValue>) -> String {
+    match edited_keys(meta, preset, params) {
+        k if k.is_empty() => preset.to_string(),
+        k => format!("{preset}, edited: {}", k.join(", ")),
+    }
+}
 
 impl State {
     pub fn new(meta: &DrillMeta, runs_root: PathBuf, sweeps_root: PathBuf, device: DeviceChoice) -> State {
@@ -181,6 +203,7 @@ impl State {
             run: None,
             view: RunView::default(),
             viewing: None,
+            viewing_preset: None,
             previous,
             opts: chart::ChartOpts::default(),
             chart_page: 0,
@@ -258,21 +281,12 @@ impl State {
 
     /// Parameters that differ from the preset's values, in declaration order.
     pub fn edited_keys(&self) -> Vec<String> {
-        let Ok(defaults) = self.meta.preset_values(&self.preset) else { return Vec::new() };
-        self.meta
-            .params
-            .iter()
-            .filter(|p| defaults.get(&p.key) != self.params.get(&p.key))
-            .map(|p| p.key.clone())
-            .collect()
+        edited_keys(&self.meta, &self.preset, &self.params)
     }
 
     /// "quick", or "quick, edited: lr, steps" once parameters were changed.
     pub fn preset_label(&self) -> String {
-        match self.edited_keys() {
-            k if k.is_empty() => self.preset.clone(),
-            k => format!("{}, edited: {}", self.preset, k.join(", ")),
-        }
+        preset_label(&self.meta, &self.preset, &self.params)
     }
 
     /// A run was started and its final report has not arrived yet.
@@ -313,7 +327,18 @@ impl State {
         match self.busy() {
             Some(Busy::Sweep) => vec![("x", "cancel sweep"), ("5", "sweep"), ("1-5", "tabs"), ("r", "README")],
             Some(Busy::Run) => vec![("x", "cancel"), ("1-5", "tabs"), ("m", "smooth"), ("r", "README")],
-            None => vec![("s", "start"), ("S", "sweep"), ("Enter", "edit"), ("1-5", "tabs"), ("r", "README")],
+            // Enter acts on the focused pane (▶): the footer says what it does there.
+            None => match (self.focus, self.tab) {
+                (Focus::Config, _) => {
+                    vec![("s", "start"), ("S", "sweep"), ("Enter", "edit"), ("1-5", "tabs"), ("r", "README")]
+                }
+                (Focus::Pane, Tab::Runs) if !self.runs.is_empty() => {
+                    vec![("s", "start"), ("Enter", "open run"), ("Tab", "config"), ("1-5", "tabs"), ("r", "README")]
+                }
+                (Focus::Pane, _) => {
+                    vec![("s", "start"), ("S", "sweep"), ("Tab", "config"), ("1-5", "tabs"), ("r", "README")]
+                }
+            },
         }
     }
 
@@ -504,6 +529,7 @@ impl State {
                 self.run = Some(h);
                 self.view = RunView::default();
                 self.viewing = None;
+                self.viewing_preset = None;
                 self.log_scroll = None;
                 self.chart_page = 0;
                 Action::Flash("started: charts update as the model trains (x cancels)".into())
@@ -714,6 +740,8 @@ impl State {
             .map(|e| runner::series(&e));
         self.view = view;
         self.viewing = Some(r.name.clone());
+        // The run records its parameters: say which differed from its preset.
+        self.viewing_preset = r.config.as_ref().map(|c| preset_label(&self.meta, &c.preset, &c.params));
         self.shown_dir = Some(r.dir.clone());
         self.tab = Tab::Charts;
         Action::Flash(format!("showing saved run {} (s starts a new run)", r.name))
@@ -791,12 +819,14 @@ impl State {
             KeyCode::PageDown if self.tab == Tab::Views => self.view_scroll += 5,
             KeyCode::PageUp if self.tab == Tab::Views => self.view_scroll = self.view_scroll.saturating_sub(5),
             KeyCode::Enter => {
+                // Enter acts on the focused pane: a pane with nothing to open
+                // does not edit the config behind the learner's back.
                 return match (self.focus, self.tab) {
                     (Focus::Pane, Tab::Runs) => self.open_run(),
-                    _ => {
-                        self.focus = Focus::Config;
-                        self.begin_edit()
+                    (Focus::Pane, _) => {
+                        Action::Flash("Enter edits a parameter: Tab moves the focus to the config".into())
                     }
+                    (Focus::Config, _) => self.begin_edit(),
                 };
             }
             KeyCode::Esc | KeyCode::Backspace => {

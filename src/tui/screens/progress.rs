@@ -79,14 +79,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
 
     // Mastery table: track, L1, L2, L3 bars, due, drills.
     let bar_w = if table.width >= 110 { 8 } else { 4 };
-    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 7) + 28).clamp(8, 32);
+    // The columns after the title take 3 × (bar + 6) + 18; borders and "N " 4 more.
+    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 6) + 22).clamp(8, 32);
+    // Level names as wide as their bars (a narrow column gets short names).
+    let levels =
+        if bar_w >= 8 { ["L1 concept", "L2 impl.", "L3 research"] } else { ["L1 conc.", "L2 impl.", "L3 res."] };
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "{:<tw$} {:<w$} {:<w$} {:<w$} {:>4} {:>7} {:>5}",
+            "{:<tw$} {:<w$} {:<w$} {:<w$} {:>4} {:>6} {:>5}",
             "track",
-            "L1 concept",
-            "L2 impl.",
-            "L3 research",
+            levels[0],
+            levels[1],
+            levels[2],
             "due",
             "drills",
             "exer.",
@@ -120,7 +124,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             if row.due > 0 { Style::default().fg(Color::Yellow) } else { dim() },
         ));
         let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
-        spans.push(Span::raw(format!(" {drills:>7}")));
+        spans.push(Span::raw(format!(" {drills:>6}")));
         let ex =
             if row.exercises == 0 { "—".to_string() } else { format!("{}/{}", row.exercises_done, row.exercises) };
         spans.push(Span::raw(format!(" {ex:>5}")));

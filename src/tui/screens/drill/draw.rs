@@ -35,7 +35,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         Layout::vertical([Constraint::Length(objective_h + 1), Constraint::Min(8), Constraint::Length(1)]).areas(area);
     // Objective and where the shown run comes from.
     let source = match (&s.viewing, s.running()) {
-        (Some(name), _) => format!("saved run {name}"),
+        (Some(name), _) => match &s.viewing_preset {
+            // The saved run's own preset and edits, not the config pane's.
+            Some(preset) => format!("saved run {name} ({preset})"),
+            None => format!("saved run {name}"),
+        },
         (None, true) => "live run".to_string(),
         (None, false) if s.view.report.is_some() => "last run".to_string(),
         _ => "no run yet: s starts one".to_string(),
@@ -330,10 +334,11 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         .runs
         .iter()
         .map(|r| {
-            let (preset, seed) = r
-                .config
-                .as_ref()
-                .map_or(("?".to_string(), "?".to_string()), |c| (c.preset.clone(), c.seed.to_string()));
+            // A run whose parameters differ from its preset says so.
+            let (preset, seed) = r.config.as_ref().map_or(("?".to_string(), "?".to_string()), |c| {
+                let edited = !super::edited_keys(&s.meta, &c.preset, &c.params).is_empty();
+                (if edited { format!("{}, edited", c.preset) } else { c.preset.clone() }, c.seed.to_string())
+            });
             let (status, style, claims, wall) = match &r.report {
                 Some(rep) => {
                     // Observations are not verdicts: the count is of claims only.
