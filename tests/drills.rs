@@ -269,6 +269,32 @@ fn model_merging_fails_across_permuted_bases() {
     );
 }
 
+#[test]
+fn pass_at_k_harness_quick_passes() {
+    quick_passes("pass-at-k-harness", 1);
+}
+
+/// A Monte-Carlo check that draws its k completions with replacement is the
+/// plug-in estimator in disguise: it sits on the naive curve, away from the
+/// unbiased one, and the two estimator claims fail.
+#[test]
+fn pass_at_k_harness_estimator_claims_fail_when_drawing_with_replacement() {
+    breaks(
+        "pass-at-k-harness",
+        1,
+        ("mc_draw", "with-replacement"),
+        &["unbiased_matches_monte_carlo", "naive_below_monte_carlo"],
+    );
+}
+
+/// Without the planted slip the model's most likely answer is right on every
+/// problem: 16 samples at the lowest temperature already solve them all, and
+/// more temperature has no coverage left to add.
+#[test]
+fn pass_at_k_harness_crossover_needs_problems_the_model_is_wrong_about() {
+    breaks("pass-at-k-harness", 1, ("slip_rate", "0"), &["pass_at_n_rises_with_temperature"]);
+}
+
 /// Run with a learner script plugged in (`--use ID=FILE`) from an exercise's
 /// own content: its solution or one of its listed mistakes.
 fn run_using(id: &str, seed: u64, sets: &[(&str, &str)], exercise: &str, source: &str) -> Report {

@@ -23,21 +23,18 @@
 //! rises while its true accuracy does not, as hedging takes over; the gap
 //! detector flags the proxy arm and stays quiet on the sound one.
 
-use std::collections::HashSet;
-
 use anyhow::Result;
 use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
+use super::addition::{self, Problems, WarmStart};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::refine_arith::Problem;
-use crate::envs::rlvr::{hedge, judge, Reward, Verdict, ALPHABET};
-use crate::ml::data::Example;
-use crate::ml::gpt::{Gpt, GptConfig};
+use crate::envs::rlvr::{judge, Reward, Verdict, ALPHABET};
+use crate::ml::gpt::Gpt;
 use crate::ml::loss::token_logprobs;
 use crate::ml::optim::LrSchedule;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate, Decoding, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::GroupNorm;
@@ -74,20 +71,18 @@ pub struct Params {
     pub n_heads: usize,
 }
 
-/// Held-out problems, and fresh training problems that never coincide with one.
-struct Problems {
-    digits: usize,
-    test: Vec<Problem>,
-    held: HashSet<(u32, u32)>,
-}
-
-impl Problems {
-    fn fresh(&self, rng: &mut Rng) -> Problem {
-        loop {
-            let p = Problem::random(self.digits, rng);
-            if !self.held.contains(&(p.a, p.b)) {
-                return p;
-            }
+impl Params {
+    fn warm_start(&self) -> WarmStart {
+        WarmStart {
+            hedge_rate: self.hedge_rate,
+            slip_rate: 0.0,
+            steps: self.sft_steps,
+            batch: self.sft_batch,
+            lr: self.lr_sft,
+            context: 2 * self.digits + 2 + self.max_new + 2,
+            d_model: self.d_model,
+            n_layers: self.n_layers,
+            n_heads: self.n_heads,
         }
     }
 }
@@ -158,30 +153,15 @@ impl TypedDrill for GrpoRlvr {
 
     fn validate(p: &Params) -> Result<(), String> {
         check_heads(p.d_model, p.n_heads)?;
-        if p.max_new < p.digits + 2 {
-            return Err(format!(
-                "max_new ({}) must leave room for an answer of {} digits and the end token",
-                p.max_new,
-                p.digits + 1
-            ));
-        }
-        if p.test_size * 2 > 10usize.pow(2 * p.digits as u32) {
-            return Err(format!(
-                "test_size ({}) must hold out at most half of the {} problems with {} digits",
-                p.test_size,
-                10usize.pow(2 * p.digits as u32),
-                p.digits
-            ));
-        }
-        Ok(())
+        addition::check_sizes(p.digits, p.max_new, "test_size", p.test_size)
     }
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
         let tok = CharTokenizer::new(ALPHABET, &[]);
         let seed = ctx.seed;
         let mut rng = Rng::new(seed);
-        let problems = data(p, ctx, &tok, &mut rng);
-        let warm = warm_start(p, ctx, &tok, &problems, &mut rng)?;
+        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &tok, &mut rng);
+        let warm = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, p.sft_steps + p.rl_steps)?;
         let reference = warm.fork(seed)?;
 
         // Everyone is evaluated on the same held-out problems with the same draws.
@@ -242,88 +222,10 @@ impl TypedDrill for GrpoRlvr {
     }
 }
 
-/// Phase "data": the held-out problems and a look at the warm-start data.
-fn data(p: &Params, ctx: &mut RunCtx, tok: &CharTokenizer, rng: &mut Rng) -> Problems {
-    ctx.phase("data");
-    let mut test_rng = rng.fork(7);
-    let mut test = Vec::new();
-    let mut held = HashSet::new();
-    while test.len() < p.test_size {
-        let q = Problem::random(p.digits, &mut test_rng);
-        if held.insert((q.a, q.b)) {
-            test.push(q);
-        }
-    }
-    let problems = Problems { digits: p.digits, test, held };
-    let mut show = rng.fork(9);
-    let rows = (0..8)
-        .map(|i| {
-            let q = problems.fresh(&mut show);
-            let text = if i % 4 == 3 { hedge(&q.answer(), &mut show) } else { q.answer() };
-            vec![q.prompt(), text.clone(), q.answer(), if text.contains(',') { "hedge" } else { "answer" }.into()]
-        })
-        .collect();
-    ctx.view(View::Table {
-        title: "Warm-start data: answers, and now and then a hedge".into(),
-        header: ["prompt", "completion", "gold", "kind"].map(String::from).to_vec(),
-        rows,
-    });
-    ctx.log(format!(
-        "{}-digit addition, answers least significant digit first ({} → {}); {} held-out problems; \
-         {:.0}% of warm-start answers hedge; vocabulary of {} tokens",
-        p.digits,
-        problems.test[0].prompt(),
-        problems.test[0].answer(),
-        problems.test.len(),
-        p.hedge_rate * 100.0,
-        tok.vocab_size()
-    ));
-    problems
-}
-
-/// Phase "warm start (SFT)": a tiny GPT learns the task part way.
-fn warm_start(p: &Params, ctx: &mut RunCtx, tok: &CharTokenizer, problems: &Problems, rng: &mut Rng) -> Result<Gpt> {
-    ctx.phase("warm start (SFT)");
-    let context = 2 * p.digits + 2 + p.max_new + 2;
-    let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
-    let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-    ctx.log(format!(
-        "tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
-        p.d_model,
-        p.n_layers,
-        p.n_heads,
-        model.num_params()
-    ));
-    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.lr_sft, p.sft_steps / 20, p.sft_steps))?;
-    for step in 0..p.sft_steps {
-        ctx.check_cancel()?;
-        let ex: Vec<Example> = (0..p.sft_batch)
-            .map(|_| {
-                let q = problems.fresh(rng);
-                let answer = if rng.bool(p.hedge_rate) { hedge(&q.answer(), rng) } else { q.answer() };
-                let prompt = tok.encode(&q.prompt());
-                let mut tokens = prompt.clone();
-                tokens.extend(tok.encode(&answer));
-                tokens.push(EOS);
-                let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
-                Example::new(tokens, train)
-            })
-            .collect();
-        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
-        let loss = ctx.finite("SFT loss", st.loss, step)?;
-        ctx.metric(step, "sft/loss", loss);
-        ctx.progress(step + 1, p.sft_steps + p.rl_steps, 0);
-    }
-    Ok(model)
-}
-
 /// Sample one completion per problem at the drill's temperature.
 fn sample(model: &Gpt, tok: &CharTokenizer, p: &Params, probs: &[Problem], rng: &mut Rng) -> Result<Samples> {
     let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
-    let decoding = Decoding::Sample { temperature: p.temperature, top_k: None, top_p: None };
-    let cfg = GenConfig { max_new: p.max_new, decoding, stop: vec![EOS], use_cache: true };
-    let outs = generate(model, &prompts, &cfg, rng)?;
-    let texts: Vec<String> = outs.iter().map(|o| tok.decode(o)).collect();
+    let (outs, texts) = addition::sample_texts(model, tok, &prompts, p.max_new, p.temperature, rng)?;
     let verdicts = texts.iter().zip(probs).map(|(t, q)| judge(t, &q.answer())).collect();
     Ok(Samples { probs: probs.to_vec(), prompts, outs, texts, verdicts })
 }

@@ -30,11 +30,13 @@
 //! every parallel reduction in the model adds its partial sums in a fixed
 //! order, whatever the number of threads.
 
+mod addition;
 pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
 pub mod model_merging;
+pub mod pass_at_k_harness;
 pub mod react_tool_call_loop;
 pub mod self_refine_loop;
 pub mod sft_basics;
@@ -118,6 +120,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &grpo_rlvr::GrpoRlvr,
         &dpo_pairs::DpoPairs,
         &model_merging::ModelMerging,
+        &pass_at_k_harness::PassAtKHarness,
     ]
 }
 

@@ -71,6 +71,22 @@ impl Problem {
         out
     }
 
+    /// Whether the sum carries into the top digit (`a + b ≥ 10^digits`).
+    pub fn carries_out(&self) -> bool {
+        (self.a + self.b) as usize >= 10usize.pow(self.digits as u32)
+    }
+
+    /// The answer with only the carry into the top digit dropped: the last
+    /// digit (least significant first, so the top one) reads `0` (`47+85=` →
+    /// `230`, not `231`). The systematic slip of the pass-at-k-harness
+    /// drill's warm-start data; the answer itself when nothing carries out.
+    pub fn top_carry_dropped(&self) -> String {
+        let mut s = self.answer();
+        s.pop();
+        s.push('0');
+        s
+    }
+
     /// Whether adding the operands carries at all (else `carry_dropped` is the answer).
     pub fn has_carry(&self) -> bool {
         self.carry_dropped() != self.answer()
@@ -166,6 +182,20 @@ mod tests {
         assert_eq!(q.carry_dropped(), q.answer());
         assert!(!q.has_carry());
         assert_eq!(Problem { a: 99, b: 1, digits: 2 }.carry_dropped(), "090");
+    }
+
+    #[test]
+    fn dropping_the_top_carry() {
+        let p = Problem { a: 47, b: 85, digits: 2 };
+        assert!(p.carries_out());
+        assert_eq!((p.answer().as_str(), p.top_carry_dropped().as_str()), ("231", "230"));
+        let q = Problem { a: 47, b: 52, digits: 2 };
+        assert!(!q.carries_out());
+        assert_eq!(q.top_carry_dropped(), q.answer());
+        let r = Problem { a: 50, b: 50, digits: 2 };
+        assert!(r.carries_out());
+        assert_eq!((r.answer().as_str(), r.top_carry_dropped().as_str()), ("001", "000"));
+        assert!(!Problem { a: 999, b: 0, digits: 3 }.carries_out());
     }
 
     #[test]

@@ -1,6 +1,12 @@
 //! Pull the final answer out of a completion, in order of preference:
 //! the last `\boxed{…}` (nested braces allowed), the text after the last
 //! "Final Answer:" on its line, else the last number in the text.
+//!
+//! [`Extractor`] names the rules a harness can score a completion with: the
+//! same text can pass under one and fail under another (`580,590` for the
+//! gold `580`: the first number and "any number" accept it, a strict match
+//! and [`extract_answer`], which reads the comma as a thousands separator,
+//! do not).
 
 pub fn extract_answer(text: &str) -> Option<String> {
     if let Some(b) = last_boxed(text) {
@@ -13,6 +19,48 @@ pub fn extract_answer(text: &str) -> Option<String> {
         }
     }
     last_number(text)
+}
+
+/// Maximal runs of ASCII digits, in order: `"580,590"` → `["580", "590"]`.
+pub fn digit_runs(text: &str) -> Vec<&str> {
+    text.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).collect()
+}
+
+/// How a harness decides that a completion states the gold answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extractor {
+    /// The completion, trimmed, is the gold answer and nothing else.
+    Strict,
+    /// The first number in the text is the gold answer.
+    FirstNumber,
+    /// Some number in the text is the gold answer ("any number in the text").
+    AnyNumber,
+    /// [`extract_answer`] gives the gold answer.
+    ExtractAnswer,
+}
+
+impl Extractor {
+    pub const ALL: [Extractor; 4] =
+        [Extractor::Strict, Extractor::FirstNumber, Extractor::AnyNumber, Extractor::ExtractAnswer];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Extractor::Strict => "strict",
+            Extractor::FirstNumber => "first number",
+            Extractor::AnyNumber => "any number",
+            Extractor::ExtractAnswer => "extract_answer",
+        }
+    }
+
+    /// Whether this rule reads `gold` as the answer of `completion`.
+    pub fn accepts(self, completion: &str, gold: &str) -> bool {
+        match self {
+            Extractor::Strict => completion.trim() == gold,
+            Extractor::FirstNumber => digit_runs(completion).first() == Some(&gold),
+            Extractor::AnyNumber => digit_runs(completion).contains(&gold),
+            Extractor::ExtractAnswer => extract_answer(completion).as_deref() == Some(gold),
+        }
+    }
 }
 
 fn last_boxed(text: &str) -> Option<String> {
@@ -69,5 +117,43 @@ mod tests {
         assert_eq!(extract_answer("costs 1,250 or -3.5 units").as_deref(), Some("-3.5"));
         assert_eq!(extract_answer("total 1,250").as_deref(), Some("1250"));
         assert_eq!(extract_answer("no digits here"), None);
+    }
+
+    #[test]
+    fn digit_runs_split_on_everything_else() {
+        assert_eq!(digit_runs("580,590"), ["580", "590"]);
+        assert_eq!(digit_runs("x12 y 3,"), ["12", "3"]);
+        assert_eq!(digit_runs("0085"), ["0085"]);
+        assert!(digit_runs(",,").is_empty() && digit_runs("").is_empty());
+    }
+
+    #[test]
+    fn each_extractor_on_hedges_by_hand() {
+        use Extractor::*;
+        let gold = "580";
+        // completion → strict, first number, any number, extract_answer
+        for (text, want) in [
+            ("580", [true, true, true, true]),
+            (" 580\n", [true, true, true, true]),
+            ("580,590", [false, true, true, false]), // extract_answer reads 580590
+            ("590,580", [false, false, true, false]),
+            ("590,580,570", [false, false, true, false]),
+            ("5801", [false, false, false, false]),
+            ("58,0", [false, false, false, true]), // and reads 58,0 as 580
+            ("590", [false, false, false, false]),
+            ("", [false, false, false, false]),
+        ] {
+            let got = [Strict, FirstNumber, AnyNumber, ExtractAnswer].map(|e| e.accepts(text, gold));
+            assert_eq!(got, want, "{text:?}");
+        }
+        // A strict pass passes every rule; "any number" accepts whatever "first number" does.
+        for text in ["580", "580,590", "590,580", "x", "580580"] {
+            for e in Extractor::ALL {
+                if Strict.accepts(text, gold) {
+                    assert!(e.accepts(text, gold));
+                }
+            }
+            assert!(!FirstNumber.accepts(text, gold) || AnyNumber.accepts(text, gold));
+        }
     }
 }

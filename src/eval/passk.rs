@@ -11,12 +11,27 @@
 //! *all* k draws are correct (τ-bench's reliability metric, arXiv:2406.12045):
 //! `C(c, k) / C(n, k) = Π_{i=0}^{k−1} (c−i)/(n−i)`.
 //!
+//! Two ways to get pass@k wrong or right by brute force, for comparison:
+//!
+//! * [`pass_at_k_naive`] — the plug-in `1 − (1 − c/n)^k`: k draws *with*
+//!   replacement from the n samples. It can draw the same wrong sample twice,
+//!   so it is never above the unbiased value, and it is biased low for the
+//!   true pass@k (Jensen: `(1 − x)^k` is convex).
+//! * [`pass_at_k_monte_carlo`] — draw random k-subsets of the n samples and
+//!   count the share holding a correct one. Without replacement its
+//!   expectation *is* the unbiased estimator; with replacement, the plug-in.
+//!
 //! ```
-//! use agentlab::eval::{pass_at_k, pass_hat_k};
+//! use agentlab::eval::{pass_at_k, pass_at_k_naive, pass_hat_k};
 //! assert!((pass_at_k(10, 3, 1) - 0.3).abs() < 1e-12);
 //! assert_eq!(pass_at_k(5, 0, 3), 0.0);
 //! assert!((pass_hat_k(10, 3, 2) - 3.0 * 2.0 / (10.0 * 9.0)).abs() < 1e-12);
+//! // n = 10, c = 3, k = 2: the unbiased 1 − 21/45 against the plug-in 1 − 0.7².
+//! assert!((pass_at_k(10, 3, 2) - 24.0 / 45.0).abs() < 1e-12);
+//! assert!((pass_at_k_naive(10, 3, 2) - 0.51).abs() < 1e-12);
 //! ```
+
+use crate::ml::rng::Rng;
 
 pub fn pass_at_k(n: usize, c: usize, k: usize) -> f64 {
     assert!(c <= n && k <= n && k >= 1, "need 1 ≤ k ≤ n and c ≤ n");
@@ -36,6 +51,48 @@ pub fn pass_hat_k(n: usize, c: usize, k: usize) -> f64 {
         return 0.0;
     }
     (0..k).map(|i| (c - i) as f64 / (n - i) as f64).product()
+}
+
+/// The plug-in `1 − (1 − c/n)^k` (biased low; for comparison only).
+pub fn pass_at_k_naive(n: usize, c: usize, k: usize) -> f64 {
+    assert!(c <= n && n >= 1 && k >= 1, "need n ≥ 1, k ≥ 1 and c ≤ n");
+    1.0 - (1.0 - c as f64 / n as f64).powi(k as i32)
+}
+
+/// How a Monte-Carlo check draws its k samples from the n.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Draw {
+    /// k distinct samples (a random k-subset): what pass@k means.
+    WithoutReplacement,
+    /// k independent picks, repeats allowed: what the plug-in computes.
+    WithReplacement,
+}
+
+/// The share of `draws` random draws of k of the samples (`correct[i]`:
+/// sample i passed) that hold at least one correct sample.
+pub fn pass_at_k_monte_carlo(correct: &[bool], k: usize, draws: usize, how: Draw, rng: &mut Rng) -> f64 {
+    let n = correct.len();
+    assert!(k >= 1 && k <= n && draws >= 1, "need 1 ≤ k ≤ n and draws ≥ 1");
+    let mut idx: Vec<usize> = (0..n).collect();
+    let mut hits = 0usize;
+    for _ in 0..draws {
+        let hit = match how {
+            Draw::WithReplacement => (0..k).any(|_| correct[rng.below(n)]),
+            Draw::WithoutReplacement => {
+                // A partial Fisher–Yates shuffle: the first k slots are a uniform k-subset.
+                let mut any = false;
+                for i in 0..k {
+                    let j = i + rng.below(n - i);
+                    idx.swap(i, j);
+                    any |= correct[idx[i]];
+                }
+                any
+            }
+        };
+        hits += usize::from(hit);
+    }
+    hits as f64 / draws as f64
 }
 
 #[cfg(test)]
@@ -70,5 +127,47 @@ mod tests {
         assert_eq!(pass_at_k(7, 7, 1), 1.0);
         assert_eq!(pass_hat_k(7, 7, 7), 1.0);
         assert_eq!(pass_hat_k(7, 6, 7), 0.0);
+    }
+
+    #[test]
+    fn plug_in_by_hand() {
+        // The cheatsheet's table: n = 10, c = 3.
+        assert!((pass_at_k_naive(10, 3, 1) - 0.3).abs() < 1e-12);
+        assert!((pass_at_k_naive(10, 3, 2) - 0.51).abs() < 1e-12);
+        assert!((pass_at_k_naive(10, 3, 5) - (1.0 - 0.16807)).abs() < 1e-12);
+        // n = 4, c = 1, k = 2: 1 − 0.75² = 0.4375, unbiased 1 − C(3,2)/C(4,2) = 0.5.
+        assert!((pass_at_k_naive(4, 1, 2) - 0.4375).abs() < 1e-12);
+        assert!((pass_at_k(4, 1, 2) - 0.5).abs() < 1e-12);
+        // Never above the unbiased value, equal at k = 1, c = 0 and c = n.
+        for n in 1..=12 {
+            for c in 0..=n {
+                for k in 1..=n {
+                    assert!(pass_at_k_naive(n, c, k) <= pass_at_k(n, c, k) + 1e-12, "n{n} c{c} k{k}");
+                }
+                assert!((pass_at_k_naive(n, c, 1) - pass_at_k(n, c, 1)).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn monte_carlo_finds_each_estimator() {
+        let mut rng = Rng::new(11);
+        // One correct sample of four, k = 2: every subset of 2 holds it with
+        // probability 1/2; two independent picks with 1 − 0.75² = 0.4375.
+        let one_of_four = [false, true, false, false];
+        let without = pass_at_k_monte_carlo(&one_of_four, 2, 200_000, Draw::WithoutReplacement, &mut rng);
+        let with = pass_at_k_monte_carlo(&one_of_four, 2, 200_000, Draw::WithReplacement, &mut rng);
+        // Standard error ≈ √(0.25 / 200 000) ≈ 0.0011.
+        assert!((without - 0.5).abs() < 0.006, "{without}");
+        assert!((with - 0.4375).abs() < 0.006, "{with}");
+        // Certain cases are exact.
+        for how in [Draw::WithoutReplacement, Draw::WithReplacement] {
+            assert_eq!(pass_at_k_monte_carlo(&[false; 5], 3, 100, how, &mut rng), 0.0);
+            assert_eq!(pass_at_k_monte_carlo(&[true; 5], 3, 100, how, &mut rng), 1.0);
+        }
+        // Without replacement, k > n − c always finds a correct sample (n = 5, c = 3, k = 3).
+        let three = [true, false, true, false, true];
+        assert_eq!(pass_at_k_monte_carlo(&three, 3, 500, Draw::WithoutReplacement, &mut rng), 1.0);
+        assert!(pass_at_k_monte_carlo(&three, 3, 500, Draw::WithReplacement, &mut rng) < 1.0);
     }
 }

@@ -1,0 +1,207 @@
+//! Addition with a hedging habit, the groundwork that `grpo-rlvr` and
+//! `pass-at-k-harness` share: held-out problems, the warm start of a tiny
+//! character-level GPT, and sampling completions from it.
+//!
+//! The task is [`refine_arith`](crate::envs::refine_arith)'s: `47+38=`
+//! answered with `digits + 1` digits, least significant first (`580`). A
+//! share `hedge_rate` of the warm-start answers *hedge*: the gold answer among
+//! one or two near misses (`580,590`, [`hedge`]), the habit a lenient verifier
+//! or a lenient answer extractor pays for. A share `slip_rate` of the answers
+//! to problems whose sum carries into the top digit drop that carry
+//! (`Problem::top_carry_dropped`): a systematic error the model learns as
+//! its most likely answer on those problems when the share is above one half.
+
+use std::collections::HashSet;
+
+use anyhow::Result;
+
+use super::{RunCtx, View};
+use crate::envs::refine_arith::Problem;
+use crate::envs::rlvr::hedge;
+use crate::ml::data::Example;
+use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::rng::Rng;
+use crate::ml::sample::{generate, Decoding, GenConfig};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::train::{TrainConfig, Trainer};
+
+/// Held-out problems, and fresh training problems that never coincide with one.
+pub(crate) struct Problems {
+    pub digits: usize,
+    pub test: Vec<Problem>,
+    held: HashSet<(u32, u32)>,
+}
+
+impl Problems {
+    pub fn fresh(&self, rng: &mut Rng) -> Problem {
+        loop {
+            let p = Problem::random(self.digits, rng);
+            if !self.held.contains(&(p.a, p.b)) {
+                return p;
+            }
+        }
+    }
+}
+
+/// The warm start's settings (each drill maps its parameters onto these).
+pub(crate) struct WarmStart {
+    pub hedge_rate: f64,
+    /// Share of the problems that carry out answered without that carry.
+    pub slip_rate: f64,
+    pub steps: usize,
+    pub batch: usize,
+    /// Peak learning rate (warmup over 5% of the steps, cosine to 10%).
+    pub lr: f64,
+    /// Longest prompt + completion the model must hold, in characters.
+    pub context: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+}
+
+/// The rules between parameters that every drill on this task shares: room
+/// for an answer and its end token in `max_new`, and at most half of all
+/// problems held out (`key` names the drill's parameter for `held`).
+pub(crate) fn check_sizes(digits: usize, max_new: usize, key: &str, held: usize) -> Result<(), String> {
+    if max_new < digits + 2 {
+        return Err(format!(
+            "max_new ({max_new}) must leave room for an answer of {} digits and the end token",
+            digits + 1
+        ));
+    }
+    let all = 10usize.pow(2 * digits as u32);
+    if held * 2 > all {
+        return Err(format!("{key} ({held}) must hold out at most half of the {all} problems with {digits} digits"));
+    }
+    Ok(())
+}
+
+/// Phase "data": `test_size` distinct held-out problems, and a look at the
+/// warm-start data (with a slipped answer among the rows when `w` slips).
+pub(crate) fn data(
+    ctx: &mut RunCtx,
+    w: &WarmStart,
+    digits: usize,
+    test_size: usize,
+    tok: &CharTokenizer,
+    rng: &mut Rng,
+) -> Problems {
+    ctx.phase("data");
+    let mut test_rng = rng.fork(7);
+    let mut test = Vec::new();
+    let mut held = HashSet::new();
+    while test.len() < test_size {
+        let q = Problem::random(digits, &mut test_rng);
+        if held.insert((q.a, q.b)) {
+            test.push(q);
+        }
+    }
+    let problems = Problems { digits, test, held };
+    let mut show = rng.fork(9);
+    let rows = (0..8)
+        .map(|i| {
+            let q = problems.fresh(&mut show);
+            let (text, kind) = if i % 4 == 3 {
+                (hedge(&q.answer(), &mut show), "hedge")
+            } else if w.slip_rate > 0.0 && i % 4 == 1 && q.carries_out() {
+                (q.top_carry_dropped(), "slip")
+            } else {
+                (q.answer(), "answer")
+            };
+            vec![q.prompt(), text, q.answer(), kind.into()]
+        })
+        .collect();
+    let title = if w.slip_rate > 0.0 {
+        "Warm-start data: answers, now and then a hedge, and a dropped top carry (slip)"
+    } else {
+        "Warm-start data: answers, and now and then a hedge"
+    };
+    ctx.view(View::Table {
+        title: title.into(),
+        header: ["prompt", "completion", "gold", "kind"].map(String::from).to_vec(),
+        rows,
+    });
+    let slips = if w.slip_rate > 0.0 {
+        format!("; {:.0}% of the others whose sum carries into the top digit drop that carry", w.slip_rate * 100.0)
+    } else {
+        String::new()
+    };
+    ctx.log(format!(
+        "{}-digit addition, answers least significant digit first ({} → {}); {} held-out problems; \
+         {:.0}% of warm-start answers hedge{slips}; vocabulary of {} tokens",
+        digits,
+        problems.test[0].prompt(),
+        problems.test[0].answer(),
+        problems.test.len(),
+        w.hedge_rate * 100.0,
+        tok.vocab_size()
+    ));
+    problems
+}
+
+/// Phase "warm start (SFT)": a tiny GPT learns the task part way. Progress is
+/// reported as step `s` of `progress_total`.
+pub(crate) fn warm_start(
+    w: &WarmStart,
+    ctx: &mut RunCtx,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    rng: &mut Rng,
+    progress_total: usize,
+) -> Result<Gpt> {
+    ctx.phase("warm start (SFT)");
+    let cfg = GptConfig::new(tok.vocab_size(), w.d_model, w.n_layers, w.n_heads, w.context);
+    let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+    ctx.log(format!(
+        "tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
+        w.d_model,
+        w.n_layers,
+        w.n_heads,
+        model.num_params()
+    ));
+    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(w.lr, w.steps / 20, w.steps))?;
+    for step in 0..w.steps {
+        ctx.check_cancel()?;
+        let ex: Vec<Example> = (0..w.batch)
+            .map(|_| {
+                let q = problems.fresh(rng);
+                let answer = if rng.bool(w.hedge_rate) {
+                    hedge(&q.answer(), rng)
+                } else if w.slip_rate > 0.0 && q.carries_out() && rng.bool(w.slip_rate) {
+                    q.top_carry_dropped()
+                } else {
+                    q.answer()
+                };
+                let prompt = tok.encode(&q.prompt());
+                let mut tokens = prompt.clone();
+                tokens.extend(tok.encode(&answer));
+                tokens.push(EOS);
+                let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
+                Example::new(tokens, train)
+            })
+            .collect();
+        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
+        let loss = ctx.finite("SFT loss", st.loss, step)?;
+        ctx.metric(step, "sft/loss", loss);
+        ctx.progress(step + 1, progress_total, 0);
+    }
+    Ok(model)
+}
+
+/// One sampled completion per prompt at `temperature` (KV cache, stop at the
+/// end token): the new tokens (with the end token if the model wrote it) and
+/// their text (without it).
+pub(crate) fn sample_texts(
+    model: &Gpt,
+    tok: &CharTokenizer,
+    prompts: &[Vec<u32>],
+    max_new: usize,
+    temperature: f32,
+    rng: &mut Rng,
+) -> Result<(Vec<Vec<u32>>, Vec<String>)> {
+    let decoding = Decoding::Sample { temperature, top_k: None, top_p: None };
+    let cfg = GenConfig { max_new, decoding, stop: vec![EOS], use_cache: true };
+    let outs = generate(model, prompts, &cfg, rng)?;
+    let texts = outs.iter().map(|o| tok.decode(o)).collect();
+    Ok((outs, texts))
+}

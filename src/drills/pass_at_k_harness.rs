@@ -1,0 +1,562 @@
+//! `pass-at-k-harness`: evaluate a model the lab trains itself the way a
+//! benchmark harness does, and watch the harness, not only the model, set
+//! the number.
+//!
+//! Phases of `run`:
+//!
+//! 1. **data** — 2-digit addition, answers least significant digit first;
+//!    held-out problems never trained on (`src/drills/addition.rs`, shared
+//!    with `grpo-rlvr`).
+//! 2. **warm start (SFT)** — a tiny character-level GPT learns the task part
+//!    way, from answers that now and then hedge (`580,590`): a model right on
+//!    a middling share of problems, which is where pass@k is interesting.
+//! 3. **sample** — n completions per held-out problem at three temperatures,
+//!    in the trained prompt format, and once more at the main temperature in
+//!    a format the model never saw.
+//! 4. **estimate** — per problem c of n correct (strict match); pass@k for
+//!    k = 1..n with the unbiased estimator and the plug-in, pass^k, bootstrap
+//!    intervals over problems (`src/eval/`); a Monte-Carlo draw of k-subsets
+//!    to check both estimators against.
+//! 5. **harness** — the same completions scored by four answer extractors,
+//!    and the second prompt format: the score moves, the model does not.
+//!
+//! Charts use `step` = k. Claims: the unbiased estimator matches the
+//! Monte-Carlo draw while the plug-in sits below it; the extractor and the
+//! prompt format each move pass@1 by more than its interval; pass^k falls
+//! with k; pass@1 falls and pass@n rises with temperature.
+
+use anyhow::Result;
+use serde::Deserialize;
+
+use super::addition::{self, WarmStart};
+use super::{check_heads, RunCtx, TypedDrill, View};
+use crate::envs::refine_arith::Problem;
+use crate::eval::{
+    pass_at_k, pass_at_k_monte_carlo, pass_at_k_naive, pass_hat_k, Bootstrap, Draw, Extractor, Interval,
+};
+use crate::ml::gpt::Gpt;
+use crate::ml::rng::Rng;
+use crate::ml::tokenizer::{CharTokenizer, Tokenize};
+
+pub struct PassAtKHarness;
+
+/// The prompt format of a sampling pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// `47+38=`: the format of every warm-start example (a control).
+    Trained,
+    /// `47 + 38 =`: spaces around the operators; the model never read a space.
+    Spaced,
+    /// `047+038=`: each operand with one more leading zero.
+    Padded,
+    /// `7+38=`: operands without leading zeros.
+    Unpadded,
+}
+
+impl Format {
+    fn prompt(self, q: &Problem) -> String {
+        let w = q.digits;
+        match self {
+            Format::Trained => q.prompt(),
+            Format::Spaced => format!("{:0w$} + {:0w$} =", q.a, q.b),
+            Format::Padded => format!("{:0w$}+{:0w$}=", q.a, q.b, w = w + 1),
+            Format::Unpadded => format!("{}+{}=", q.a, q.b),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Format::Trained => "trained",
+            Format::Spaced => "spaced",
+            Format::Padded => "padded",
+            Format::Unpadded => "unpadded",
+        }
+    }
+}
+
+/// `drills/pass-at-k-harness/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub digits: usize,
+    pub hedge_rate: f64,
+    pub slip_rate: f64,
+    pub sft_steps: usize,
+    pub sft_batch: usize,
+    pub lr_sft: f64,
+    pub problems: usize,
+    pub samples: usize,
+    pub temp_low: f64,
+    pub temperature: f64,
+    pub temp_high: f64,
+    pub max_new: usize,
+    pub alt_format: Format,
+    pub mc_draws: usize,
+    /// How the Monte-Carlo check draws k of the n completions (with
+    /// replacement: a bug that re-derives the plug-in).
+    pub mc_draw: Draw,
+    pub bootstrap: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+}
+
+/// Characters of prompts and completions: the hedging task's, and a space
+/// for the spaced prompt format (never in the training data).
+const ALPHABET: &str = "0123456789+=, ";
+
+/// Interval level of every bootstrap interval.
+const LEVEL: f64 = 0.95;
+
+/// Completions sampled per call of the generator.
+const CHUNK: usize = 4096;
+
+impl Params {
+    fn warm_start(&self) -> WarmStart {
+        WarmStart {
+            hedge_rate: self.hedge_rate,
+            slip_rate: self.slip_rate,
+            steps: self.sft_steps,
+            batch: self.sft_batch,
+            lr: self.lr_sft,
+            // The longest prompt format (spaced, 4 characters more) and the answer.
+            context: 2 * self.digits + 6 + self.max_new + 2,
+            d_model: self.d_model,
+            n_layers: self.n_layers,
+            n_heads: self.n_heads,
+        }
+    }
+
+    fn temperatures(&self) -> [f64; 3] {
+        [self.temp_low, self.temperature, self.temp_high]
+    }
+}
+
+/// n completions for each of P problems in one prompt format at one
+/// temperature, problem-major (problem i owns `texts[i·n .. (i+1)·n]`).
+struct Pass {
+    temperature: f64,
+    format: Format,
+    n: usize,
+    texts: Vec<String>,
+}
+
+impl Pass {
+    fn completions(&self, i: usize) -> &[String] {
+        &self.texts[i * self.n..(i + 1) * self.n]
+    }
+
+    /// `[problem][sample]`: whether `extractor` reads the gold answer.
+    fn correct(&self, problems: &[Problem], extractor: Extractor) -> Vec<Vec<bool>> {
+        problems
+            .iter()
+            .enumerate()
+            .map(|(i, q)| self.completions(i).iter().map(|t| extractor.accepts(t, &q.answer())).collect())
+            .collect()
+    }
+}
+
+/// Per-problem correct counts c, and what they give over k = 1..n.
+struct Counts {
+    n: usize,
+    c: Vec<usize>,
+}
+
+impl Counts {
+    fn of(correct: &[Vec<bool>]) -> Counts {
+        Counts {
+            n: correct.first().map_or(0, Vec::len),
+            c: correct.iter().map(|s| s.iter().filter(|&&x| x).count()).collect(),
+        }
+    }
+
+    /// One value per problem of `f(n, c, k)`.
+    fn per_problem(&self, k: usize, f: fn(usize, usize, usize) -> f64) -> Vec<f64> {
+        self.c.iter().map(|&c| f(self.n, c, k)).collect()
+    }
+
+    fn mean(&self, k: usize, f: fn(usize, usize, usize) -> f64) -> f64 {
+        mean(&self.per_problem(k, f))
+    }
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len().max(1) as f64
+}
+
+/// `T=0.5`, `T=1`: a temperature as chart names and tables show it.
+fn t_name(t: f64) -> String {
+    format!("T={t}")
+}
+
+impl TypedDrill for PassAtKHarness {
+    const ID: &'static str = "pass-at-k-harness";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)?;
+        addition::check_sizes(p.digits, p.max_new, "problems", p.problems)?;
+        if p.temp_low >= p.temp_high {
+            return Err(format!("temp_low ({}) must be below temp_high ({})", p.temp_low, p.temp_high));
+        }
+        Ok(())
+    }
+
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
+        let tok = CharTokenizer::new(ALPHABET, &[]);
+        let mut rng = Rng::new(ctx.seed);
+        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.problems, &tok, &mut rng);
+        let total = p.sft_steps + 4;
+        let model = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
+        let test = &problems.test;
+
+        ctx.phase("sample");
+        let mut passes = Vec::new();
+        for (i, &t) in p.temperatures().iter().enumerate() {
+            ctx.check_cancel()?;
+            passes.push(sample(&model, &tok, p, test, Format::Trained, t, &mut rng.fork(20 + i as u64))?);
+            ctx.progress(p.sft_steps + i + 1, total, 0);
+        }
+        let alt = sample(&model, &tok, p, test, p.alt_format, p.temperature, &mut rng.fork(30))?;
+        ctx.progress(total, total, 0);
+        ctx.log(format!(
+            "sampled {} completions per problem for {} problems at {}, and at {} in the {} format",
+            p.samples,
+            test.len(),
+            p.temperatures().map(t_name).join(", "),
+            t_name(p.temperature),
+            p.alt_format.name()
+        ));
+
+        ctx.phase("estimate");
+        let boot = Bootstrap::new(test.len(), p.bootstrap, &mut rng.fork(40));
+        let counts: Vec<Counts> = passes.iter().map(|s| Counts::of(&s.correct(test, Extractor::Strict))).collect();
+        for (s, c) in passes.iter().zip(&counts) {
+            for k in 1..=p.samples {
+                ctx.metric(k, &format!("pass@k/{}", t_name(s.temperature)), c.mean(k, pass_at_k));
+            }
+        }
+        for (s, c) in passes.iter().zip(&counts) {
+            for k in 1..=p.samples {
+                ctx.metric(k, &format!("pass^k/{}", t_name(s.temperature)), c.mean(k, pass_hat_k));
+            }
+        }
+        let main = &passes[1];
+        let strict = main.correct(test, Extractor::Strict);
+        let mc = monte_carlo(p, &strict, &mut rng.fork(50));
+        let est = estimators(ctx, p, &counts[1], &mc, &boot);
+        estimators_view(ctx, p, &counts[1], &est, &boot);
+        temperature_view(ctx, p, &passes, &counts, &boot);
+
+        ctx.phase("harness");
+        let harness = harness_view(ctx, p, test, main, &alt, &boot);
+        problems_view(ctx, p, test, &passes, &alt);
+
+        let at = |c: &Counts, k| c.mean(k, pass_at_k);
+        let (low, high) = (&counts[0], &counts[2]);
+        let n = p.samples;
+        ctx.log(format!(
+            "{}: pass@1 {:.3}, pass@{n} {:.3}, pass^{n} {:.3}; pass@1 falls from {:.3} at {} to {:.3} at {} while \
+             pass@{n} goes from {:.3} to {:.3}",
+            t_name(p.temperature),
+            at(&counts[1], 1),
+            at(&counts[1], n),
+            counts[1].mean(n, pass_hat_k),
+            at(low, 1),
+            t_name(p.temp_low),
+            at(high, 1),
+            t_name(p.temp_high),
+            at(low, n),
+            at(high, n)
+        ));
+
+        ctx.claim("unbiased_matches_monte_carlo", est.unbiased_off)?;
+        ctx.claim("naive_below_monte_carlo", est.naive_below)?;
+        ctx.claim("extractor_moves_the_score", harness.extractor_shift)?;
+        ctx.claim("format_moves_the_score", harness.format_shift)?;
+        ctx.claim("pass_hat_k_falls", counts[1].mean(1, pass_hat_k) - counts[1].mean(n, pass_hat_k))?;
+        ctx.claim("pass_at_1_falls_with_temperature", at(low, 1) - at(high, 1))?;
+        ctx.claim("pass_at_n_rises_with_temperature", at(high, n) - at(low, n))?;
+        Ok(())
+    }
+}
+
+/// Phase "sample": `samples` completions per problem in `format` at `t`.
+fn sample(
+    model: &Gpt,
+    tok: &CharTokenizer,
+    p: &Params,
+    test: &[Problem],
+    format: Format,
+    t: f64,
+    rng: &mut Rng,
+) -> Result<Pass> {
+    let prompts: Vec<Vec<u32>> =
+        test.iter().flat_map(|q| std::iter::repeat_n(tok.encode(&format.prompt(q)), p.samples)).collect();
+    let mut texts = Vec::with_capacity(prompts.len());
+    for chunk in prompts.chunks(CHUNK) {
+        texts.extend(addition::sample_texts(model, tok, chunk, p.max_new, t as f32, rng)?.1);
+    }
+    Ok(Pass { temperature: t, format, n: p.samples, texts })
+}
+
+/// The Monte-Carlo estimate of pass@k for k = 1..n, per problem: the share
+/// of `mc_draws` random draws of k of its n completions that hold a correct
+/// one. `[k − 1][problem]`.
+fn monte_carlo(p: &Params, correct: &[Vec<bool>], rng: &mut Rng) -> Vec<Vec<f64>> {
+    (1..=p.samples)
+        .map(|k| correct.iter().map(|s| pass_at_k_monte_carlo(s, k, p.mc_draws, p.mc_draw, rng)).collect())
+        .collect()
+}
+
+/// The three pass@k estimates at the main temperature, and how far each
+/// estimator is from the Monte-Carlo draw.
+struct Estimates {
+    /// Largest |unbiased − Monte Carlo| over k.
+    unbiased_off: f64,
+    /// Largest Monte Carlo − plug-in over k, and where.
+    naive_below: f64,
+    naive_k: usize,
+    /// The same in half-widths of the unbiased estimate's interval at that k.
+    unbiased_off_hw: f64,
+    naive_below_hw: f64,
+    mc: Vec<f64>,
+}
+
+fn estimators(ctx: &mut RunCtx, p: &Params, c: &Counts, mc: &[Vec<f64>], boot: &Bootstrap) -> Estimates {
+    let mut e = Estimates {
+        unbiased_off: 0.0,
+        naive_below: f64::NEG_INFINITY,
+        naive_k: 1,
+        unbiased_off_hw: 0.0,
+        naive_below_hw: f64::NEG_INFINITY,
+        mc: Vec::new(),
+    };
+    let t = t_name(p.temperature);
+    for k in 1..=p.samples {
+        let (unbiased, naive, m) = (c.mean(k, pass_at_k), c.mean(k, pass_at_k_naive), mean(&mc[k - 1]));
+        ctx.metric(k, &format!("estimator/unbiased ({t})"), unbiased);
+        ctx.metric(k, &format!("estimator/naive ({t})"), naive);
+        ctx.metric(k, &format!("estimator/monte carlo ({t})"), m);
+        e.mc.push(m);
+        e.unbiased_off = e.unbiased_off.max((unbiased - m).abs());
+        if m - naive > e.naive_below {
+            e.naive_below = m - naive;
+            e.naive_k = k;
+        }
+        // In half-widths of the unbiased estimate's interval at this k (where
+        // it has a width: at large k every problem may read 1).
+        let half = boot.interval(&c.per_problem(k, pass_at_k), LEVEL).width() / 2.0;
+        if half > 0.0 {
+            e.unbiased_off_hw = e.unbiased_off_hw.max((unbiased - m).abs() / half);
+            e.naive_below_hw = e.naive_below_hw.max((m - naive) / half);
+        }
+    }
+    for k in 1..=p.samples {
+        let (unbiased, naive) = (c.mean(k, pass_at_k), c.mean(k, pass_at_k_naive));
+        ctx.metric(k, &format!("gap/unbiased − monte carlo ({t})"), unbiased - e.mc[k - 1]);
+        ctx.metric(k, &format!("gap/naive − monte carlo ({t})"), naive - e.mc[k - 1]);
+    }
+    let how = match p.mc_draw {
+        Draw::WithoutReplacement => "k-subsets (without replacement)",
+        Draw::WithReplacement => "k picks WITH replacement",
+    };
+    ctx.log(format!(
+        "Monte Carlo ({} draws of {how} per problem and k): largest |unbiased − MC| {:.4} ({:.2} of the interval's \
+         half-width); largest MC − naive {:.4} at k = {} ({:.2} half-widths)",
+        p.mc_draws, e.unbiased_off, e.unbiased_off_hw, e.naive_below, e.naive_k, e.naive_below_hw
+    ));
+    e
+}
+
+/// The k shown in tables: 1, 2, 4, … and n.
+fn shown_k(n: usize) -> Vec<usize> {
+    let mut ks: Vec<usize> = std::iter::successors(Some(1usize), |k| Some(k * 2)).take_while(|&k| k < n).collect();
+    ks.push(n);
+    ks
+}
+
+fn fmt_ci(i: &Interval) -> String {
+    format!("{:.3} [{:.3}, {:.3}]", i.estimate, i.lo, i.hi)
+}
+
+fn estimators_view(ctx: &mut RunCtx, p: &Params, c: &Counts, e: &Estimates, boot: &Bootstrap) {
+    let rows = shown_k(p.samples)
+        .into_iter()
+        .map(|k| {
+            let unbiased = boot.interval(&c.per_problem(k, pass_at_k), LEVEL);
+            let naive = c.mean(k, pass_at_k_naive);
+            vec![
+                k.to_string(),
+                fmt_ci(&unbiased),
+                format!("{naive:.3}"),
+                format!("{:.3}", e.mc[k - 1]),
+                format!("{:+.3}", naive - e.mc[k - 1]),
+                fmt_ci(&boot.interval(&c.per_problem(k, pass_hat_k), LEVEL)),
+            ]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: format!(
+            "pass@k at {} from n = {} samples per problem: unbiased (95% bootstrap interval over {} problems), \
+             plug-in, Monte Carlo; pass^k",
+            t_name(p.temperature),
+            p.samples,
+            c.c.len()
+        ),
+        header: ["k", "unbiased pass@k [95%]", "naive 1−(1−c/n)^k", "Monte Carlo", "naive − MC", "pass^k [95%]"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
+}
+
+fn temperature_view(ctx: &mut RunCtx, p: &Params, passes: &[Pass], counts: &[Counts], boot: &Bootstrap) {
+    let n = p.samples;
+    let rows = passes
+        .iter()
+        .zip(counts)
+        .map(|(s, c)| {
+            let share = |f: &dyn Fn(usize) -> bool| c.c.iter().filter(|&&x| f(x)).count() as f64 / c.c.len() as f64;
+            let hedged = s.texts.iter().filter(|t| t.contains(',')).count() as f64 / s.texts.len() as f64;
+            vec![
+                t_name(s.temperature),
+                fmt_ci(&boot.interval(&c.per_problem(1, pass_at_k), LEVEL)),
+                fmt_ci(&boot.interval(&c.per_problem(n, pass_at_k), LEVEL)),
+                format!("{:.3}", c.mean(n, pass_hat_k)),
+                format!("{:.3}", share(&|x| x == 0)),
+                format!("{:.3}", share(&|x| x == n)),
+                format!("{hedged:.3}"),
+            ]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: "Temperature: pass@1 falls, pass@n rises (strict match, trained format)".into(),
+        header: [
+            "temperature".to_string(),
+            "pass@1 [95%]".into(),
+            format!("pass@{n} [95%]"),
+            format!("pass^{n}"),
+            "c = 0".into(),
+            format!("c = {n}"),
+            "hedged".into(),
+        ]
+        .to_vec(),
+        rows,
+    });
+}
+
+/// What the harness choices did to pass@1 at the main temperature.
+struct Harness {
+    /// (any number − strict) / width of strict's interval.
+    extractor_shift: f64,
+    /// (trained format − other format, both strict) / width of the trained format's interval.
+    format_shift: f64,
+}
+
+fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt: &Pass, boot: &Bootstrap) -> Harness {
+    let n = p.samples;
+    let strict = Counts::of(&main.correct(test, Extractor::Strict));
+    let base = boot.interval(&strict.per_problem(1, pass_at_k), LEVEL);
+    let mut rows = Vec::new();
+    let base_values = strict.per_problem(1, pass_at_k);
+    let mut row = |label: String, c: &Counts| -> Interval {
+        let values = c.per_problem(1, pass_at_k);
+        let i = boot.interval(&values, LEVEL);
+        // The difference problem by problem, on the same resamples: a paired interval.
+        let diff: Vec<f64> = values.iter().zip(&base_values).map(|(v, b)| v - b).collect();
+        rows.push(vec![
+            label,
+            fmt_ci(&i),
+            format!("{:.3}", i.width()),
+            {
+                let d = boot.interval(&diff, LEVEL);
+                format!("{:+.3} [{:+.3}, {:+.3}]", d.estimate, d.lo, d.hi)
+            },
+            format!("{:+.2}", (i.estimate - base.estimate) / base.width()),
+            format!("{:.3}", c.mean(n, pass_at_k)),
+        ]);
+        i
+    };
+    let mut by_extractor = Vec::new();
+    for e in Extractor::ALL {
+        let c = Counts::of(&main.correct(test, e));
+        by_extractor.push((e, row(format!("{} · trained format", e.name()), &c)));
+    }
+    let alt_strict = Counts::of(&alt.correct(test, Extractor::Strict));
+    let alt_i = row(format!("strict · {} format", alt.format.name()), &alt_strict);
+    let alt_any = Counts::of(&alt.correct(test, Extractor::AnyNumber));
+    row(format!("any number · {} format", alt.format.name()), &alt_any);
+    let example = |f: Format| f.prompt(&test[0]);
+    ctx.view(View::Table {
+        title: format!(
+            "One model, one set of samples ({}, n = {n}): pass@1 under each answer extractor and prompt format \
+             ({} → `{}`, {} → `{}`)",
+            t_name(p.temperature),
+            Format::Trained.name(),
+            example(Format::Trained),
+            alt.format.name(),
+            example(alt.format)
+        ),
+        header: [
+            "extractor · prompt format".to_string(),
+            "pass@1 [95%]".into(),
+            "width".into(),
+            "Δ vs strict [95% paired]".into(),
+            "Δ in widths".into(),
+            format!("pass@{n}"),
+        ]
+        .to_vec(),
+        rows,
+    });
+    let any = by_extractor.iter().find(|(e, _)| *e == Extractor::AnyNumber).map(|(_, i)| *i).unwrap_or(base);
+    let h = Harness {
+        extractor_shift: (any.estimate - base.estimate) / base.width(),
+        format_shift: (base.estimate - alt_i.estimate) / base.width(),
+    };
+    ctx.log(format!(
+        "harness: strict pass@1 {} (width {:.3}); any number {:.3} ({:+.2} widths); strict in the {} format {:.3} \
+         ({:+.2} widths)",
+        fmt_ci(&base),
+        base.width(),
+        any.estimate,
+        h.extractor_shift,
+        alt.format.name(),
+        alt_i.estimate,
+        -h.format_shift
+    ));
+    h
+}
+
+/// A dozen problems from always wrong to always right at the main
+/// temperature, with their c/n under each setting.
+fn problems_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], passes: &[Pass], alt: &Pass) {
+    let n = p.samples;
+    let count =
+        |s: &Pass, i: usize, e: Extractor| s.completions(i).iter().filter(|t| e.accepts(t, &test[i].answer())).count();
+    let mut order: Vec<usize> = (0..test.len()).collect();
+    order.sort_by_key(|&i| count(&passes[1], i, Extractor::Strict));
+    let shown = 12.min(order.len());
+    let rows = (0..shown)
+        .map(|j| {
+            let i = order[j * (order.len() - 1) / (shown - 1).max(1)];
+            let mut row = vec![test[i].prompt(), test[i].answer()];
+            row.extend(passes.iter().map(|s| format!("{}/{n}", count(s, i, Extractor::Strict))));
+            row.push(format!("{}/{n}", count(&passes[1], i, Extractor::AnyNumber)));
+            row.push(format!("{}/{n}", count(alt, i, Extractor::Strict)));
+            row.push(passes[1].completions(i).iter().take(4).cloned().collect::<Vec<_>>().join(" "));
+            row
+        })
+        .collect();
+    let mut header = vec!["prompt".to_string(), "gold".into()];
+    header.extend(passes.iter().map(|s| format!("c/n {}", t_name(s.temperature))));
+    header.push(format!("any number {}", t_name(p.temperature)));
+    header.push(format!("{} format {}", alt.format.name(), t_name(p.temperature)));
+    header.push(format!("first samples at {}", t_name(p.temperature)));
+    ctx.view(View::Table {
+        title: "Problems from always wrong to always right: c correct of n, per setting".into(),
+        header,
+        rows,
+    });
+}
