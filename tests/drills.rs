@@ -13,24 +13,30 @@ use agentlab::drills::{ClaimResult, Event, Report, RunStatus};
 use agentlab::ml::device::DeviceChoice;
 use agentlab::runner::{self, RunConfig};
 
-/// Run a drill's quick preset with overrides; every event and the report.
-fn run_with(id: &str, seed: u64, sets: &[(&str, &str)]) -> (Vec<Event>, Report) {
+/// Run a drill's quick preset with overrides (and learner scripts); every
+/// event, and the `config.toml` the run saved.
+fn run_events(
+    id: &str,
+    seed: u64,
+    sets: &[(&str, &str)],
+    uses: std::collections::BTreeMap<String, agentlab::exercises::plug::UsedScript>,
+) -> (Vec<Event>, String) {
     let content = Content::embedded().unwrap();
     let meta = content.drill(id).unwrap();
     let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let params = runner::resolve_params(meta, "quick", &sets).unwrap();
     let root = tempfile::tempdir().unwrap();
-    let config = RunConfig {
-        drill: id.into(),
-        preset: "quick".into(),
-        seed,
-        device: DeviceChoice::Cpu,
-        params,
-        uses: Default::default(),
-    };
+    let config = RunConfig { drill: id.into(), preset: "quick".into(), seed, device: DeviceChoice::Cpu, params, uses };
     let mut h = runner::start(meta, config, root.path()).unwrap();
     let events: Vec<Event> = h.rx.iter().collect();
     h.join();
+    let saved = std::fs::read_to_string(h.dir.join("config.toml")).unwrap();
+    (events, saved)
+}
+
+/// Run a drill's quick preset with overrides; every event and the report.
+fn run_with(id: &str, seed: u64, sets: &[(&str, &str)]) -> (Vec<Event>, Report) {
+    let (events, _) = run_events(id, seed, sets, Default::default());
     let report =
         events.iter().find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None }).expect("a report");
     for c in &report.claims {
@@ -298,24 +304,8 @@ fn pass_at_k_harness_crossover_needs_problems_the_model_is_wrong_about() {
 /// Run with a learner script plugged in (`--use ID=FILE`) from an exercise's
 /// own content: its solution or one of its listed mistakes.
 fn run_using(id: &str, seed: u64, sets: &[(&str, &str)], exercise: &str, source: &str) -> Report {
-    let content = Content::embedded().unwrap();
-    let meta = content.drill(id).unwrap();
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let params = runner::resolve_params(meta, "quick", &sets).unwrap();
-    let root = tempfile::tempdir().unwrap();
     let used = agentlab::exercises::plug::UsedScript { file: "my.rhai".into(), source: source.into() };
-    let config = RunConfig {
-        drill: id.into(),
-        preset: "quick".into(),
-        seed,
-        device: DeviceChoice::Cpu,
-        params,
-        uses: [(exercise.to_string(), used)].into(),
-    };
-    let mut h = runner::start(meta, config, root.path()).unwrap();
-    let events: Vec<Event> = h.rx.iter().collect();
-    h.join();
-    let saved = std::fs::read_to_string(h.dir.join("config.toml")).unwrap();
+    let (events, saved) = run_events(id, seed, sets, [(exercise.to_string(), used)].into());
     assert!(saved.contains(exercise) && saved.contains("my.rhai"), "the run records the script:\n{saved}");
     assert!(
         events.iter().any(|e| matches!(e, Event::Log(l) if l.contains(&format!("training with your {exercise}")))),

@@ -3,10 +3,8 @@
 mod common;
 
 use agentlab::content::Content;
-use agentlab::tui::{ui, App};
+use agentlab::tui::App;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 /// Every test runs on a temporary data dir (runs, progress), never the real home.
 fn isolated_home() -> &'static std::path::Path {
@@ -32,26 +30,7 @@ fn app() -> App {
 }
 
 fn draw(app: &mut App, w: u16, h: u16) -> Vec<String> {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        app.prepare(f.area());
-        ui::draw(f, app);
-    })
-    .unwrap();
-    let buf = term.backend().buffer().clone();
-    // A wide symbol (✅, ⚠) covers two cells: skip the cell it covers.
-    (0..h)
-        .map(|y| {
-            let mut line = String::new();
-            let mut x = 0;
-            while x < w {
-                let sym = buf[(x, y)].symbol();
-                line.push_str(sym);
-                x += unicode_width::UnicodeWidthStr::width(sym).max(1) as u16;
-            }
-            line
-        })
-        .collect()
+    common::screen_lines(app, w, h)
 }
 
 fn key(app: &mut App, code: KeyCode) {

@@ -1,12 +1,12 @@
 //! The Exercises screens in ratatui's TestBackend: the list, one exercise
 //! (task, code, check, hints), training a drill with the learner's function.
 
+mod common;
+
 use agentlab::content::Content;
 use agentlab::tui::screens::Screen;
-use agentlab::tui::{ui, App};
+use agentlab::tui::App;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 
 /// One temporary data dir for this test binary (never the real home).
 fn home() -> &'static std::path::Path {
@@ -20,26 +20,7 @@ fn home() -> &'static std::path::Path {
 }
 
 fn draw(app: &mut App, w: u16, h: u16) -> String {
-    let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
-    term.draw(|f| {
-        app.prepare(f.area());
-        ui::draw(f, app);
-    })
-    .unwrap();
-    let buf = term.backend().buffer().clone();
-    (0..h)
-        .map(|y| {
-            let mut line = String::new();
-            let mut x = 0;
-            while x < w {
-                let sym = buf[(x, y)].symbol();
-                line.push_str(sym);
-                x += unicode_width::UnicodeWidthStr::width(sym).max(1) as u16;
-            }
-            line
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::screen_lines(app, w, h).join("\n")
 }
 
 fn key(app: &mut App, code: KeyCode) {

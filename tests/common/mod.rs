@@ -7,6 +7,7 @@ use agentlab::drills::{Event, Report};
 /// A saved sft-basics run under `runs_root`: its config, metrics up to
 /// `steps` of `total`, and its report if it has one. Without a report it is
 /// what a killed `drill run` leaves, down to the torn last line.
+#[allow(dead_code)] // not every test binary that shares this module saves runs
 pub fn saved_run(runs_root: &Path, name: &str, steps: u64, total: u64, report: Option<Report>) -> PathBuf {
     let dir = runs_root.join("sft-basics").join(name);
     std::fs::create_dir_all(&dir).unwrap();
@@ -27,4 +28,30 @@ pub fn saved_run(runs_root: &Path, name: &str, steps: u64, total: u64, report: O
     }
     std::fs::write(dir.join("metrics.jsonl"), text).unwrap();
     dir
+}
+
+/// Draw `app` once into a `w`×`h` TestBackend, as the event loop does, and
+/// return the screen's lines. A wide symbol (✅, ⚠) covers two cells: the
+/// cell it covers is skipped.
+#[allow(dead_code)] // not every test binary that shares this module draws
+pub fn screen_lines(app: &mut agentlab::tui::App, w: u16, h: u16) -> Vec<String> {
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    term.draw(|f| {
+        app.prepare(f.area());
+        agentlab::tui::ui::draw(f, app);
+    })
+    .unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            let mut line = String::new();
+            let mut x = 0;
+            while x < w {
+                let sym = buf[(x, y)].symbol();
+                line.push_str(sym);
+                x += unicode_width::UnicodeWidthStr::width(sym).max(1) as u16;
+            }
+            line
+        })
+        .collect()
 }
