@@ -287,3 +287,19 @@ proptest! {
         open_checked(&bytes)?;
     }
 }
+
+/// A retention that the default JSON number parser reads 1 ulp off: saving
+/// and reading again must give the same number (serde_json's `float_roundtrip`).
+#[test]
+fn a_saved_number_reads_back_exactly() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let text = r#"{"version":1,"settings":{"desired_retention":0.9822716623859163},"items":{}}"#;
+    std::fs::write(&path, text).unwrap();
+    let s = Store::open(&path, t0());
+    assert!(s.notice.is_none(), "{:?}", s.notice);
+    assert_eq!(s.progress.settings.desired_retention, 0.9822716623859163);
+    let mut saved = s.clone();
+    saved.save().unwrap();
+    assert_eq!(Store::open(&path, t0()).progress, s.progress);
+}
