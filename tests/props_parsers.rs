@@ -6,6 +6,8 @@
 //!
 //! Case counts are fixed (see `CASES_*`) to keep the suite to seconds.
 
+mod common;
+
 use std::path::Path;
 
 use agentlab::content::{Content, ContentErrors, DrillMeta};
@@ -200,8 +202,16 @@ fn check_content_with(path: &str, text: &str) -> Result<(), TestCaseError> {
     }
 }
 
+/// A quiz file cut to its header still parses, with no items: the exercises
+/// that link its items must name the quiz file (a case proptest found).
+#[test]
+fn a_quiz_file_emptied_of_items_is_named_by_the_links_into_it() {
+    let text = "track = 3\n\n# -------- L1 concep";
+    check_content_with("quizzes/03-agentic-rl.toml", text).unwrap();
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_QUIZ, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_QUIZ))]
     #[test]
     fn quiz_toml_never_panics_and_names_the_file(text in mutated("quizzes/03-agentic-rl.toml")) {
         check_content_with("quizzes/03-agentic-rl.toml", &text)?;
@@ -209,7 +219,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_DRILL, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_DRILL))]
     #[test]
     fn exercise_toml_never_panics_and_names_the_file(text in mutated("exercises/gae.toml")) {
         check_content_with("exercises/gae.toml", &text)?;
@@ -217,7 +227,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_DRILL, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_DRILL))]
     #[test]
     fn drill_toml_never_panics_and_names_the_file(text in mutated("drills/sft-basics/drill.toml")) {
         check_content_with("drills/sft-basics/drill.toml", &text)?;
@@ -227,7 +237,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_SHEET, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_SHEET))]
     #[test]
     fn cheatsheet_never_panics_and_names_the_file(text in mutated("cheatsheets/03-agentic-rl.md")) {
         check_content_with("cheatsheets/03-agentic-rl.md", &text)?;
@@ -257,7 +267,7 @@ fn markdown() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_MARKDOWN, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_MARKDOWN))]
     #[test]
     fn markdown_parses_and_lays_out_at_every_width(text in markdown(), width in 1u16..=300, open_all in any::<bool>()) {
         use agentlab::markdown::Doc;
@@ -322,7 +332,7 @@ fn report_file() -> impl Strategy<Value = Option<String>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_METRICS, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_METRICS))]
     #[test]
     fn saved_runs_load_draw_and_export_whatever_metrics_jsonl_holds(
         lines in proptest::collection::vec(metrics_line(), 0..40),
@@ -390,7 +400,7 @@ fn set_value() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_SET, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES_SET))]
     #[test]
     fn set_values_are_parsed_or_refused_with_a_message(
         drill_index in 0usize..5,

@@ -10,6 +10,8 @@
 //!
 //! Case counts are bounded (see `CASES`) to keep the suite short.
 
+mod common;
+
 use agentlab::progress::store::{Progress, Store, FILE_NAME};
 use chrono::{DateTime, Datelike, TimeZone, Utc};
 use proptest::prelude::*;
@@ -236,7 +238,7 @@ const FIELDS: &[&str] = &[
 
 proptest! {
     // No regression files: a failure prints its minimal input.
-    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(common::fixed_config(CASES))]
 
     #[test]
     fn arbitrary_bytes_never_panic_and_are_kept_or_accepted(bytes in prop::collection::vec(any::<u8>(), 0..300)) {

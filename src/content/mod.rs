@@ -516,7 +516,14 @@ impl Content {
                             .quizzes
                             .iter()
                             .find(|s| s.items.iter().any(|i| i.id.split('-').next() == Some(prefix)))
-                            .map(|s| format!(" (items named {prefix}-… are in {})", s.file));
+                            .map(|s| format!(" (items named {prefix}-… are in {})", s.file))
+                            // None left with that prefix: the quiz file of the exercise's track.
+                            .or_else(|| {
+                                self.quizzes
+                                    .iter()
+                                    .find(|s| s.track == x.track)
+                                    .map(|s| format!(" (track {} items are in {})", x.track, s.file))
+                            });
                         push(&file, None, None, format!("quiz item \"{q}\" does not exist{}", own.unwrap_or_default()));
                     }
                 }

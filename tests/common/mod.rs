@@ -55,3 +55,17 @@ pub fn screen_lines(app: &mut agentlab::tui::App, w: u16, h: u16) -> Vec<String>
         })
         .collect()
 }
+
+/// A property test's config: `cases` cases from a fixed seed, so a run of the
+/// suite is the same run every time (CI never meets a case no one has seen).
+/// To explore new cases, set `PROPTEST_RNG_SEED` to another number.
+#[allow(dead_code)] // used by the property-test binaries only
+pub fn fixed_config(cases: u32) -> proptest::test_runner::Config {
+    use proptest::test_runner::{Config, RngSeed};
+    let from_env = Config::default();
+    let rng_seed = match from_env.rng_seed {
+        RngSeed::Random => RngSeed::Fixed(0x00a9_e471_ab5e_ed00),
+        chosen => chosen,
+    };
+    Config { cases, failure_persistence: None, rng_seed, ..from_env }
+}
