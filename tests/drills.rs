@@ -301,6 +301,40 @@ fn pass_at_k_harness_crossover_needs_problems_the_model_is_wrong_about() {
     breaks("pass-at-k-harness", 1, ("slip_rate", "0"), &["pass_at_n_rises_with_temperature"]);
 }
 
+/// Every counted claim holds; the wall-clock ones (time ratios, which a
+/// loaded test machine may squeeze) are only checked to be measured.
+#[test]
+fn rollout_infra_quick_passes() {
+    let (_, r) = run_with("rollout-infra", 1, &[]);
+    let wall_clock = ["cache_speedup", "batching_speedup", "async_speedup", "bucketed_forward_speedup"];
+    assert_eq!(r.claims.len(), 10, "{:#?}", r.claims);
+    for c in &r.claims {
+        if wall_clock.contains(&c.id.as_str()) {
+            assert!(c.measured.is_finite() && c.measured > 0.0, "{c:?}");
+        } else {
+            assert!(c.pass || c.observation, "{c:?}");
+        }
+    }
+}
+
+/// Sorting within a window of one batch changes no batch's membership:
+/// bucketing removes no padded token.
+#[test]
+fn rollout_infra_bucketing_needs_a_window_wider_than_a_batch() {
+    breaks("rollout-infra", 1, ("sort_window", "16"), &["bucketing_cuts_padding"]);
+}
+
+/// With lr = 0 the policy never moves: the policy of k updates ago is the
+/// policy, every ratio is 1, and staleness costs nothing.
+#[test]
+fn rollout_infra_staleness_needs_a_moving_policy() {
+    let (_, r) = run_with("rollout-infra", 1, &[("lr", "0")]);
+    for id in ["clip_grows_with_staleness", "kl_grows_with_staleness"] {
+        let c = claim(&r, id);
+        assert!(!c.pass && c.measured.abs() < 1e-9, "{c:?}");
+    }
+}
+
 /// Run with a learner script plugged in (`--use ID=FILE`) from an exercise's
 /// own content: its solution or one of its listed mistakes.
 fn run_using(id: &str, seed: u64, sets: &[(&str, &str)], exercise: &str, source: &str) -> Report {
@@ -339,4 +373,50 @@ fn a_nan_from_your_advantages_stops_the_run_and_names_your_function() {
     let r = run_using("grpo-rlvr", 1, &short, "grpo-advantages", &no_eps.script);
     let RunStatus::Failed(why) = &r.status else { panic!("{:?}", r.status) };
     assert!(why.contains("your grpo_advantages(") && why.contains("not a finite number"), "{why}");
+}
+
+/// Every claim holds on seed 1, and the token views colour exactly the
+/// injected sentence: the purple cells, joined, are one wording with its payload.
+#[test]
+fn prompt_injection_quick_passes() {
+    let (events, r) = run_with("prompt-injection", 1, &[]);
+    assert_eq!(r.status, RunStatus::Passed, "{:#?}", r.claims);
+    let token_views: Vec<&Vec<agentlab::drills::TokenCell>> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::View(agentlab::drills::View::Tokens { tokens, .. }) => Some(tokens),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(token_views.len(), 2, "a defence trajectory and the undefended agent's reaction");
+    for tokens in token_views {
+        let injected: String = tokens
+            .iter()
+            .filter(|t| t.kind == agentlab::drills::TokenKind::Injected)
+            .map(|t| t.text.as_str())
+            .collect();
+        let injected = injected.trim();
+        assert!(injected.contains("repeat ") && injected.split(' ').count() >= 3, "{injected:?}");
+        let whole: String = tokens.iter().map(|t| t.text.as_str()).collect();
+        let obs = whole.lines().find(|l| l.contains(injected)).expect("inside a line");
+        assert!(obs.starts_with("Observation: "), "the injection rides on a tool result: {obs}");
+    }
+}
+
+/// A defence arm whose data holds no injection is the control again: the
+/// attack success rate does not fall, while the undefended agent still obeys.
+#[test]
+fn prompt_injection_defence_needs_injections_in_its_data() {
+    let (_, r) = run_with("prompt-injection", 1, &[("defence_inject_rate", "0")]);
+    assert!(claim(&r, "undefended_follows").pass, "{:?}", r.claims);
+    assert!(!claim(&r, "training_cuts_asr").pass, "{:?}", r.claims);
+}
+
+/// Without questions whose user changes the instruction mid-sentence, the
+/// agent never learned that the last instruction wins: the injection mostly
+/// fails on the undefended agent.
+#[test]
+fn prompt_injection_obedience_is_learned_from_instruction_tasks() {
+    let (_, r) = run_with("prompt-injection", 1, &[("instructions", "none")]);
+    assert!(!claim(&r, "undefended_follows").pass, "{:?}", r.claims);
 }

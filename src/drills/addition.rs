@@ -14,6 +14,7 @@
 use std::collections::HashSet;
 
 use anyhow::Result;
+use candle_core::{Device, Tensor};
 
 use super::{RunCtx, View};
 use crate::envs::refine_arith::Problem;
@@ -22,7 +23,7 @@ use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, Decoding, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
 use crate::ml::train::{TrainConfig, Trainer};
 
 /// Held-out problems, and fresh training problems that never coincide with one.
@@ -204,4 +205,42 @@ pub(crate) fn sample_texts(
     let outs = generate(model, prompts, &cfg, rng)?;
     let texts = outs.iter().map(|o| tok.decode(o)).collect();
     Ok((outs, texts))
+}
+
+/// The RL batch as tensors; position t predicts token t + 1.
+pub(crate) struct Batch {
+    pub x: Tensor,
+    pub targets: Tensor,
+    /// 1 where the target is a completion token.
+    pub mask: Tensor,
+    /// Each row's advantage on its completion tokens.
+    pub adv: Tensor,
+}
+
+/// Prompts and their sampled completions as one right-padded batch, each
+/// completion token carrying its row's advantage.
+pub(crate) fn build_batch(prompts: &[Vec<u32>], outs: &[Vec<u32>], adv: &[f32], device: &Device) -> Result<Batch> {
+    let rows: Vec<(Vec<u32>, usize)> =
+        prompts.iter().zip(outs).map(|(pr, o)| (pr.iter().chain(o).copied().collect(), pr.len())).collect();
+    let tmax = rows.iter().map(|(ids, _)| ids.len()).max().unwrap_or(2).max(2);
+    let b = rows.len();
+    let ids: Vec<u32> =
+        rows.iter().flat_map(|(r, _)| r.iter().copied().chain(std::iter::repeat(PAD)).take(tmax)).collect();
+    let mut mask = vec![0f32; b * (tmax - 1)];
+    let mut a = vec![0f32; b * (tmax - 1)];
+    for (i, (r, plen)) in rows.iter().enumerate() {
+        for t in 0..tmax - 1 {
+            if t + 1 >= *plen && t + 1 < r.len() {
+                mask[i * (tmax - 1) + t] = 1.0;
+                a[i * (tmax - 1) + t] = adv[i];
+            }
+        }
+    }
+    let x = Tensor::from_vec(ids, (b, tmax), device)?;
+    Ok(Batch {
+        targets: x.narrow(1, 1, tmax - 1)?,
+        x,
+        mask: Tensor::from_vec(mask, (b, tmax - 1), device)?,
+        adv: Tensor::from_vec(a, (b, tmax - 1), device)?,
+    })
 }

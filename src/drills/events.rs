@@ -119,6 +119,8 @@ pub enum TokenKind {
     Trained,
     /// Environment output: masked (label −100 / mask 0).
     Masked,
+    /// Environment output an attacker wrote (an injected instruction): masked too.
+    Injected,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

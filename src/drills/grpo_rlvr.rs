@@ -24,10 +24,10 @@
 //! detector flags the proxy arm and stays quiet on the sound one.
 
 use anyhow::Result;
-use candle_core::{Device, Tensor};
+use candle_core::Tensor;
 use serde::Deserialize;
 
-use super::addition::{self, Problems, WarmStart};
+use super::addition::{self, build_batch, Problems, WarmStart};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::refine_arith::Problem;
 use crate::envs::rlvr::{judge, Reward, Verdict, ALPHABET};
@@ -35,7 +35,7 @@ use crate::ml::gpt::Gpt;
 use crate::ml::loss::token_logprobs;
 use crate::ml::optim::LrSchedule;
 use crate::ml::rng::Rng;
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::GroupNorm;
 use crate::rl::entropy::entropy_from_logits;
@@ -256,7 +256,7 @@ fn rl_step(
             None => adv.extend(p.variant.advantages(g)),
         }
     }
-    let batch = build_batch(&s, &adv, &ctx.device)?;
+    let batch = build_batch(&s.prompts, &s.outs, &adv, &ctx.device)?;
     let t = batch.mask.dim(1)?;
     let ref_logp = token_logprobs(&reference.forward(&batch.x)?.narrow(1, 0, t)?, &batch.targets)?.detach();
     let (mut kl, mut clip_ratio, mut entropy) = (0.0, 0.0, 0.0);
@@ -310,42 +310,6 @@ fn rl_step(
         tokens_view(ctx, tok, arm, &s, &adv);
     }
     Ok(())
-}
-
-/// The RL batch as tensors; position t predicts token t + 1.
-struct Batch {
-    x: Tensor,
-    targets: Tensor,
-    /// 1 where the target is a completion token.
-    mask: Tensor,
-    /// Each row's advantage on its completion tokens.
-    adv: Tensor,
-}
-
-fn build_batch(s: &Samples, adv: &[f32], device: &Device) -> Result<Batch> {
-    let rows: Vec<(Vec<u32>, usize)> =
-        s.prompts.iter().zip(&s.outs).map(|(pr, o)| (pr.iter().chain(o).copied().collect(), pr.len())).collect();
-    let tmax = rows.iter().map(|(ids, _)| ids.len()).max().unwrap_or(2).max(2);
-    let b = rows.len();
-    let ids: Vec<u32> =
-        rows.iter().flat_map(|(r, _)| r.iter().copied().chain(std::iter::repeat(PAD)).take(tmax)).collect();
-    let mut mask = vec![0f32; b * (tmax - 1)];
-    let mut a = vec![0f32; b * (tmax - 1)];
-    for (i, (r, plen)) in rows.iter().enumerate() {
-        for t in 0..tmax - 1 {
-            if t + 1 >= *plen && t + 1 < r.len() {
-                mask[i * (tmax - 1) + t] = 1.0;
-                a[i * (tmax - 1) + t] = adv[i];
-            }
-        }
-    }
-    let x = Tensor::from_vec(ids, (b, tmax), device)?;
-    Ok(Batch {
-        targets: x.narrow(1, 1, tmax - 1)?,
-        x,
-        mask: Tensor::from_vec(mask, (b, tmax - 1), device)?,
-        adv: Tensor::from_vec(a, (b, tmax - 1), device)?,
-    })
 }
 
 fn describe(who: &str, s: &Scores) -> String {

@@ -37,7 +37,9 @@ pub mod ewc_replay;
 pub mod grpo_rlvr;
 pub mod model_merging;
 pub mod pass_at_k_harness;
+pub mod prompt_injection;
 pub mod react_tool_call_loop;
+pub mod rollout_infra;
 pub mod self_refine_loop;
 pub mod sft_basics;
 pub mod turn_credit_assignment;
@@ -121,6 +123,8 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &dpo_pairs::DpoPairs,
         &model_merging::ModelMerging,
         &pass_at_k_harness::PassAtKHarness,
+        &prompt_injection::PromptInjection,
+        &rollout_infra::RolloutInfra,
     ]
 }
 

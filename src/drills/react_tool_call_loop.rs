@@ -65,7 +65,7 @@ pub struct Params {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Lookup,
     Calc,
     Both,
@@ -73,16 +73,16 @@ enum Kind {
 }
 
 #[derive(Debug, Clone)]
-struct Task {
-    question: String,
-    truth: String,
-    kind: Kind,
+pub(crate) struct Task {
+    pub question: String,
+    pub truth: String,
+    pub kind: Kind,
     /// The oracle's agent lines, computed from the observations as they come.
-    plan: Plan,
+    pub plan: Plan,
 }
 
 #[derive(Debug, Clone)]
-enum Plan {
+pub(crate) enum Plan {
     Lookup { entity: String, attr: String },
     Calc { expr: String },
     Both { entity: String, attr: String, op: char, n: i64 },
@@ -91,7 +91,7 @@ enum Plan {
 
 const ATTRS: [&str; 4] = ["population", "founded", "capital", "flag"];
 
-fn make_task(rng: &mut Rng, kb: &FactTable, places: &[String]) -> Task {
+pub(crate) fn make_task(rng: &mut Rng, kb: &FactTable, places: &[String]) -> Task {
     let place = rng.choose(places).clone();
     match rng.below(4) {
         0 => {
@@ -137,7 +137,7 @@ fn make_task(rng: &mut Rng, kb: &FactTable, places: &[String]) -> Task {
 
 /// The oracle's next line, given the transcript so far: it reads the
 /// observations, and after an error it simply tries the right call again.
-fn oracle_turn(task: &Task, transcript: &str) -> String {
+pub(crate) fn oracle_turn(task: &Task, transcript: &str) -> String {
     let obs: Vec<&str> = transcript.lines().filter_map(|l| l.strip_prefix("Observation: ")).collect();
     let ok: Vec<&str> = obs.iter().copied().filter(|o| !o.starts_with("error")).collect();
     let answer = |v: &str| format!("Final Answer: {v}\n");
@@ -164,16 +164,16 @@ fn misspell(name: &str, rng: &mut Rng) -> String {
 }
 
 /// A solved trajectory, and which agent segments the loss must skip.
-struct Solved {
-    session: Session,
+pub(crate) struct Solved {
+    pub session: Session,
     /// Indices of segments that are deliberate mistakes: kept in the context
     /// so the model learns to recover from the error they cause, never trained.
-    mistakes: Vec<usize>,
+    pub mistakes: Vec<usize>,
 }
 
 /// Solve a task in the real loop with the oracle; with probability
 /// `slip_rate` the first lookup misspells the place, and the oracle recovers.
-fn solve(task: &Task, tools: &Tools, slip_rate: f64, rng: &mut Rng) -> Solved {
+pub(crate) fn solve(task: &Task, tools: &Tools, slip_rate: f64, rng: &mut Rng) -> Solved {
     let mut s = Session::new(&task.question);
     let mut mistakes = Vec::new();
     if let Plan::Lookup { entity, attr } | Plan::Both { entity, attr, .. } = &task.plan {
@@ -192,7 +192,7 @@ fn solve(task: &Task, tools: &Tools, slip_rate: f64, rng: &mut Rng) -> Solved {
 /// Tokens of a trajectory and which ones the loss trains: agent text only when
 /// `mask` is on, everything when off (the first token is never a target).
 /// Segments listed in `skip` are never trained.
-fn example(tok: &Bpe, segments: &[(Role, String)], mask: bool, skip: &[usize]) -> Example {
+pub(crate) fn example(tok: &Bpe, segments: &[(Role, String)], mask: bool, skip: &[usize]) -> Example {
     let mut tokens = vec![BOS];
     let mut train = vec![false];
     for (k, (role, text)) in segments.iter().enumerate() {
@@ -208,7 +208,7 @@ fn example(tok: &Bpe, segments: &[(Role, String)], mask: bool, skip: &[usize]) -
 
 /// Token ids as the model sees a trajectory: BOS, then each segment encoded
 /// on its own (as in training, so token boundaries match at segment edges).
-fn encode_segments(tok: &Bpe, segments: &[(Role, String)]) -> Vec<u32> {
+pub(crate) fn encode_segments(tok: &Bpe, segments: &[(Role, String)]) -> Vec<u32> {
     let mut ids = vec![BOS];
     for (_, text) in segments {
         ids.extend(tok.encode(text));
@@ -224,17 +224,17 @@ fn stop_ids(tok: &Bpe) -> Vec<u32> {
 }
 
 /// Generate one line for every given context at once (greedy), stopping at a newline.
-fn turns(model: &Gpt, tok: &Bpe, contexts: &[Vec<u32>], max_new: usize) -> Result<Vec<String>> {
+pub(crate) fn turns(model: &Gpt, tok: &Bpe, contexts: &[Vec<u32>], max_new: usize) -> Result<Vec<String>> {
     let out = generate(model, contexts, &GenConfig::greedy(max_new, stop_ids(tok)), &mut Rng::new(0))?;
     Ok(out.iter().map(|o| tok.decode(o)).collect())
 }
 
 #[derive(Debug, Clone, Default)]
-struct Eval {
-    success: f64,
-    validity: f64,
-    steps: f64,
-    sessions: Vec<Session>,
+pub(crate) struct Eval {
+    pub success: f64,
+    pub validity: f64,
+    pub steps: f64,
+    pub sessions: Vec<Session>,
 }
 
 /// Run every task through the real loop, one batched generation per turn.
@@ -248,9 +248,22 @@ fn run_sessions(
     model: &Gpt,
     tok: &Bpe,
     tasks: &[Task],
-    mut sessions: Vec<Session>,
+    sessions: Vec<Session>,
     tools: &Tools,
     max_steps: usize,
+) -> Result<Eval> {
+    run_sessions_with(model, tok, tasks, sessions, max_steps, &mut |_, tool, input| tools.call(tool, input))
+}
+
+/// [`run_sessions`] with every tool call made by `call(session, tool, input)`
+/// (see [`Session::apply_with`]): `session` is the index of the episode.
+pub(crate) fn run_sessions_with(
+    model: &Gpt,
+    tok: &Bpe,
+    tasks: &[Task],
+    mut sessions: Vec<Session>,
+    max_steps: usize,
+    call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
 ) -> Result<Eval> {
     const MAX_TURN: usize = 24;
     while sessions.iter().any(|s| !s.done) {
@@ -270,7 +283,7 @@ fn run_sessions(
         let fits: Vec<usize> = fits.iter().map(|(i, _)| *i).collect();
         let lines = turns(model, tok, &ctxs, MAX_TURN)?;
         for (&i, line) in fits.iter().zip(lines) {
-            sessions[i].apply(&line, tools, max_steps);
+            sessions[i].apply_with(&line, max_steps, &mut |tool: &str, input: &str| call(i, tool, input));
         }
     }
     let n = tasks.len().max(1) as f64;

@@ -173,6 +173,19 @@ impl Session {
     /// Apply the agent's turn: parse it, keep the part that is the step,
     /// run the tool and append the environment's observation.
     pub fn apply(&mut self, turn: &str, tools: &Tools, max_steps: usize) {
+        self.apply_with(turn, max_steps, &mut |tool: &str, input: &str| tools.call(tool, input))
+    }
+
+    /// [`apply`](Session::apply) with the tool call made by `call(tool, input)`:
+    /// a harness between the agent and its tools (a guard that refuses some
+    /// calls, an attacker who controls what a tool returns, a marker that
+    /// spotlights untrusted text). Unknown tools still count as invalid calls.
+    pub fn apply_with(
+        &mut self,
+        turn: &str,
+        max_steps: usize,
+        call: &mut dyn FnMut(&str, &str) -> Result<String, String>,
+    ) {
         if self.done {
             return;
         }
@@ -200,7 +213,7 @@ impl Session {
                 if Tools::NAMES.contains(&tool.as_str()) {
                     ep.valid_calls += 1;
                 }
-                match tools.call(&tool, &input) {
+                match call(&tool, &input) {
                     Ok(v) => format!("Observation: {v}\n"),
                     Err(e) => format!("Observation: error: {e}\n"),
                 }

@@ -86,6 +86,11 @@ pub fn token_trained() -> Style {
     badge(Color::Rgb(0x87, 0xd7, 0x87))
 }
 
+/// An injected span inside environment output: masked, and loud.
+pub fn token_injected() -> Style {
+    Style::default().fg(Color::Rgb(0xff, 0xd7, 0xff)).bg(Color::Rgb(0x87, 0x00, 0x87)).add_modifier(Modifier::BOLD)
+}
+
 pub fn token_masked() -> Style {
     Style::default()
         .fg(Color::Rgb(0xaf, 0xaf, 0xaf))

@@ -14,6 +14,7 @@ pub fn kind_style(kind: TokenKind) -> Style {
         TokenKind::Prompt => theme::token_prompt(),
         TokenKind::Trained => theme::token_trained(),
         TokenKind::Masked => theme::token_masked(),
+        TokenKind::Injected => theme::token_injected(),
     }
 }
 

@@ -282,6 +282,10 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
                 Span::raw(" "),
                 Span::styled(" masked ", token_mask::kind_style(crate::drills::TokenKind::Masked)),
             ]));
+            if tokens.iter().any(|t| t.kind == crate::drills::TokenKind::Injected) {
+                let key = token_mask::kind_style(crate::drills::TokenKind::Injected);
+                lines.last_mut().expect("the key line").spans.extend([Span::raw(" "), Span::styled(" injected ", key)]);
+            }
             lines.push(Line::from(Span::styled(legend.clone(), Style::default().fg(Color::DarkGray))));
             let h = lines.len() + wrap_words(legend, inner.width as usize).len();
             let y = s.view_scroll.min(fits(h)) as u16;

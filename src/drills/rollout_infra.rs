@@ -1,0 +1,892 @@
+//! `rollout-infra`: measure, on this machine, the costs that decide how RL
+//! systems for LLMs are built.
+//!
+//! Phases of `run`:
+//!
+//! 1. **data**, **warm start (SFT)** — the addition task and warm start that
+//!    `grpo-rlvr` and `pass-at-k-harness` share (`src/drills/addition.rs`).
+//! 2. **generation** — the same greedy rollouts with and without the KV cache
+//!    (`src/ml/sample.rs::generate`, both through the candle-ops model so
+//!    the cache is the only difference; the fused CPU decoder the drills
+//!    roll out with as a third row), in interleaved repetitions; then
+//!    tokens/s of the fused decoder against the batch size.
+//! 3. **padding** — multi-turn trajectories of mixed length (turns sampled
+//!    from the warm start), batched in arrival order and length-bucketed
+//!    (sorted within a window of `sort_window` trajectories): padded tokens
+//!    and the KV cache each batch reserves, counted; a forward over each
+//!    batching, timed.
+//! 4. **KV memory** — one trajectory fed turn by turn through a KV cache:
+//!    the bytes the cache tensors hold (measured) against
+//!    `src/ml/gpt.rs::kv_cache_bytes` (computed).
+//! 5. **staleness** — GRPO from the warm start with rollouts from the policy
+//!    of k updates ago, k = 0 (synchronous) … `max_staleness`, with the
+//!    importance ratio π/μ to the behaviour policy μ in the clipped objective
+//!    and without it (the stale samples treated as on-policy): the ratio's
+//!    drift from 1, the clip fraction and KL(μ ‖ π) on each batch before its
+//!    first update.
+//! 6. **throughput** — the k = 1 run's measured generation and training
+//!    times per update laid on two schedules: synchronous (generate, then
+//!    train) and one-step asynchronous (generate batch t + 1 while training
+//!    on batch t). A simulated clock calibrated from measured costs, not two
+//!    threads: on this 2-core machine both phases already use every core.
+//!
+//! Wall-clock numbers: generation times and tokens/s, the padded-batch
+//! forward time, the per-update phase costs and the clocks built from them.
+//! Everything else (positions processed, padded tokens, KV bytes, ratios,
+//! clip fractions, KL, rewards) is counted and repeats exactly with the seed.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use anyhow::Result;
+use candle_core::Tensor;
+use serde::Deserialize;
+
+use super::addition::{self, build_batch, Batch, Problems, WarmStart};
+use super::{check_heads, RunCtx, TypedDrill, View};
+use crate::envs::refine_arith::Problem;
+use crate::envs::rlvr::{judge, Reward, ALPHABET};
+use crate::eval::bootstrap::percentile;
+use crate::ml::gpt::{kv_cache_bytes, Gpt, KvCache, Positions};
+use crate::ml::loss::token_logprobs;
+use crate::ml::ops;
+use crate::ml::rng::Rng;
+use crate::ml::sample::{generate, GenConfig};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, PAD};
+use crate::ml::train::{TrainConfig, Trainer};
+use crate::rl::grpo::{grpo_loss, GrpoVariant};
+use crate::rl::ppo::clip_stats;
+
+pub struct RolloutInfra;
+
+/// `drills/rollout-infra/drill.toml`, typed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    pub digits: usize,
+    pub hedge_rate: f64,
+    pub sft_steps: usize,
+    pub sft_batch: usize,
+    pub lr_sft: f64,
+    pub gen_batch: usize,
+    pub gen_len: usize,
+    pub batch_max: usize,
+    pub reps: usize,
+    pub trajectories: usize,
+    pub max_turns: usize,
+    pub batch: usize,
+    pub sort_window: usize,
+    pub rl_steps: usize,
+    pub prompts_per_step: usize,
+    pub group: usize,
+    pub max_new: usize,
+    pub temperature: f32,
+    pub lr: f64,
+    pub kl_coef: f64,
+    pub ppo_epochs: usize,
+    pub clip_eps: f64,
+    pub max_staleness: usize,
+    pub test_size: usize,
+    pub d_model: usize,
+    pub n_layers: usize,
+    pub n_heads: usize,
+}
+
+/// Bytes of one f32: the dtype of every cache here.
+const F32: usize = 4;
+
+impl Params {
+    fn prompt_len(&self) -> usize {
+        2 * self.digits + 2
+    }
+
+    fn warm_start(&self) -> WarmStart {
+        // Room for the longest trajectory and for the timed generations.
+        let turn = self.prompt_len() + self.max_new;
+        WarmStart {
+            hedge_rate: self.hedge_rate,
+            slip_rate: 0.0,
+            steps: self.sft_steps,
+            batch: self.sft_batch,
+            lr: self.lr_sft,
+            context: (self.max_turns * turn).max(self.prompt_len() + self.gen_len + 1),
+            d_model: self.d_model,
+            n_layers: self.n_layers,
+            n_heads: self.n_heads,
+        }
+    }
+
+    /// Batch sizes of the throughput sweep: 1, 2, 4, … and `batch_max`.
+    fn batch_sizes(&self) -> Vec<usize> {
+        let mut bs: Vec<usize> =
+            std::iter::successors(Some(1usize), |b| Some(b * 2)).take_while(|&b| b < self.batch_max).collect();
+        bs.push(self.batch_max);
+        bs
+    }
+
+    fn kv_bytes(&self, seq_len: usize, batch: usize) -> usize {
+        kv_cache_bytes(self.n_layers, self.n_heads, self.d_model / self.n_heads, seq_len, batch, F32)
+    }
+}
+
+impl TypedDrill for RolloutInfra {
+    const ID: &'static str = "rollout-infra";
+    type Params = Params;
+
+    fn validate(p: &Params) -> Result<(), String> {
+        check_heads(p.d_model, p.n_heads)?;
+        addition::check_sizes(p.digits, p.max_new, "test_size", p.test_size)?;
+        if !p.sort_window.is_multiple_of(p.batch) {
+            return Err(format!("sort_window ({}) must be a multiple of batch ({})", p.sort_window, p.batch));
+        }
+        Ok(())
+    }
+
+    fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
+        let tok = CharTokenizer::new(ALPHABET, &[]);
+        let mut rng = Rng::new(ctx.seed);
+        let runs = 2 * p.max_staleness + 1;
+        let total = p.sft_steps + runs * p.rl_steps;
+        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &tok, &mut rng);
+        let warm = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
+        ctx.log(
+            "wall-clock numbers (noisy, machine-dependent): generation ms and tokens/s, the forward time over padded \
+             batches, per-update generation/training seconds and the clocks built from them. Counted numbers \
+             (the same for the same seed): positions processed, padded tokens, KV bytes, ratios, clip fractions, \
+             KL, rewards.",
+        );
+
+        ctx.phase("generation");
+        let gen = generation(ctx, p, &warm, &tok, &problems, &mut rng.fork(20))?;
+
+        ctx.phase("padding");
+        let trajs = trajectories(p, &warm, &tok, &problems, &mut rng.fork(30))?;
+        let pad = padding(ctx, p, &warm, &trajs)?;
+
+        ctx.phase("KV memory");
+        let kv = kv_memory(ctx, p, &warm, &trajs)?;
+
+        ctx.phase("staleness");
+        let mut rl = Vec::new();
+        let settings: Vec<(usize, bool)> =
+            (0..=p.max_staleness).map(|k| (k, true)).chain((1..=p.max_staleness).map(|k| (k, false))).collect();
+        for (i, &(k, corrected)) in settings.iter().enumerate() {
+            let run = rl_run(ctx, p, &warm, &tok, &problems, k, corrected, p.sft_steps + i * p.rl_steps, total)?;
+            ctx.log(run.describe());
+            rl.push(run);
+        }
+        staleness_view(ctx, p, &rl);
+
+        ctx.phase("throughput");
+        let speedup = throughput(ctx, p, &rl);
+
+        let corrected = |k: usize| rl.iter().find(|r| r.k == k && r.corrected).expect("every k runs corrected");
+        let (one, last) = (corrected(1).summary(), corrected(p.max_staleness).summary());
+        ctx.claim("cache_speedup", gen.cache_speedup)?;
+        ctx.claim("batching_speedup", gen.batching_speedup)?;
+        ctx.claim("bucketing_cuts_padding", pad.cut)?;
+        ctx.claim("clip_grows_with_staleness", last.clip - one.clip)?;
+        ctx.claim("kl_grows_with_staleness", last.kl - one.kl)?;
+        ctx.claim("async_speedup", speedup)?;
+        ctx.claim("bucketed_forward_speedup", pad.forward_speedup)?;
+        ctx.claim("kv_measured_over_computed", kv)?;
+        let accuracy = |k: usize, corrected: bool| {
+            rl.iter().find(|r| r.k == k && r.corrected == corrected).map_or(0.0, |r| r.held_out)
+        };
+        let k = p.max_staleness;
+        ctx.claim("stale_accuracy_cost", accuracy(0, true) - accuracy(k, true))?;
+        ctx.claim("is_correction_gain", accuracy(k, true) - accuracy(k, false))?;
+        Ok(())
+    }
+}
+
+/// Seconds `f` took, and what it returned.
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
+    let t = Instant::now();
+    let out = f()?;
+    Ok((out, t.elapsed().as_secs_f64()))
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut s = xs.to_vec();
+    s.sort_by(f64::total_cmp);
+    percentile(&s, 0.5)
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len().max(1) as f64
+}
+
+/// What phase "generation" measured.
+struct Generation {
+    /// Median time without the cache ÷ with it (candle ops both).
+    cache_speedup: f64,
+    /// tokens/s at `batch_max` ÷ at batch 1 (fused decoder).
+    batching_speedup: f64,
+}
+
+/// Phase "generation": rollouts with and without the KV cache, then the
+/// batch size against tokens/s.
+fn generation(
+    ctx: &mut RunCtx,
+    p: &Params,
+    model: &Gpt,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    rng: &mut Rng,
+) -> Result<Generation> {
+    let n = p.gen_batch.max(p.batch_max);
+    let prompts: Vec<Vec<u32>> = (0..n).map(|_| tok.encode(&problems.fresh(rng).prompt())).collect();
+    let rows = &prompts[..p.gen_batch];
+    // Greedy and without a stop token: every path writes exactly gen_len tokens per row.
+    let cfg = |use_cache| GenConfig { use_cache, ..GenConfig::greedy(p.gen_len, vec![]) };
+    let mut composed = model.fork(ctx.seed)?;
+    composed.use_fused = false;
+    let mut run = |m: &Gpt, rows: &[Vec<u32>], use_cache: bool| timed(|| Ok(generate(m, rows, &cfg(use_cache), rng)?));
+    let (mut cached, mut uncached, mut fused) = (vec![], vec![], vec![]);
+    let mut same = 0.0;
+    for rep in 0..p.reps {
+        ctx.check_cancel()?;
+        // Alternate the order so a slow moment of the machine hits both.
+        let (with, without) = if rep % 2 == 0 {
+            let a = run(&composed, rows, true)?;
+            (a, run(&composed, rows, false)?)
+        } else {
+            let b = run(&composed, rows, false)?;
+            (run(&composed, rows, true)?, b)
+        };
+        let f = run(model, rows, true)?;
+        if rep == 0 {
+            let tokens = |o: &[Vec<u32>]| o.iter().flatten().copied().collect::<Vec<u32>>();
+            let (a, b) = (tokens(&with.0), tokens(&without.0));
+            same = a.iter().zip(&b).filter(|(x, y)| x == y).count() as f64 / a.len().max(1) as f64;
+        }
+        cached.push(with.1);
+        uncached.push(without.1);
+        fused.push(f.1);
+        let per_token = |s: f64| s * 1e3 / (p.gen_batch * p.gen_len) as f64;
+        ctx.metric(rep, "generation/ms per token · KV cache (candle ops)", per_token(with.1));
+        ctx.metric(rep, "generation/ms per token · no cache (candle ops)", per_token(without.1));
+        ctx.metric(rep, "generation/ms per token · fused decoder, KV cache", per_token(f.1));
+    }
+    // Positions the forward passes processed: the prompt once, then one
+    // position per new token with the cache, the whole prefix without it.
+    let (b, pl, new) = (p.gen_batch, p.prompt_len(), p.gen_len);
+    let with_cache = b * (pl + new);
+    let without_cache: usize = b * (0..=new).map(|j| pl + j).sum::<usize>();
+    let tokens = (b * new) as f64;
+    let row = |name: &str, times: &[f64], positions: usize| {
+        let m = median(times);
+        vec![
+            name.to_string(),
+            format!("{:.1}", m * 1e3),
+            format!("{:.0}", tokens / m),
+            positions.to_string(),
+            format!("{:.1}", positions as f64 / tokens),
+        ]
+    };
+    ctx.view(View::Table {
+        title: format!(
+            "Greedy rollouts of {b} rows × {new} new tokens after a {pl}-token prompt: median of {} interleaved \
+             repetitions (wall clock); positions counted",
+            p.reps
+        ),
+        header: ["path", "ms per call", "tokens/s", "positions processed", "positions per new token"]
+            .map(String::from)
+            .to_vec(),
+        rows: vec![
+            row("candle ops, no cache (whole prefix re-run per token)", &uncached, without_cache),
+            row("candle ops, KV cache", &cached, with_cache),
+            row("fused CPU decoder, KV cache (the drills' rollouts)", &fused, with_cache),
+        ],
+    });
+    let cache_speedup = median(&uncached) / median(&cached);
+    ctx.log(format!(
+        "KV cache: {:.1}× faster (wall clock, median of {} interleaved repetitions, candle ops both ways); the \
+         forward passes processed {without_cache} positions without the cache and {with_cache} with it \
+         ({:.1}×, counted); {:.1}% of the greedy tokens agree between the two paths",
+        cache_speedup,
+        p.reps,
+        without_cache as f64 / with_cache as f64,
+        same * 100.0
+    ));
+
+    // Batch size against tokens/s, the sizes interleaved within each repetition.
+    let sizes = p.batch_sizes();
+    let mut times = vec![Vec::new(); sizes.len()];
+    for _ in 0..p.reps {
+        ctx.check_cancel()?;
+        for (i, &s) in sizes.iter().enumerate() {
+            times[i].push(run(model, &prompts[..s], true)?.1);
+        }
+    }
+    let tps: Vec<f64> = sizes.iter().zip(&times).map(|(&s, t)| (s * new) as f64 / median(t)).collect();
+    for (&s, &v) in sizes.iter().zip(&tps) {
+        ctx.metric(s, "throughput/tokens per s vs batch size (fused decoder)", v);
+    }
+    let rows = sizes
+        .iter()
+        .zip(&times)
+        .zip(&tps)
+        .map(|((&s, t), &v)| {
+            let m = median(t);
+            vec![
+                s.to_string(),
+                format!("{:.2}", m * 1e3),
+                format!("{:.3}", m * 1e3 / new as f64),
+                format!("{v:.0}"),
+                format!("{:.1}×", v / tps[0]),
+            ]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: format!(
+            "Batch size vs throughput: fused decoder, KV cache, {new} tokens per row (median of {} repetitions, wall \
+             clock)",
+            p.reps
+        ),
+        header: ["batch", "ms per call", "ms per decoding step", "tokens/s", "vs batch 1"].map(String::from).to_vec(),
+        rows,
+    });
+    let batching_speedup = tps[tps.len() - 1] / tps[0];
+    ctx.log(format!(
+        "batching: {:.0} tokens/s at batch 1, {:.0} at batch {} ({batching_speedup:.1}×, wall clock): each decoding \
+         step has costs that do not grow with the rows (reading the weights, starting the threads), and a batch \
+         shares them",
+        tps[0],
+        tps[tps.len() - 1],
+        p.batch_max
+    ));
+    Ok(Generation { cache_speedup, batching_speedup })
+}
+
+/// A multi-turn trajectory: its tokens and where each turn ends.
+struct Trajectory {
+    tokens: Vec<u32>,
+    turn_ends: Vec<usize>,
+}
+
+/// Trajectories of 1..=max_turns turns, each turn a fresh problem and the
+/// warm start's sampled answer (with its end token).
+fn trajectories(
+    p: &Params,
+    model: &Gpt,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    rng: &mut Rng,
+) -> Result<Vec<Trajectory>> {
+    let turns: Vec<usize> = (0..p.trajectories).map(|_| 1 + rng.below(p.max_turns)).collect();
+    let prompts: Vec<Vec<u32>> = (0..turns.iter().sum()).map(|_| tok.encode(&problems.fresh(rng).prompt())).collect();
+    let (outs, _) = addition::sample_texts(model, tok, &prompts, p.max_new, p.temperature, rng)?;
+    let mut turn = prompts.iter().zip(&outs);
+    Ok(turns
+        .iter()
+        .map(|&n| {
+            let mut t = Trajectory { tokens: Vec::new(), turn_ends: Vec::new() };
+            for (pr, o) in turn.by_ref().take(n) {
+                t.tokens.extend(pr.iter().chain(o));
+                t.turn_ends.push(t.tokens.len());
+            }
+            t
+        })
+        .collect())
+}
+
+/// Batches of trajectory indices: in arrival order, or sorted by length
+/// within each window of `window` trajectories first (window = batch: the
+/// same batches as arrival order).
+fn batches(lengths: &[usize], batch: usize, window: Option<usize>) -> Vec<Vec<usize>> {
+    let order: Vec<usize> = (0..lengths.len()).collect();
+    let w = window.unwrap_or(batch);
+    order
+        .chunks(w)
+        .flat_map(|chunk| {
+            let mut c = chunk.to_vec();
+            if window.is_some() {
+                c.sort_by_key(|&i| (lengths[i], i));
+            }
+            c.chunks(batch).map(<[usize]>::to_vec).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// What a batching costs, counted.
+struct Batching {
+    real: usize,
+    padded: usize,
+    /// KV cache each batch reserves for its longest row, summed over batches.
+    kv_reserved: usize,
+    per_batch_padded: Vec<usize>,
+}
+
+impl Batching {
+    fn of(p: &Params, lengths: &[usize], batches: &[Vec<usize>]) -> Batching {
+        let mut b = Batching { real: 0, padded: 0, kv_reserved: 0, per_batch_padded: vec![] };
+        for rows in batches {
+            let longest = rows.iter().map(|&i| lengths[i]).max().unwrap_or(0);
+            let real: usize = rows.iter().map(|&i| lengths[i]).sum();
+            b.real += real;
+            b.padded += rows.len() * longest - real;
+            b.per_batch_padded.push(rows.len() * longest - real);
+            b.kv_reserved += p.kv_bytes(longest, rows.len());
+        }
+        b
+    }
+
+    fn share(&self) -> f64 {
+        self.padded as f64 / (self.real + self.padded).max(1) as f64
+    }
+}
+
+/// What phase "padding" measured.
+struct Padding {
+    /// 1 − padded tokens bucketed ÷ padded tokens in arrival order.
+    cut: f64,
+    /// Forward time over the arrival-order batches ÷ over the bucketed ones.
+    forward_speedup: f64,
+}
+
+/// Phase "padding": fixed (arrival-order) against length-bucketed batches.
+fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> Result<Padding> {
+    let lengths: Vec<usize> = trajs.iter().map(|t| t.tokens.len()).collect();
+    let fixed_b = batches(&lengths, p.batch, None);
+    let bucket_b = batches(&lengths, p.batch, Some(p.sort_window));
+    let (fixed, bucket) = (Batching::of(p, &lengths, &fixed_b), Batching::of(p, &lengths, &bucket_b));
+    for (j, (f, b)) in fixed.per_batch_padded.iter().zip(&bucket.per_batch_padded).enumerate() {
+        ctx.metric(j, "padding/padded tokens per batch · arrival order", *f as f64);
+        ctx.metric(j, "padding/padded tokens per batch · bucketed", *b as f64);
+    }
+    // A scoring forward over every batch (what the trainer runs), timed.
+    let forward = |bs: &[Vec<usize>]| -> Result<f64> {
+        Ok(timed(|| {
+            for rows in bs {
+                let longest = rows.iter().map(|&i| lengths[i]).max().unwrap_or(1);
+                let ids: Vec<u32> = rows
+                    .iter()
+                    .flat_map(|&i| trajs[i].tokens.iter().copied().chain(std::iter::repeat(PAD)).take(longest))
+                    .collect();
+                model.forward(&Tensor::from_vec(ids, (rows.len(), longest), &model.device)?)?;
+            }
+            Ok(())
+        })?
+        .1)
+    };
+    let (mut tf, mut tb) = (vec![], vec![]);
+    for rep in 0..p.reps {
+        ctx.check_cancel()?;
+        if rep % 2 == 0 {
+            tf.push(forward(&fixed_b)?);
+            tb.push(forward(&bucket_b)?);
+        } else {
+            tb.push(forward(&bucket_b)?);
+            tf.push(forward(&fixed_b)?);
+        }
+    }
+    let cut = if fixed.padded == 0 { 0.0 } else { 1.0 - bucket.padded as f64 / fixed.padded as f64 };
+    let forward_speedup = median(&tf) / median(&tb);
+    let row = |name: &str, b: &Batching, bs: &[Vec<usize>], t: &[f64]| {
+        vec![
+            name.to_string(),
+            bs.len().to_string(),
+            b.real.to_string(),
+            b.padded.to_string(),
+            format!("{:.1}%", b.share() * 100.0),
+            format!("{:.1}", b.kv_reserved as f64 / 1024.0),
+            format!("{:.1}", median(t) * 1e3),
+        ]
+    };
+    let longest = lengths.iter().max().copied().unwrap_or(0);
+    let shortest = lengths.iter().min().copied().unwrap_or(0);
+    ctx.view(View::Table {
+        title: format!(
+            "{} trajectories of 1–{} turns ({shortest}–{longest} tokens) in batches of {}: padded tokens and KV \
+             reserved for each batch's longest row (counted), a forward over all batches (wall clock, median of {})",
+            trajs.len(),
+            p.max_turns,
+            p.batch,
+            p.reps
+        ),
+        header: [
+            "batching",
+            "batches",
+            "real tokens",
+            "padded tokens",
+            "padding share",
+            "KV reserved KiB",
+            "forward ms",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![
+            row("arrival order (fixed batches)", &fixed, &fixed_b, &tf),
+            row(&format!("bucketed (sorted within {} trajectories)", p.sort_window), &bucket, &bucket_b, &tb),
+        ],
+    });
+    // The first window, each row drawn to scale: █ real tokens, · padding.
+    let draw = |bs: &[Vec<usize>]| -> String {
+        let mut out = String::new();
+        for (j, rows) in bs.iter().enumerate().take((p.sort_window / p.batch).clamp(1, 4)) {
+            let l = rows.iter().map(|&i| lengths[i]).max().unwrap_or(0);
+            out.push_str(&format!("batch {} (longest {l})\n", j + 1));
+            for &i in rows.iter().take(8) {
+                let scale = |n: usize| n.div_ceil(2);
+                out.push_str(&format!(
+                    "  {}{}\n",
+                    "█".repeat(scale(lengths[i])),
+                    "·".repeat(scale(l) - scale(lengths[i]))
+                ));
+            }
+        }
+        out
+    };
+    ctx.view(View::Text {
+        title: "The same trajectories, two batchings (█ real tokens, · padding, one mark per 2 tokens)".into(),
+        body: format!("Arrival order:\n{}\nBucketed:\n{}", draw(&fixed_b), draw(&bucket_b)),
+    });
+    ctx.log(format!(
+        "padding: {} padded tokens in arrival order ({:.1}%), {} bucketed ({:.1}%): bucketing cuts {:.0}% of them \
+         (counted); the forward over the bucketed batches is {forward_speedup:.2}× faster (wall clock)",
+        fixed.padded,
+        fixed.share() * 100.0,
+        bucket.padded,
+        bucket.share() * 100.0,
+        cut * 100.0
+    ));
+    Ok(Padding { cut, forward_speedup })
+}
+
+/// Phase "KV memory": the longest trajectory through a KV cache turn by
+/// turn; returns measured ÷ computed bytes after its last turn.
+fn kv_memory(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> Result<f64> {
+    let t = trajs.iter().max_by_key(|t| (t.turn_ends.len(), t.tokens.len())).expect("trajectories > 0");
+    let mut cache = KvCache::new(model.cfg.n_layers);
+    let mut composed = model.fork(ctx.seed)?;
+    composed.use_fused = false;
+    let (mut rows, mut start, mut ratio) = (Vec::new(), 0, 1.0);
+    for (turn, &end) in t.turn_ends.iter().enumerate() {
+        let n = end - start;
+        let x = Tensor::from_vec(t.tokens[start..end].to_vec(), (1, n), &model.device)?;
+        let mask = ops::cached_mask(&[vec![false; end]], n, &model.device)?;
+        composed.run(&x, Positions::Range(n), &mask, Some(&mut cache))?;
+        let measured: usize = cache
+            .layers
+            .iter()
+            .flatten()
+            .map(|(k, v)| (k.elem_count() + v.elem_count()) * k.dtype().size_in_bytes())
+            .sum();
+        let computed = p.kv_bytes(end, 1);
+        ratio = measured as f64 / computed as f64;
+        ctx.metric(turn + 1, "kv/bytes per trajectory · measured", measured as f64);
+        ctx.metric(turn + 1, "kv/bytes per trajectory · computed", computed as f64);
+        rows.push(vec![
+            (turn + 1).to_string(),
+            end.to_string(),
+            computed.to_string(),
+            measured.to_string(),
+            format!("{}", measured / end),
+            format!("{:.1}", p.kv_bytes(end, p.batch) as f64 / 1024.0),
+        ]);
+        start = end;
+    }
+    let hd = p.d_model / p.n_heads;
+    ctx.view(View::Table {
+        title: format!(
+            "KV cache of one trajectory as its turns grow: 2 (K and V) × {} layers × {} heads × {hd} dims × tokens × \
+             {F32} bytes (computed) against the cache tensors' size (measured)",
+            p.n_layers, p.n_heads
+        ),
+        header: [
+            "turn",
+            "tokens",
+            "computed bytes",
+            "measured bytes",
+            "bytes per token",
+            &format!("KiB × batch {}", p.batch),
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    });
+    ctx.log(format!(
+        "KV cache: {} bytes per token of a trajectory ({} tokens after {} turns: {} bytes measured, {ratio:.3} of \
+         the formula)",
+        p.kv_bytes(1, 1),
+        t.tokens.len(),
+        t.turn_ends.len(),
+        p.kv_bytes(t.tokens.len(), 1)
+    ));
+    Ok(ratio)
+}
+
+/// One update's measurements.
+#[derive(Debug, Clone, Copy, Default)]
+struct StepStat {
+    /// Seconds spent sampling the batch (wall clock).
+    gen_s: f64,
+    /// Seconds spent on the update: log-probs and `ppo_epochs` passes (wall clock).
+    train_s: f64,
+    /// Before the first update on the batch, π against the behaviour policy μ:
+    /// share of tokens where the clip is active,
+    clip: f64,
+    /// mean |π/μ − 1|,
+    drift: f64,
+    /// and the k3 estimate of KL(μ ‖ π).
+    kl: f64,
+    /// Mean exact reward of the batch.
+    reward: f64,
+}
+
+/// A GRPO run with rollouts `k` updates stale.
+struct RlRun {
+    k: usize,
+    corrected: bool,
+    steps: Vec<StepStat>,
+    held_out: f64,
+}
+
+/// Means over the updates whose rollouts are fully k stale (t ≥ k).
+struct Summary {
+    clip: f64,
+    drift: f64,
+    kl: f64,
+    reward: f64,
+}
+
+fn run_name(k: usize, corrected: bool) -> String {
+    if k == 0 {
+        "k=0 (synchronous)".into()
+    } else if corrected {
+        format!("k={k}")
+    } else {
+        format!("k={k} · no IS correction")
+    }
+}
+
+impl RlRun {
+    fn name(&self) -> String {
+        run_name(self.k, self.corrected)
+    }
+
+    fn summary(&self) -> Summary {
+        let s = &self.steps[self.k.min(self.steps.len().saturating_sub(1))..];
+        let m = |f: fn(&StepStat) -> f64| mean(&s.iter().map(f).collect::<Vec<_>>());
+        Summary { clip: m(|x| x.clip), drift: m(|x| x.drift), kl: m(|x| x.kl), reward: m(|x| x.reward) }
+    }
+
+    fn describe(&self) -> String {
+        let s = self.summary();
+        format!(
+            "{}: clip fraction {:.4}, mean |π/μ − 1| {:.4}, KL(μ‖π) {:.5} before each update (counted); train reward \
+             {:.3}, held-out accuracy {:.3}; {:.2} s generating, {:.2} s training (wall clock)",
+            self.name(),
+            s.clip,
+            s.drift,
+            s.kl,
+            s.reward,
+            self.held_out,
+            self.steps.iter().map(|x| x.gen_s).sum::<f64>(),
+            self.steps.iter().map(|x| x.train_s).sum::<f64>()
+        )
+    }
+}
+
+/// Phase "staleness": GRPO from the warm start, each batch sampled by the
+/// policy of `k` updates ago; `corrected`: the clipped ratio is π/μ to that
+/// behaviour policy, else π/π_now (the stale batch treated as on-policy).
+#[allow(clippy::too_many_arguments)]
+fn rl_run(
+    ctx: &mut RunCtx,
+    p: &Params,
+    warm: &Gpt,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    k: usize,
+    corrected: bool,
+    progress: usize,
+    total: usize,
+) -> Result<RlRun> {
+    let seed = ctx.seed;
+    let policy = warm.fork(seed)?;
+    let mut trainer = Trainer::for_model(&policy, TrainConfig::constant(p.lr))?;
+    // The same prompts in the same order for every run.
+    let mut rng = Rng::new(seed ^ 0x0a5c);
+    // Policy versions t − k … t; the oldest samples the next batch.
+    let mut versions: VecDeque<Gpt> = VecDeque::from([warm.fork(seed)?]);
+    let mut run = RlRun { k, corrected, steps: Vec::new(), held_out: 0.0 };
+    let label = run_name(k, corrected);
+    for t in 0..p.rl_steps {
+        ctx.check_cancel()?;
+        let behaviour = &versions[0];
+        let probs: Vec<Problem> =
+            (0..p.prompts_per_step).flat_map(|_| std::iter::repeat_n(problems.fresh(&mut rng), p.group)).collect();
+        let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
+        // The rollout worker: sample, verify, and return the behaviour
+        // log-probs μ of the sampled tokens with them (as inference engines do).
+        let ((batch, mu, rewards), gen_s) = timed(|| {
+            let (outs, texts) = addition::sample_texts(behaviour, tok, &prompts, p.max_new, p.temperature, &mut rng)?;
+            let rewards: Vec<f32> =
+                texts.iter().zip(&probs).map(|(t, q)| Reward::Exact.score(&judge(t, &q.answer()))).collect();
+            let adv: Vec<f32> = rewards.chunks(p.group).flat_map(|g| GrpoVariant::Grpo.advantages(g)).collect();
+            let batch = build_batch(&prompts, &outs, &adv, &ctx.device)?;
+            let mu = logprobs(behaviour, &batch)?.detach();
+            Ok((batch, mu, rewards))
+        })?;
+        // The trainer: reference log-probs, then `ppo_epochs` clipped updates.
+        let (mut st, train_s) = timed(|| {
+            let ref_logp = logprobs(warm, &batch)?.detach();
+            let reward = mean(&rewards.iter().map(|&r| r as f64).collect::<Vec<_>>());
+            let mut st = StepStat { reward, ..Default::default() };
+            let mut old: Option<Tensor> = None;
+            for epoch in 0..p.ppo_epochs {
+                let logp = logprobs(&policy, &batch)?;
+                if epoch == 0 {
+                    (st.clip, st.kl) = clip_stats(&logp, &mu, &batch.adv, &batch.mask, p.clip_eps)?;
+                    st.drift = drift(&logp, &mu, &batch.mask)?;
+                    // Corrected: the ratio to the behaviour policy; else the
+                    // stale batch is treated as sampled by π itself.
+                    old = Some(if corrected { mu.clone() } else { logp.detach() });
+                }
+                let old = old.as_ref().expect("set on the first pass");
+                let out = grpo_loss(
+                    &logp,
+                    old,
+                    &ref_logp,
+                    &batch.adv,
+                    &batch.mask,
+                    GrpoVariant::Grpo,
+                    p.clip_eps,
+                    p.kl_coef,
+                    p.max_new,
+                )?;
+                trainer.step(&out.loss, "GRPO loss")?;
+            }
+            Ok(st)
+        })?;
+        st.gen_s = gen_s;
+        st.train_s = train_s;
+        ctx.metric(t, &format!("clip fraction/{label}"), st.clip);
+        ctx.metric(t, &format!("|π/μ − 1|/{label}"), st.drift);
+        ctx.metric(t, &format!("KL(μ‖π)/{label}"), st.kl);
+        ctx.metric(t, &format!("train reward/{label}"), st.reward);
+        run.steps.push(st);
+        versions.push_back(policy.fork(seed)?);
+        while versions.len() > k + 1 {
+            versions.pop_front();
+        }
+        ctx.progress(progress + t + 1, total, 0);
+    }
+    // Held-out accuracy, the same draws for every run.
+    let prompts: Vec<Vec<u32>> = problems.test.iter().map(|q| tok.encode(&q.prompt())).collect();
+    let (_, texts) =
+        addition::sample_texts(&policy, tok, &prompts, p.max_new, p.temperature, &mut Rng::new(seed ^ 0xe0))?;
+    run.held_out = texts.iter().zip(&problems.test).filter(|(t, q)| judge(t, &q.answer()).exact).count() as f64
+        / problems.test.len().max(1) as f64;
+    Ok(run)
+}
+
+/// Log-probs `[B, T]` the model gives the batch's next tokens.
+fn logprobs(m: &Gpt, batch: &Batch) -> Result<Tensor> {
+    let n = batch.mask.dim(1)?;
+    Ok(token_logprobs(&m.forward(&batch.x)?.narrow(1, 0, n)?, &batch.targets)?)
+}
+
+/// Mean |exp(logp − mu) − 1| over the masked tokens.
+fn drift(logp: &Tensor, mu: &Tensor, mask: &Tensor) -> Result<f64> {
+    let d = ((logp - mu)?.exp()? - 1.0)?.abs()?;
+    let total = d.mul(mask)?.sum_all()?.to_scalar::<f32>()? as f64;
+    Ok(total / (mask.sum_all()?.to_scalar::<f32>()? as f64).max(1.0))
+}
+
+fn staleness_view(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) {
+    let rows = runs
+        .iter()
+        .map(|r| {
+            let s = r.summary();
+            vec![
+                r.name(),
+                format!("{:.4}", s.clip),
+                format!("{:.4}", s.drift),
+                format!("{:.5}", s.kl),
+                format!("{:.3}", s.reward),
+                format!("{:.3}", r.held_out),
+            ]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: format!(
+            "GRPO with rollouts k updates stale ({} updates each): π against the behaviour policy μ on each batch \
+             before its first update (means over updates t ≥ k, counted)",
+            p.rl_steps
+        ),
+        header: ["run", "clip fraction", "mean |π/μ − 1|", "KL(μ‖π) k3", "train reward", "held-out accuracy"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
+}
+
+/// When each update finishes when generation may run up to `k` policy
+/// versions ahead of training (k = 0: synchronous), from measured per-update
+/// costs. Batch t needs policy version t − k (version v exists once update
+/// v − 1 is done; version 0 at time 0); update t needs batch t and update t − 1.
+fn schedule(steps: &[StepStat], k: usize) -> Vec<f64> {
+    let mut train_end: Vec<f64> = Vec::with_capacity(steps.len());
+    let mut gen_end = 0.0f64;
+    for (t, s) in steps.iter().enumerate() {
+        let ready = if t > k { train_end[t - k - 1] } else { 0.0 };
+        gen_end = gen_end.max(ready) + s.gen_s;
+        let prev = train_end.last().copied().unwrap_or(0.0);
+        train_end.push(prev.max(gen_end) + s.train_s);
+    }
+    train_end
+}
+
+/// Phase "throughput": the k = 1 run's measured costs on a synchronous and a
+/// one-step asynchronous schedule. Returns sync time ÷ async time.
+fn throughput(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) -> f64 {
+    let one = runs.iter().find(|r| r.k == 1 && r.corrected).expect("a k = 1 run");
+    let (sync, asynk) = (schedule(&one.steps, 0), schedule(&one.steps, 1));
+    for (t, (s, a)) in sync.iter().zip(&asynk).enumerate() {
+        ctx.metric(t, "clock/simulated seconds · synchronous", *s);
+        ctx.metric(t, "clock/simulated seconds · one-step async", *a);
+    }
+    let rows = runs
+        .iter()
+        .filter(|r| r.corrected)
+        .map(|r| {
+            let (g, u) = (r.steps.iter().map(|s| s.gen_s).sum::<f64>(), r.steps.iter().map(|s| s.train_s).sum::<f64>());
+            let (s, a) = (schedule(&r.steps, 0), schedule(&r.steps, r.k));
+            let (s, a) = (s.last().copied().unwrap_or(0.0), a.last().copied().unwrap_or(0.0));
+            vec![
+                r.name(),
+                format!("{g:.2}"),
+                format!("{u:.2}"),
+                format!("{s:.2}"),
+                format!("{a:.2}"),
+                format!("{:.2}×", s / a.max(1e-12)),
+            ]
+        })
+        .collect();
+    ctx.view(View::Table {
+        title: format!(
+            "{} updates: generation and training seconds per run (measured, wall clock) laid on a synchronous \
+             schedule and on one that lets generation run k versions ahead (simulated clock)",
+            p.rl_steps
+        ),
+        header: ["run", "generate s", "train s", "synchronous s", "k-step async s", "speedup"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
+    let (s, a) = (sync.last().copied().unwrap_or(0.0), asynk.last().copied().unwrap_or(0.0));
+    let (g, u) = (one.steps.iter().map(|s| s.gen_s).sum::<f64>(), one.steps.iter().map(|s| s.train_s).sum::<f64>());
+    ctx.log(format!(
+        "throughput (simulated clock from the k=1 run's measured phase costs: {g:.2} s generating, {u:.2} s \
+         training): {} updates take {s:.2} s synchronously, {a:.2} s one-step async ({:.2}×); the bound is \
+         (g + u) / max(g, u) = {:.2}×",
+        p.rl_steps,
+        s / a.max(1e-12),
+        (g + u) / g.max(u).max(1e-12)
+    ));
+    s / a.max(1e-12)
+}
