@@ -420,3 +420,34 @@ fn prompt_injection_obedience_is_learned_from_instruction_tasks() {
     let (_, r) = run_with("prompt-injection", 1, &[("instructions", "none")]);
     assert!(!claim(&r, "undefended_follows").pass, "{:?}", r.claims);
 }
+
+/// Replay with nothing from the replay buffer in the loss (alpha = 0) is
+/// plain fine-tuning: task A is forgotten.
+#[test]
+fn ewc_replay_keeps_a_needs_replay_in_the_loss() {
+    breaks("ewc-replay", 1, ("replay_alpha", "0"), &["replay_keeps_a"]);
+}
+
+/// A loss made only of replayed examples (alpha = 1) never trains on B's
+/// stream; with the buffer filled at a task's end it holds no B example
+/// while B trains, so B is not learned.
+#[test]
+fn ewc_replay_learns_b_needs_the_current_task_in_the_loss() {
+    let (_, r) = run_with("ewc-replay", 1, &[("replay_alpha", "1"), ("buffer_fill", "task-end")]);
+    assert!(!claim(&r, "replay_learns_b").pass, "{:?}", r.claims);
+}
+
+/// Online buffer filling draws from its own seeded stream: two runs of one
+/// seed give the same numbers, bit for bit.
+#[test]
+fn ewc_replay_online_fill_is_reproducible() {
+    let short = [("steps_per_task", "40"), ("evals_per_task", "2"), ("fisher_samples", "20")];
+    let (a, _) = run_with("ewc-replay", 5, &short);
+    let (b, _) = run_with("ewc-replay", 5, &short);
+    let (na, nb) = (numbers(&a), numbers(&b));
+    assert!(na.len() > 20, "{} numbers", na.len());
+    assert_eq!(na.len(), nb.len());
+    for (x, y) in na.iter().zip(&nb) {
+        assert!(x.0 == y.0 && x.1 == y.1 && x.2.to_bits() == y.2.to_bits(), "{x:?} vs {y:?}");
+    }
+}

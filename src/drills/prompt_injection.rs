@@ -40,7 +40,9 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
-use super::react_tool_call_loop::{example, make_task, run_sessions_with, solve, Eval, Kind, Plan, Solved, Task};
+use super::react_tool_call_loop::{
+    example, make_task, run_sessions_with, solve, split_places, Eval, Kind, Plan, Solved, Task,
+};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
@@ -260,9 +262,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let kb = FactTable::world();
     let tools = Tools::new(kb.clone());
     let mut rng = Rng::new(ctx.seed);
-    let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
-    rng.shuffle(&mut places);
-    let held_out = places.split_off(places.len() * 3 / 4);
+    let (places, held_out) = split_places(&kb, &mut rng);
     let gen_tasks = |n: usize, from: &[String], rng: &mut Rng| -> Vec<Task> {
         let mut out = Vec::with_capacity(n);
         while out.len() < n {

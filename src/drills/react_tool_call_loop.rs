@@ -434,6 +434,15 @@ impl TypedDrill for ReactToolCallLoop {
     }
 }
 
+/// The world's places in a random order, split: three quarters to train
+/// on, the rest held out (questions about places never seen in training).
+pub(crate) fn split_places(kb: &FactTable, rng: &mut Rng) -> (Vec<String>, Vec<String>) {
+    let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
+    rng.shuffle(&mut places);
+    let held_out = places.split_off(places.len() * 3 / 4);
+    (places, held_out)
+}
+
 /// Phase "data": tasks, oracle trajectories in the real loop, masked and
 /// unmasked examples, the starting model.
 fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
@@ -441,9 +450,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let kb = FactTable::world();
     let tools = Tools::new(kb.clone());
     let mut rng = Rng::new(ctx.seed);
-    let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
-    rng.shuffle(&mut places);
-    let held_out = places.split_off(places.len() * 3 / 4);
+    let (places, held_out) = split_places(&kb, &mut rng);
     let train_tasks: Vec<Task> = (0..p.train_tasks).map(|_| make_task(&mut rng, &kb, &places)).collect();
     let eval_tasks: Vec<Task> = (0..p.eval_tasks).map(|_| make_task(&mut rng, &kb, &held_out)).collect();
     let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, p.slip_rate, &mut rng)).collect();
