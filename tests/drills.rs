@@ -451,3 +451,19 @@ fn ewc_replay_online_fill_is_reproducible() {
         assert!(x.0 == y.0 && x.1 == y.1 && x.2.to_bits() == y.2.to_bits(), "{x:?} vs {y:?}");
     }
 }
+
+/// The injection drill end to end on a short run (sampling of tasks and
+/// payloads, three arms, the batched loop behind each harness): one seed,
+/// the same numbers bit for bit, twice.
+#[test]
+fn prompt_injection_same_seed_same_numbers() {
+    let short = [("steps", "30"), ("defence_steps", "10"), ("train_tasks", "300"), ("eval_tasks", "40")];
+    let (a, _) = run_with("prompt-injection", 4, &short);
+    let (b, _) = run_with("prompt-injection", 4, &short);
+    let (na, nb) = (numbers(&a), numbers(&b));
+    assert!(na.len() > 50, "{} numbers", na.len());
+    assert_eq!(na.len(), nb.len());
+    for (x, y) in na.iter().zip(&nb) {
+        assert!(x.0 == y.0 && x.1 == y.1 && x.2.to_bits() == y.2.to_bits(), "{x:?} vs {y:?}");
+    }
+}
