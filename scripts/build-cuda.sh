@@ -7,8 +7,11 @@
 #      13.0 is pinned on purpose: the device machines run driver 580 (CUDA 13.0) and PyTorch
 #      2.11+cu130; PTX from a newer nvcc would not JIT on that driver, and cudarc 0.19 knows 13.0..13.4.
 #   2. Makes what the linker needs but the wheels lack: unversioned .so links (libcublas.so ->
-#      libcublas.so.13, ...) and a *stub* libcuda.so (the driver ships with the GPU driver, not on
-#      PyPI). The stub only satisfies the link; at run time the real libcuda.so.1 is loaded.
+#      libcublas.so.13, ...), libcudart.a -> libcudart_static.a (candle's own kernels call the CUDA
+#      runtime: linked in statically, it needs no libcudart.so.13 at run time) and a *stub*
+#      libcuda.so (the driver ships with the GPU driver, not on PyPI). They only satisfy the link:
+#      the binary defines every CUDA function cudarc calls itself (src/ml/gpu/loader.rs), so it
+#      NEEDs none of these libraries and opens the real ones at run time (dlopen).
 #   3. Exports CUDA_ROOT/CUDA_HOME/CUDA_PATH, NVCC, PATH, CUDA_COMPUTE_CAP (90: H100/H200, sm_90,
 #      since there is no GPU to ask at build time) and CUDARC_CUDA_VERSION=13000.
 #   4. Runs `cargo build --release --features cuda` into target/cuda (the CPU build stays untouched).
@@ -17,7 +20,8 @@
 # Env:   CUDA_COMPUTE_CAP (default 90), CARGO_TARGET_DIR (default target/cuda),
 #        AGENTLAB_CUDA_TOOLKIT (default target/cuda-toolkit), PYTHON (default python3),
 #        NICE (default 10: the build is polite to other jobs on the machine).
-# Run the result where the CUDA libraries are on the loader path (see README, "GPU").
+# The result starts on any Linux x86_64 machine; it uses the GPU where the NVIDIA driver and the
+# CUDA 13 libraries are (see README, "GPU"). scripts/check-cuda-build.sh builds and checks it.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -57,11 +61,15 @@ for h in cuda.h cuda_runtime.h cuda_fp16.h cuda_bf16.h cuda_fp8.h crt/host_confi
 done
 
 # Unversioned names for the linker (-lcublas looks for libcublas.so).
-for lib in cudart cublas cublasLt curand nvrtc; do
+for lib in cublas cublasLt curand nvrtc; do
   real="$(cd "$ROOT/lib" && ls "lib$lib".so.* 2>/dev/null | grep -v alt | head -n1 || true)"
   [[ -n "$real" ]] || { echo "error: lib$lib.so.* missing in $ROOT/lib" >&2; exit 1; }
   ln -sf "$real" "$ROOT/lib/lib$lib.so"
 done
+# -lcudart (candle-kernels asks for it) must find the static runtime: no libcudart.so beside it.
+[[ -f "$ROOT/lib/libcudart_static.a" ]] || { echo "error: libcudart_static.a missing in $ROOT/lib" >&2; exit 1; }
+rm -f "$ROOT/lib/libcudart.so"
+ln -sf libcudart_static.a "$ROOT/lib/libcudart.a"
 
 # Stub driver library: one dummy function per driver symbol cudarc declares, soname libcuda.so.1.
 stubs="$ROOT/lib/stubs"
@@ -97,6 +105,6 @@ nice -n "$NICE" cargo build --release --features cuda "$@"
 end=$(date +%s)
 bin="$CARGO_TARGET_DIR/release/agentlab"
 echo "==> built $bin in $((end - start)) s ($(du -h "$bin" | cut -f1))"
-echo "==> it needs at run time: libcuda.so.1 (the driver) and"
-echo "    libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libcurand.so.10 libnvrtc.so.13"
-echo "    e.g. export LD_LIBRARY_PATH=\$(python3 -c 'import nvidia, os; print(os.path.join(nvidia.__path__[0], \"cu13/lib\"))'):\$LD_LIBRARY_PATH"
+echo "==> it starts without any CUDA library; for the GPU it opens at run time libcuda.so.1 (the driver)"
+echo "    and libcublas.so.13 libcublasLt.so.13 libcurand.so.10 libnvrtc.so.13 (from LD_LIBRARY_PATH, the"
+echo "    loader's cache, or Python's site-packages/nvidia/*/lib); \`$bin doctor\` says what it found"

@@ -10,7 +10,12 @@
 //!   120×40, and to handle a key and redraw;
 //! * **peak RSS** of the process (each config runs in its own child process,
 //!   so one config's peak does not hide in another's).
+//!
+//! With `--model SPEC` it benches a real model instead, with the shapes of
+//! `bench/pytorch_bench.py --model`: LoRA training ([`bench_model_train`]) and
+//! greedy generation with the K/V cache at batch 1 and 8 ([`bench_model_generate`]).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -18,6 +23,7 @@ use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::lm::CausalLm;
 use crate::ml::loss::masked_cross_entropy;
 use crate::ml::optim::{AdamW, AdamWConfig};
 use crate::ml::rng::Rng;
@@ -95,6 +101,17 @@ pub struct TrainResult {
     pub peak_tflops_f32: Option<f64>,
     #[serde(default)]
     pub mfu: Option<f64>,
+    /// `--model` only: the LoRA adapters' parameters (`params` counts the base model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trainable_params: Option<usize>,
+    /// `--model` only: the fastest step (a hint when the machine was busy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_ms_min: Option<f64>,
+    /// `--model` only: the loss of the first warm-up step and of the last timed step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_loss: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -104,7 +121,14 @@ pub struct GenResult {
     pub prompt: usize,
     pub new_tokens: usize,
     pub cached_tokens_per_s: f64,
-    pub uncached_tokens_per_s: f64,
+    /// Not measured for a real model (`--model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncached_tokens_per_s: Option<f64>,
+    /// `--model` only: timed runs, and the process's peak RSS (loading included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_mb: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -191,6 +215,7 @@ pub fn bench_train(cfg: &BenchConfig, device: &Device, budget: Duration) -> Resu
         gpu,
         peak_tflops_f32: peak,
         mfu: peak.map(|p| achieved / p),
+        ..Default::default()
     })
 }
 
@@ -223,7 +248,129 @@ pub fn bench_generate(cfg: &BenchConfig, device: &Device) -> Result<GenResult> {
         prompt,
         new_tokens: new,
         cached_tokens_per_s: cached,
-        uncached_tokens_per_s: uncached,
+        uncached_tokens_per_s: Some(uncached),
+        ..Default::default()
+    })
+}
+
+/// The parts of `agentlab bench --model`, each run in its own process.
+pub const MODEL_PARTS: [&str; 3] = ["lora", "gen-b1", "gen-b8"];
+
+/// The prefix of the `--model` rows: the spec itself for a name
+/// (`smollm2` → `smollm2-lora`), the file or folder name for a path.
+pub fn model_label(spec: &str, path: &Path) -> String {
+    let spec = spec.trim();
+    let is_path = spec.contains('/') || spec.contains(std::path::MAIN_SEPARATOR) || spec.starts_with(['.', '~']);
+    let name = if is_path || spec.to_ascii_lowercase().ends_with(".gguf") {
+        let stem = if path.is_dir() { path.file_name() } else { path.file_stem() };
+        stem.map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| spec.to_string())
+    } else {
+        spec.to_string()
+    };
+    name.to_ascii_lowercase()
+}
+
+/// `n` random token ids in `100..40000` (clear of the special tokens at the
+/// start of the vocabulary, inside any vocabulary of 40 000 or more).
+fn random_ids(rng: &mut Rng, n: usize, vocab: usize) -> Vec<u32> {
+    let hi = 40_000.min(vocab) as i64 - 1;
+    (0..n).map(|_| rng.range(100.min(hi), hi) as u32).collect()
+}
+
+/// LoRA training of the model at `path`, as `bench/pytorch_bench.py --model`:
+/// batch 4 × 64 random ids, every position a target (the next token), rank 8,
+/// alpha 16 on q_proj and v_proj of every layer, AdamW (lr 1e-4, betas
+/// 0.9/0.95, eps 1e-8, no weight decay) on the adapters only. Two warm-up
+/// steps, then steps for `budget` (at least 5); tokens/s = 4·64 / the median step.
+pub fn bench_model_train(path: &Path, label: &str, device: &Device, budget: Duration) -> Result<TrainResult> {
+    let base = crate::ml::gguf::load_path(path, device)?.model;
+    let lora = crate::ml::llama::LoraConfig {
+        rank: 8,
+        alpha: 16.0,
+        targets: vec!["q_proj".into(), "v_proj".into()],
+        from_layer: 0,
+        seed: 1,
+    };
+    let model = base.fork_with_lora(&lora)?;
+    let params = base.num_params();
+    drop(base);
+    let trainable = model.trainable_vars();
+    let trainable_params = trainable.iter().map(|v| v.elem_count()).sum();
+    let mut opt =
+        AdamW::new(trainable, AdamWConfig { lr: 1e-4, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0.0 })?;
+    let (b, t) = (4, 64);
+    let mut rng = Rng::new(1);
+    let rows: Vec<Vec<u32>> = (0..b).map(|_| random_ids(&mut rng, t + 1, model.vocab())).collect();
+    let x: Vec<u32> = rows.iter().flat_map(|r| r[..t].to_vec()).collect();
+    let y: Vec<i64> = rows.iter().flat_map(|r| r[1..].iter().map(|&i| i as i64).collect::<Vec<_>>()).collect();
+    let x = Tensor::from_vec(x, (b, t), device)?;
+    let y = Tensor::from_vec(y, (b, t), device)?;
+    let mut step = || -> Result<f64> {
+        let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
+        opt.step(&loss.backward()?)?;
+        // Reading the loss forces the work to finish on any device.
+        Ok(loss.to_dtype(candle_core::DType::F32)?.to_scalar::<f32>()? as f64)
+    };
+    let first = step()?;
+    step()?;
+    let mut times = Vec::new();
+    let mut last = first;
+    let start = Instant::now();
+    while start.elapsed() < budget || times.len() < 5 {
+        let s = Instant::now();
+        last = step()?;
+        times.push(s.elapsed().as_secs_f64());
+    }
+    let med = median(times.clone());
+    Ok(TrainResult {
+        config: format!("{label}-lora"),
+        params,
+        tokens_per_step: b * t,
+        steps: times.len(),
+        step_ms_median: med * 1e3,
+        tokens_per_s: (b * t) as f64 / med,
+        peak_rss_mb: peak_rss_mb(),
+        gpu: crate::ml::gpu::device_name(device),
+        trainable_params: Some(trainable_params),
+        step_ms_min: Some(times.iter().cloned().fold(f64::INFINITY, f64::min) * 1e3),
+        first_loss: Some(first),
+        last_loss: Some(last),
+        ..Default::default()
+    })
+}
+
+/// Greedy generation of 64 new tokens after a prompt of 32 random ids, for
+/// `batch` rows, with the K/V cache ([`CausalLm::generate`]): one warm-up run,
+/// then runs for two seconds (at least 3); tokens/s = batch·64 / the median run
+/// (prefill included).
+pub fn bench_model_generate(path: &Path, label: &str, batch: usize, device: &Device) -> Result<GenResult> {
+    let model = crate::ml::gguf::load_path(path, device)?.model;
+    let (prompt, new) = (32, 64);
+    let mut rng = Rng::new(1);
+    let prompts: Vec<Vec<u32>> = (0..batch).map(|_| random_ids(&mut rng, prompt, model.vocab())).collect();
+    let gc = GenConfig::greedy(new, vec![]);
+    let run = || -> Result<usize> {
+        let out = model.generate(&prompts, &gc, &mut Rng::new(0))?;
+        Ok(out.iter().map(Vec::len).sum())
+    };
+    let produced = run()?;
+    anyhow::ensure!(produced == batch * new, "generation gave {produced} tokens, not {}", batch * new);
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(2) || times.len() < 3 {
+        let s = Instant::now();
+        run()?;
+        times.push(s.elapsed().as_secs_f64());
+    }
+    Ok(GenResult {
+        config: format!("{label}-gen-b{batch}"),
+        batch,
+        prompt,
+        new_tokens: new,
+        cached_tokens_per_s: (batch * new) as f64 / median(times.clone()),
+        uncached_tokens_per_s: None,
+        runs: Some(times.len()),
+        peak_rss_mb: Some(peak_rss_mb()),
     })
 }
 
@@ -311,6 +458,9 @@ pub fn bench_ui(content: &crate::content::Content) -> Result<UiResult> {
 pub struct BenchReport {
     pub device: String,
     pub threads: usize,
+    /// `--model`: the model file or folder benched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
     pub train: Vec<TrainResult>,
     pub generate: Vec<GenResult>,
     pub ui: Option<UiResult>,

@@ -52,6 +52,9 @@ pub struct Cuda {
     pub hint: Option<String>,
     /// A tiny elementwise op and a matmul (cuBLAS) on cuda:0, when a device answered.
     pub smoke_test: Option<String>,
+    /// Whether this build opens the CUDA libraries at run time (Linux x86_64 `cuda` build)
+    /// rather than needing them to start.
+    pub loaded_at_run_time: bool,
     pub libraries: Vec<LibLocation>,
 }
 
@@ -94,6 +97,7 @@ pub fn report() -> Report {
         error: None,
         hint: None,
         smoke_test: None,
+        loaded_at_run_time: gpu::LOADS_AT_RUN_TIME,
         libraries: gpu::find_cuda_libs(),
     };
     match gpu::cuda_devices() {
@@ -121,8 +125,9 @@ pub fn report() -> Report {
                 .unwrap_or_else(|_| Some("the Metal device query panicked".into()))
         },
     };
-    let auto_device = match std::panic::catch_unwind(|| crate::ml::device::select(Default::default())) {
-        Ok(Ok(d)) => crate::ml::device::describe(&d),
+    let auto_device = match std::panic::catch_unwind(|| crate::ml::device::select_noted(Default::default())) {
+        Ok(Ok((d, None))) => crate::ml::device::describe(&d),
+        Ok(Ok((d, Some(_)))) => format!("{} (no usable GPU: see above)", crate::ml::device::describe(&d)),
         Ok(Err(e)) => format!("none: {e}"),
         Err(_) => "none: choosing the device panicked".into(),
     };
@@ -152,6 +157,9 @@ pub fn report() -> Report {
 /// An elementwise kernel (PTX loaded by the driver) and a cuBLAS matmul on cuda:0.
 fn cuda_smoke_test() -> String {
     use candle_core::{Device, Tensor};
+    if let Err(e) = gpu::load_cuda() {
+        return format!("failed: {e} — {}", gpu::hint_for(&e));
+    }
     let run = || -> candle_core::Result<f32> {
         let d = Device::new_cuda(0)?;
         let a = Tensor::ones((64, 64), candle_core::DType::F32, &d)?;
@@ -164,7 +172,8 @@ fn cuda_smoke_test() -> String {
         }
         Ok(Ok(v)) => format!("wrong result {v}"),
         Ok(Err(e)) => {
-            let e = e.to_string();
+            // The first line: candle appends a backtrace when RUST_BACKTRACE is set.
+            let e = e.to_string().lines().next().unwrap_or_default().to_string();
             format!("failed: {e} — {}", gpu::hint_for(&e))
         }
         Err(_) => "failed: panicked".into(),
@@ -206,17 +215,20 @@ impl Report {
         }
         let missing: Vec<&LibLocation> = self.cuda.libraries.iter().filter(|l| !l.on_loader_path).collect();
         if self.cuda.compiled || self.cuda.libraries.iter().any(|l| l.found.is_some()) {
-            s += "cuda libraries:\n";
+            let loads = self.cuda.compiled && self.cuda.loaded_at_run_time;
+            s +=
+                if loads { "cuda libraries (opened at run time, not needed to start):\n" } else { "cuda libraries:\n" };
             for l in &self.cuda.libraries {
                 let place = match (&l.found, l.on_loader_path) {
                     (Some(d), true) => d.to_string(),
+                    (Some(d), false) if loads => format!("{d} (not on LD_LIBRARY_PATH: opened from there)"),
                     (Some(d), false) => format!("{d} (not on LD_LIBRARY_PATH)"),
                     (None, _) => "not found".into(),
                 };
                 s += &format!("  {:<18} {place}\n", l.name);
             }
             let dirs: Vec<&str> = missing.iter().filter_map(|l| l.found.as_deref()).collect();
-            if !dirs.is_empty() {
+            if !dirs.is_empty() && !loads {
                 let mut dirs = dirs;
                 dirs.dedup();
                 s += &format!("  hint: export LD_LIBRARY_PATH={}:$LD_LIBRARY_PATH\n", dirs.join(":"));

@@ -96,6 +96,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Models for drills that take one (`--model`): add a GGUF file or a Hugging Face directory, list them.
+    Model {
+        #[command(subcommand)]
+        cmd: ModelCmd,
+    },
     /// Exercises: write an algorithm in Rhai, check it against the lab's code, train a drill with it.
     Exercise {
         #[command(subcommand)]
@@ -105,9 +110,14 @@ enum Command {
     Bench {
         #[arg(long)]
         json: bool,
-        /// Run one part only: S, M, gen-S, gen-M or ui.
+        /// Run one part only: S, M, L, gen-S, gen-M, gen-L or ui (with --model: lora, gen-b1 or gen-b8).
         #[arg(long)]
         only: Option<String>,
+        /// Bench a real model instead of the tiny GPT configs: LoRA training (batch 4 × 64) and
+        /// greedy generation with the K/V cache (batch 1 and 8); a name from `agentlab model list`,
+        /// smollm2, a FILE.gguf or a Hugging Face DIR.
+        #[arg(long, value_name = "NAME|DIR|FILE.gguf")]
+        model: Option<String>,
         /// Seconds of timed training per config (more than 0, at most 3600).
         #[arg(long, default_value_t = 8.0, allow_negative_numbers = true, value_parser = seconds)]
         seconds: f64,
@@ -150,6 +160,26 @@ enum ExerciseCmd {
 }
 
 #[derive(Subcommand)]
+enum ModelCmd {
+    /// Register a model under <data>/models/NAME: a GGUF file, or a Hugging Face
+    /// directory (config.json, tokenizer.json, *.safetensors). Hard-linked when on
+    /// the same filesystem, else copied; a model of the same name is replaced.
+    Add {
+        /// A .gguf file or a Hugging Face checkpoint directory.
+        #[arg(value_name = "FILE.gguf|DIR")]
+        source: PathBuf,
+        /// The name to use it by (--model NAME); default: the file or directory name, lowercased.
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// The registered models: name, kind (gguf or hf-dir), size, path.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
 enum DrillCmd {
     /// List the drills.
     List,
@@ -167,6 +197,10 @@ enum DrillCmd {
         /// Override a parameter: --set lr=1e-3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// The model, for drills that take one: tiny, a name from `agentlab model list`,
+        /// a FILE.gguf or a Hugging Face DIR (means --set model=SPEC).
+        #[arg(long, value_name = "NAME|DIR|FILE.gguf")]
+        model: Option<String>,
         /// Train with your own function from an exercise: --use grpo-advantages=my.rhai (repeatable).
         #[arg(long = "use", value_name = "EXERCISE=FILE")]
         uses: Vec<String>,
@@ -189,6 +223,10 @@ enum DrillCmd {
         /// Override a parameter for every seed: --set lr=1e-3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// The model, for drills that take one: tiny, a name from `agentlab model list`,
+        /// a FILE.gguf or a Hugging Face DIR (means --set model=SPEC).
+        #[arg(long, value_name = "NAME|DIR|FILE.gguf")]
+        model: Option<String>,
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
@@ -285,12 +323,16 @@ fn main() -> ExitCode {
         Command::Drill { cmd } => match cmd {
             DrillCmd::List => cli::drill_list(&content),
             DrillCmd::Show { id } => cli::drill_show(&content, &id),
-            DrillCmd::Run { id, preset, seed, sets, uses, device, json } => {
-                cli::drill_run(&content, &id, &preset, seed, &sets, &uses, device, json)
+            DrillCmd::Run { id, preset, seed, sets, model, uses, device, json } => {
+                cli::drill_run(&content, &id, &preset, seed, &sets, model.as_deref(), &uses, device, json)
             }
-            DrillCmd::Sweep { id, preset, seeds, sets, device, jobs, json } => {
-                cli::drill_sweep(&content, &id, &preset, &seeds, &sets, device, jobs, json)
+            DrillCmd::Sweep { id, preset, seeds, sets, model, device, jobs, json } => {
+                cli::drill_sweep(&content, &id, &preset, &seeds, &sets, model.as_deref(), device, jobs, json)
             }
+        },
+        Command::Model { cmd } => match cmd {
+            ModelCmd::Add { source, name } => cli::model::add(&content, &source, name.as_deref()),
+            ModelCmd::List { json } => cli::model::list(json),
         },
         Command::Exercise { cmd } => match cmd {
             ExerciseCmd::List => cli::exercise::list(&content),
@@ -303,7 +345,9 @@ fn main() -> ExitCode {
         Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
         Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
         Command::Doctor { json } => cli::doctor(json),
-        Command::Bench { json, only, seconds, device } => cli::bench(&content, json, only.as_deref(), seconds, device),
+        Command::Bench { json, only, seconds, device, model } => {
+            cli::bench(&content, json, only.as_deref(), seconds, device, model.as_deref())
+        }
         Command::Quiz { track, level, limit } => study(|store, io| {
             let (t, l) = cli::study::parse_filters(track.as_deref(), level.as_deref())?;
             cli::study::quiz(&content, store, t, l, limit, io)

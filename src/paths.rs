@@ -24,6 +24,11 @@ pub fn sweeps_dir() -> Result<PathBuf> {
     Ok(data_dir()?.join("sweeps"))
 }
 
+/// `<data>/models`, where `agentlab model add` registers models (one folder per name).
+pub fn models_dir() -> Result<PathBuf> {
+    Ok(data_dir()?.join("models"))
+}
+
 /// Remove temporary files left by killed writes (see `fsutil::remove_stale_temps`)
 /// where agentlab writes them: the data dir (`progress.json`), each run
 /// directory `runs/<drill>/<run>` (`report.json`) and `sweeps/<drill>`.

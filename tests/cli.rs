@@ -391,7 +391,8 @@ fn doctor_reports_the_cpu_build() {
     assert_eq!(v["data_dir"], home.path().display().to_string());
     assert!(v["cpu"]["cores"].as_u64().unwrap() >= 1);
     assert_eq!(v["threads"]["rayon"], 2);
-    assert_eq!(v["cuda"]["libraries"].as_array().unwrap().len(), 6);
+    assert_eq!(v["cuda"]["libraries"].as_array().unwrap().len(), agentlab::ml::gpu::CUDA_LIBS.len());
+    assert_eq!(v["cuda"]["loaded_at_run_time"], agentlab::ml::gpu::LOADS_AT_RUN_TIME);
     if cfg!(not(feature = "cuda")) {
         assert!(v["cuda"]["error"].as_str().unwrap().contains("not compiled"), "{out}");
         assert!(v["auto_device"].as_str().unwrap().starts_with("cpu"), "{out}");
@@ -407,6 +408,15 @@ fn bench_on_cuda_says_cuda_is_not_compiled_in() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("without CUDA") && err.contains("scripts/build-cuda.sh"), "{err}");
+}
+
+#[test]
+fn bench_with_an_unknown_model_is_a_clear_error() {
+    let o = agentlab(&["bench", "--model", "nonexistent", "--json"]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no model named \"nonexistent\""), "{err}");
+    assert!(out.is_empty(), "{out}");
 }
 
 /// Right answers to `items`, each rated ✅.
@@ -817,4 +827,127 @@ fn export_of_an_interrupted_run_says_it_is_partial() {
     let o = agentlab(&["export", dir.to_str().unwrap(), "--csv"]);
     let (_, err) = text(&o);
     assert!(o.status.success() && !err.contains("interrupted"), "{err}");
+}
+
+/// `agentlab ARGS` on the data dir `home`.
+fn agentlab_in(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home).output().unwrap()
+}
+
+/// A small file with a GGUF header (magic, version 3, no tensors, no keys).
+fn fake_gguf(path: &Path) {
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend(3u32.to_le_bytes());
+    bytes.extend([0u8; 24]);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn models_are_added_listed_and_refused_with_the_reason() {
+    let home = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let (out, _) = text(&agentlab_in(home.path(), &["model", "list"]));
+    assert!(out.contains("no models registered") && out.contains("scripts/get-smollm2.sh"), "{out}");
+    assert_eq!(text(&agentlab_in(home.path(), &["model", "list", "--json"])).0.trim(), "[]");
+
+    let gguf = files.path().join("My-Model.Q4.gguf");
+    fake_gguf(&gguf);
+    let o = agentlab_in(home.path(), &["model", "add", gguf.to_str().unwrap()]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(out.starts_with("added model my-model.q4 (GGUF file, 32 B): "), "{out}");
+    let registered = home.path().join("models/my-model.q4/model.gguf");
+    assert!(out.contains(registered.to_str().unwrap()), "{out}");
+    assert_eq!(std::fs::read(&registered).unwrap(), std::fs::read(&gguf).unwrap());
+    // The same name again replaces it.
+    let o = agentlab_in(home.path(), &["model", "add", gguf.to_str().unwrap(), "--name", "My-Model.Q4"]);
+    assert!(text(&o).0.starts_with("replaced model my-model.q4"), "{}", text(&o).0);
+
+    // A checkpoint directory.
+    let dir = files.path().join("ckpt");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), "{}").unwrap();
+    std::fs::write(dir.join("model.safetensors"), "weights").unwrap();
+    let o = agentlab_in(home.path(), &["model", "add", dir.to_str().unwrap(), "--name", "mine"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+
+    let (out, _) = text(&agentlab_in(home.path(), &["model", "list"]));
+    let rows: Vec<&str> = out.lines().collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert!(rows[0].starts_with("name") && rows[1].starts_with("mine ") && rows[1].contains("hf-dir"), "{out}");
+    assert!(rows[2].starts_with("my-model.q4") && rows[2].contains("gguf") && rows[2].contains("32 B"), "{out}");
+    let json: serde_json::Value =
+        serde_json::from_str(&text(&agentlab_in(home.path(), &["model", "list", "--json"])).0).unwrap();
+    assert_eq!(json[1]["name"], "my-model.q4");
+    assert_eq!(json[1]["kind"], "gguf");
+    assert_eq!(json[1]["size"], 32);
+    assert_eq!(json[1]["path"], registered.to_str().unwrap());
+    assert_eq!(json[0]["kind"], "hf-dir");
+
+    // Refusals: exit 2, the reason, nothing registered.
+    let notes = files.path().join("notes.gguf");
+    std::fs::write(&notes, "just text").unwrap();
+    for (args, reason) in [
+        (vec!["model", "add", notes.to_str().unwrap()], "not a GGUF file"),
+        (vec!["model", "add", gguf.to_str().unwrap(), "--name", "tiny"], "built-in tiny GPT"),
+        (vec!["model", "add", gguf.to_str().unwrap(), "--name", "a/b"], "use letters, digits"),
+        (vec!["model", "add", files.path().to_str().unwrap()], "no config.json"),
+        (vec!["model", "add", "/definitely/not/here.gguf"], "no such file or directory"),
+    ] {
+        let o = agentlab_in(home.path(), &args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(reason), "{args:?}: {err}");
+    }
+    assert_eq!(std::fs::read_dir(home.path().join("models")).unwrap().count(), 2);
+}
+
+/// A copy of the content where react-tool-call-loop has a `model` text param
+/// (whether or not the shipped drill.toml has one yet).
+fn content_with_model_param() -> tempfile::TempDir {
+    content_copy_with("drills/react-tool-call-loop/drill.toml", |t| {
+        if t.contains("key = \"model\"") {
+            return t;
+        }
+        let param = "[[param]]\nkey = \"model\"\nkind = \"text\"\ndefault = \"tiny\"\nhelp = \"the model\"\n\n";
+        t.replacen("[[param]]", &format!("{param}[[param]]"), 1)
+    })
+}
+
+#[test]
+fn the_model_option_sets_the_model_param_of_drills_that_have_one() {
+    let content = content_with_model_param();
+    let c = content.path().to_str().unwrap();
+    // A drill without a `model` param refuses --model and names those that take it.
+    let o = agentlab(&["--content", c, "drill", "run", "sft-basics", "--model", "x"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("drill sft-basics runs only the lab's tiny GPT; --model works with: react-tool-call-loop"),
+        "{err}"
+    );
+    // The shipped content: the same refusal, whatever drills take a model today.
+    let o = agentlab(&["drill", "sweep", "sft-basics", "--seeds", "1-2", "--model", "smollm2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("drill sft-basics runs only the lab's tiny GPT; --model works with: "));
+    // An unknown model is refused before anything runs, for run and sweep alike.
+    for cmd in [vec!["run"], vec!["sweep", "--seeds", "1-2"]] {
+        let home = tempfile::tempdir().unwrap();
+        let mut args = vec!["--content", c, "drill"];
+        args.extend(&cmd);
+        args.extend(["react-tool-call-loop", "--model", "nosuch"]);
+        let o = agentlab_in(home.path(), &args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("model: no model named \"nosuch\"") && err.contains("registered: none"), "{err}");
+        assert!(!home.path().join("runs").exists(), "nothing ran");
+    }
+    // --set model=… says the same; --model and --set model=… together are one too many.
+    let o = agentlab(&["--content", c, "drill", "run", "react-tool-call-loop", "--set", "model=./nope.gguf"]);
+    assert!(text(&o).1.contains("./nope.gguf: no such file or directory"), "{}", text(&o).1);
+    let o = agentlab(&["--content", c, "drill", "run", "react-tool-call-loop", "--model", "a", "--set", "model=b"]);
+    assert!(text(&o).1.contains("--model and --set model=… both set the model"), "{}", text(&o).1);
+    // `drill show` says what a text param takes.
+    let (out, _) = text(&agentlab(&["--content", c, "drill", "show", "react-tool-call-loop"]));
+    assert!(out.lines().any(|l| l.trim_start().starts_with("model") && l.contains("text ≤ 200 chars")), "{out}");
 }

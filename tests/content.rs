@@ -215,3 +215,102 @@ fn no_link_repeats_its_kind_and_no_unseen_sources() {
         }
     }
 }
+
+/// A drill.toml with `params` (TOML `[[param]]` tables) and what every drill needs besides.
+fn drill_toml(params: &str) -> String {
+    format!(
+        "id = \"t\"\ntitle = \"T\"\ntrack = 1\nobjective = \"o\"\n\n{params}\n\n[presets.quick]\n\n\
+         [[claim]]\nid = \"c\"\ntext = \"c\"\nop = \">=\"\nthreshold = 0.5\n"
+    )
+}
+
+const TEXT_PARAM: &str = "[[param]]\nkey = \"model\"\nkind = \"text\"\ndefault = \"tiny\"\n\
+                          help = \"tiny, a registered name, a FILE.gguf or a DIR\"";
+
+#[test]
+fn a_text_param_holds_one_line_of_bounded_text() {
+    use agentlab::content::{DrillMeta, ParamKind, ParamValue};
+    let meta = DrillMeta::parse(&drill_toml(TEXT_PARAM), "# readme").unwrap_or_else(|e| panic!("{e:?}"));
+    let p = meta.param("model").unwrap();
+    assert_eq!((p.kind, p.text_max_len()), (ParamKind::Text, 200));
+    assert_eq!(meta.preset_values("quick").unwrap()["model"], ParamValue::Text("tiny".into()));
+    // Typed values: trimmed, kept as text even when they look like numbers or booleans.
+    for (typed, kept) in [(" smollm2 ", "smollm2"), ("42", "42"), ("true", "true"), ("a=b c", "a=b c"), ("", "")] {
+        assert_eq!(p.parse_str(typed), Ok(ParamValue::Text(kept.into())), "{typed:?}");
+    }
+    assert_eq!(p.parse_str(&"é".repeat(200)), Ok(ParamValue::Text("é".repeat(200))), "characters, not bytes");
+    let long = p.parse_str(&"x".repeat(201)).unwrap_err();
+    assert!(long.contains("201 characters") && long.contains("at most 200"), "{long}");
+    assert!(p.parse_str("a\tb").unwrap_err().contains("one line"));
+    // A TOML value of another type is refused, naming what the param takes.
+    let e = p.validate(&toml::Value::Integer(3)).unwrap_err();
+    assert!(e.contains("expected text"), "{e}");
+    // max_len is honoured, in presets too.
+    let short = TEXT_PARAM.replace("default = \"tiny\"", "default = \"tiny\"\nmax_len = 5");
+    let meta = DrillMeta::parse(&drill_toml(&short), "# r").unwrap();
+    assert!(meta.param("model").unwrap().parse_str("smollm2").unwrap_err().contains("at most 5"));
+    let preset = drill_toml(&short).replace("[presets.quick]", "[presets.quick]\nmodel = \"toolong\"");
+    let errors = DrillMeta::parse(&preset, "# r").unwrap_err();
+    assert!(errors.iter().any(|e| e.contains("preset `quick`") && e.contains("at most 5")), "{errors:?}");
+}
+
+#[test]
+fn text_param_declarations_are_checked() {
+    use agentlab::content::DrillMeta;
+    let cases = [
+        (TEXT_PARAM.replace("default = \"tiny\"", "default = 3"), "expected text"),
+        (format!("{TEXT_PARAM}\nmin = 1.0"), "takes no `min`/`max`"),
+        (format!("{TEXT_PARAM}\nchoices = [\"a\"]"), "takes no `choices`"),
+        (format!("{TEXT_PARAM}\nmax_len = 0"), "`max_len` is 1"),
+        (format!("{TEXT_PARAM}\nmax_len = 100000"), "`max_len` is 1"),
+        (TEXT_PARAM.replace("help = \"tiny, a registered name, a FILE.gguf or a DIR\"", ""), "needs a `help`"),
+        (format!("{TEXT_PARAM}\nmax_len = 3"), "at most 3"),
+        (
+            "[[param]]\nkey = \"steps\"\nkind = \"int\"\ndefault = 3\nmax_len = 5\nhelp = \"h\"".to_string(),
+            "only text params take `max_len`",
+        ),
+    ];
+    for (params, expected) in cases {
+        let errors = DrillMeta::parse(&drill_toml(&params), "# r").expect_err(&params);
+        assert!(errors.iter().any(|e| e.contains(expected)), "{expected}: {errors:?}\n{params}");
+    }
+}
+
+/// A text value survives the run record (config.toml), the event/sweep JSON
+/// and the typed parameters a drill reads (`pub model: String`).
+#[test]
+fn text_values_round_trip_through_records_and_typed_params() {
+    use agentlab::content::ParamValue;
+    use agentlab::drills::{parse_params, ParamMap};
+    use agentlab::ml::device::DeviceChoice;
+    use agentlab::runner::RunConfig;
+    let mut params = ParamMap::new();
+    for (k, v) in [("model", "smollm2"), ("a", "42"), ("b", "true"), ("c", "1e-3")] {
+        params.insert(k.into(), ParamValue::Text(v.into()));
+    }
+    params.insert("steps".into(), ParamValue::Int(3));
+    let config = RunConfig {
+        drill: "t".into(),
+        preset: "quick".into(),
+        seed: 1,
+        device: DeviceChoice::Cpu,
+        params: params.clone(),
+        uses: Default::default(),
+    };
+    let back: RunConfig = toml::from_str(&toml::to_string_pretty(&config).unwrap()).unwrap();
+    assert_eq!(back.params, params);
+    let back: ParamMap = serde_json::from_str(&serde_json::to_string(&params).unwrap()).unwrap();
+    assert_eq!(back, params);
+
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Typed {
+        model: String,
+        a: String,
+        b: String,
+        c: String,
+        steps: usize,
+    }
+    let t: Typed = parse_params(&params).unwrap();
+    assert_eq!((t.model.as_str(), t.a.as_str(), t.steps), ("smollm2", "42", 3));
+}

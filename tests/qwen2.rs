@@ -6,10 +6,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use agentlab::ml::llama::{self as qwen2, Llama as Qwen2};
 use agentlab::ml::lm::CausalLm;
 use agentlab::ml::loss::masked_cross_entropy;
 use agentlab::ml::optim::{AdamW, AdamWConfig};
-use agentlab::ml::qwen2::{self, Qwen2};
 use agentlab::ml::rng::Rng;
 use agentlab::ml::sample::GenConfig;
 use agentlab::ml::tokenizer::{train_bpe, Tokenize};
@@ -45,7 +45,7 @@ fn config_json(tied: bool) -> String {
 /// config.json, model.safetensors (random weights) and tokenizer.json in `dir`.
 fn write_checkpoint(dir: &Path, tied: bool, seed: u64) {
     std::fs::write(dir.join("config.json"), config_json(tied)).unwrap();
-    let cfg: qwen2::Qwen2Config = serde_json::from_str(&config_json(tied)).unwrap();
+    let cfg: qwen2::LlamaConfig = serde_json::from_str(&config_json(tied)).unwrap();
     let mut rng = Rng::new(seed);
     let mut tensors = HashMap::new();
     for (name, shape) in cfg.expected_tensors() {
@@ -160,7 +160,7 @@ fn lora_trains_adapters_only() {
     let (mut model, tok) = (loaded.model, loaded.tokenizer);
     let (x, y) = batch(&tok);
     let before = model.forward(&x).unwrap();
-    model.add_lora(4, 8.0, 7).unwrap();
+    model.add_lora(&qwen2::LoraConfig::new(4, 8.0, 7)).unwrap();
     let same = (model.forward(&x).unwrap() - &before).unwrap().abs().unwrap().max_all().unwrap();
     assert_eq!(same.to_scalar::<f32>().unwrap(), 0.0, "B = 0: adapters start as a no-op");
     let trainable = model.trainable_vars();
@@ -205,10 +205,10 @@ fn broken_directories_give_clear_errors() {
 
     std::fs::write(dir.join("config.json"), "{\"hidden_size\": 32").unwrap();
     let e = load_err(&dir);
-    assert!(e.contains("config.json") && e.contains("not a Qwen2 config"), "{e}");
-    std::fs::write(dir.join("config.json"), config_json(true).replace("\"qwen2\"", "\"llama\"")).unwrap();
+    assert!(e.contains("config.json") && e.contains("not a Llama or Qwen2 config"), "{e}");
+    std::fs::write(dir.join("config.json"), config_json(true).replace("\"qwen2\"", "\"mistral\"")).unwrap();
     let e = load_err(&dir);
-    assert!(e.contains("llama"), "{e}");
+    assert!(e.contains("mistral"), "{e}");
     std::fs::write(dir.join("config.json"), config_json(true)).unwrap();
 
     std::fs::rename(dir.join("model.safetensors"), dir.join("weights.bin")).unwrap();

@@ -1359,3 +1359,79 @@ fn the_progress_table_keeps_every_column_whole() {
         assert!(inside(row).ends_with(&format!("0/{exercises}")), "{w}×{h}: {row}");
     }
 }
+
+/// A text parameter (a drill's `model`) is typed in the config pane: any
+/// letter is text (not a key command), the value is checked on Enter (an
+/// unknown model, a text too long), and a long value shows its end.
+#[test]
+fn a_text_parameter_is_typed_in_the_config_pane() {
+    use agentlab::content::{DrillMeta, ParamValue};
+    use agentlab::tui::screens::{drill, Screen};
+    let toml = "id = \"text-test\"\ntitle = \"Text\"\ntrack = 1\nobjective = \"o\"\n\n\
+        [[param]]\nkey = \"model\"\nkind = \"text\"\ndefault = \"tiny\"\n\
+        help = \"tiny, a registered name, a FILE.gguf or a DIR\"\n\n\
+        [[param]]\nkey = \"tag\"\nkind = \"text\"\ndefault = \"a\"\nmax_len = 5\nhelp = \"a short label\"\n\n\
+        [presets.quick]\n\n[[claim]]\nid = \"c\"\ntext = \"c\"\nop = \">=\"\nthreshold = 0.5\n";
+    let meta = DrillMeta::parse(toml, "# test drill").unwrap();
+    let mut a = app_at(80, 24);
+    let home = tempfile::tempdir().unwrap();
+    let state = drill::State::new(&meta, home.path().join("runs"), home.path().join("sweeps"), a.device);
+    a.stack.push(Screen::Drill(Box::new(state)));
+    let d = |a: &App| match a.stack.last() {
+        Some(Screen::Drill(d)) => d.params.clone(),
+        _ => panic!("not on the drill screen"),
+    };
+    let s = screen(&draw(&mut a, 80, 24));
+    assert!(s.contains("model") && s.contains("tiny") && s.contains("a registered name"), "{s}");
+
+    // Enter opens the editor on the current value; s, q and ? are letters here.
+    key(&mut a, KeyCode::Enter);
+    for _ in 0..4 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "sq?");
+    assert!(!a.should_quit() && !a.help);
+    assert!(screen(&draw(&mut a, 80, 24)).contains("sq?█"));
+    key(&mut a, KeyCode::Enter);
+    let flash = a.flash.clone().unwrap_or_default();
+    assert!(flash.contains("no model named \"sq?\"") && flash.contains("scripts/get-smollm2.sh"), "{flash}");
+    assert_eq!(d(&a)["model"], ParamValue::Text("tiny".into()), "refused: unchanged");
+
+    // A path to a GGUF file is taken; a long one shows its end while typed.
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("a-rather-long-folder-name-for-a-model").join("SmolLM2-135M-Instruct.Q4_1.gguf");
+    std::fs::create_dir_all(long.parent().unwrap()).unwrap();
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend([3, 0, 0, 0]);
+    std::fs::write(&long, bytes).unwrap();
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, long.to_str().unwrap());
+    let s = screen(&draw(&mut a, 80, 24));
+    assert!(s.contains("…") && s.contains("Q4_1.gguf█"), "the end of the typed path:\n{s}");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(d(&a)["model"], ParamValue::Text(long.to_str().unwrap().into()));
+    // Back to tiny.
+    key(&mut a, KeyCode::Enter);
+    for _ in 0..long.to_str().unwrap().chars().count() {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "tiny");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(d(&a)["model"], ParamValue::Text("tiny".into()));
+
+    // max_len: too long is refused with the limit; Esc leaves the value as it was.
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Enter);
+    keys(&mut a, "bcdef");
+    key(&mut a, KeyCode::Enter);
+    assert!(a.flash.as_deref().unwrap_or("").contains("at most 5"), "{:?}", a.flash);
+    key(&mut a, KeyCode::Esc);
+    assert_eq!(d(&a)["tag"], ParamValue::Text("a".into()));
+    key(&mut a, KeyCode::Enter);
+    keys(&mut a, "bcd");
+    key(&mut a, KeyCode::Enter);
+    assert_eq!(d(&a)["tag"], ParamValue::Text("abcd".into()));
+    assert!(screen(&draw(&mut a, 80, 24)).contains("Config · quick, 1 edited"));
+}

@@ -1,6 +1,7 @@
 //! Headless commands: everything the TUI shows, printed for scripts and pipes.
 
 pub mod exercise;
+pub mod model;
 pub mod study;
 
 use std::collections::HashSet;
@@ -61,17 +62,41 @@ pub fn validate(content: &Content) -> Result<ExitCode> {
 }
 
 /// `agentlab bench`: each part runs in a child process so that every
-/// config's peak RSS is its own; `--only PART` runs one part here.
+/// config's peak RSS is its own; `--only PART` runs one part here. With
+/// `--model SPEC` the parts are the real model's ([`crate::bench::MODEL_PARTS`])
+/// instead of the tiny GPT configs and the UI.
 pub fn bench(
     content: &Content,
     json: bool,
     only: Option<&str>,
     seconds: f64,
     device_choice: crate::ml::device::DeviceChoice,
+    model_spec: Option<&str>,
 ) -> Result<ExitCode> {
     use crate::bench::*;
-    let device = crate::ml::device::select(device_choice)?;
+    // A spec that names no model is an error before anything is chosen or loaded.
+    let real = match model_spec {
+        Some(spec) => {
+            let path = crate::ml::models::resolve(spec)?;
+            Some((model_label(spec, &path), path))
+        }
+        None => None,
+    };
+    let (device, note) = crate::ml::device::select_noted(device_choice)?;
+    if let (Some(note), None) = (note, only) {
+        eprintln!("agentlab: {note}");
+    }
     let budget = std::time::Duration::from_secs_f64(seconds);
+    if let (Some(part), Some((label, path))) = (only, &real) {
+        let value = match part {
+            "lora" => serde_json::to_value(bench_model_train(path, label, &device, budget)?)?,
+            "gen-b1" => serde_json::to_value(bench_model_generate(path, label, 1, &device)?)?,
+            "gen-b8" => serde_json::to_value(bench_model_generate(path, label, 8, &device)?)?,
+            other => anyhow::bail!("unknown bench part \"{other}\" with --model ({})", MODEL_PARTS.join(", ")),
+        };
+        println!("{value}");
+        return Ok(ExitCode::SUCCESS);
+    }
     if let Some(part) = only {
         let value = match part {
             "ui" => serde_json::to_value(bench_ui(content)?)?,
@@ -90,9 +115,12 @@ pub fn bench(
     }
     let exe = std::env::current_exe()?;
     let run = |part: &str| -> Result<serde_json::Value> {
-        let out = std::process::Command::new(&exe)
-            .args(["bench", "--only", part, "--seconds", &seconds.to_string(), "--device", &device_choice.to_string()])
-            .output()?;
+        let mut cmd = std::process::Command::new(&exe);
+        cmd.args(["bench", "--only", part, "--seconds", &seconds.to_string(), "--device", &device_choice.to_string()]);
+        if let Some(spec) = model_spec {
+            cmd.args(["--model", spec]);
+        }
+        let out = cmd.output()?;
         if !out.status.success() {
             anyhow::bail!("bench part {part} failed: {}", String::from_utf8_lossy(&out.stderr));
         }
@@ -101,35 +129,64 @@ pub fn bench(
     let mut report = BenchReport {
         device: crate::ml::device::describe(&device),
         threads: candle_core::utils::get_num_threads(),
+        model: real.as_ref().map(|(_, path)| path.display().to_string()),
         ..Default::default()
     };
-    for c in configs_for(&device) {
-        if !json {
-            eprintln!("training {} …", c.name);
+    if let Some((label, _)) = &real {
+        for part in MODEL_PARTS {
+            if !json {
+                eprintln!("{} {label}-{part} …", if part == "lora" { "training" } else { "generating" });
+            }
+            let value = run(part)?;
+            if part == "lora" {
+                report.train.push(serde_json::from_value(value)?);
+            } else {
+                report.generate.push(serde_json::from_value(value)?);
+            }
         }
-        report.train.push(serde_json::from_value(run(&c.name)?)?);
-    }
-    for c in configs_for(&device) {
-        if !json {
-            eprintln!("generating {} …", c.name);
+    } else {
+        for c in configs_for(&device) {
+            if !json {
+                eprintln!("training {} …", c.name);
+            }
+            report.train.push(serde_json::from_value(run(&c.name)?)?);
         }
-        report.generate.push(serde_json::from_value(run(&format!("gen-{}", c.name))?)?);
+        for c in configs_for(&device) {
+            if !json {
+                eprintln!("generating {} …", c.name);
+            }
+            report.generate.push(serde_json::from_value(run(&format!("gen-{}", c.name))?)?);
+        }
+        report.ui = Some(serde_json::from_value(run("ui")?)?);
     }
-    report.ui = Some(serde_json::from_value(run("ui")?)?);
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!("device: {} · {} threads", report.device, report.threads);
+    if let Some(path) = &report.model {
+        println!("model: {path}");
+    }
+    let w = report.train.iter().map(|t| t.config.chars().count()).max().unwrap_or(0).max(4);
     println!(
-        "{:<4} {:>9} {:>11} {:>10} {:>12} {:>9}",
+        "{:<w$} {:>9} {:>11} {:>10} {:>12} {:>9}",
         "cfg", "params", "tokens/step", "step ms", "train tok/s", "peak MB"
     );
     for t in &report.train {
         println!(
-            "{:<4} {:>9} {:>11} {:>10.1} {:>12.0} {:>9.0}",
+            "{:<w$} {:>9} {:>11} {:>10.1} {:>12.0} {:>9.0}",
             t.config, t.params, t.tokens_per_step, t.step_ms_median, t.tokens_per_s, t.peak_rss_mb
         );
+    }
+    for t in &report.train {
+        if let (Some(n), Some(min), Some(first), Some(last)) =
+            (t.trainable_params, t.step_ms_min, t.first_loss, t.last_loss)
+        {
+            println!(
+                "{}: {n} trainable (LoRA) params · {} steps, fastest {min:.1} ms · loss {first:.3} → {last:.3}",
+                t.config, t.steps
+            );
+        }
     }
     for t in report.train.iter().filter(|t| t.mfu.is_some()) {
         println!(
@@ -142,9 +199,13 @@ pub fn bench(
         );
     }
     for g in &report.generate {
+        let uncached = g.uncached_tokens_per_s.map_or(String::new(), |u| format!(", {u:.0} tok/s without"));
+        let peak = g.peak_rss_mb.map_or(String::new(), |p| format!(" · peak {p:.0} MB"));
+        // The tiny configs are S, M, L ("gen S"); a real model's rows say gen already.
+        let name = if g.config.contains("-gen-") { g.config.clone() } else { format!("gen {}", g.config) };
         println!(
-            "gen {}: batch {} · prompt {} · {} new tokens: {:.0} tok/s with KV cache, {:.0} tok/s without",
-            g.config, g.batch, g.prompt, g.new_tokens, g.cached_tokens_per_s, g.uncached_tokens_per_s
+            "{name}: batch {} · prompt {} · {} new tokens: {:.0} tok/s with KV cache{uncached}{peak}",
+            g.batch, g.prompt, g.new_tokens, g.cached_tokens_per_s
         );
     }
     if let Some(u) = &report.ui {
@@ -180,6 +241,7 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
     let quick = d.preset_values("quick").unwrap_or_default();
     for p in &d.params {
         let range = match (p.min, p.max, &p.choices) {
+            _ if p.kind == crate::content::ParamKind::Text => format!("text ≤ {} chars", p.text_max_len()),
             (_, _, Some(c)) => format!("one of {}", c.join(", ")),
             (Some(lo), Some(hi), _) => format!("{lo} … {hi}"),
             _ => String::new(),
@@ -203,22 +265,25 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
 }
 
 /// A drill's metadata and its parameters: the preset with `--set key=value`
-/// overrides, checked by `drill.toml` and by the drill's code. `Err` is the
-/// message for a bad argument (exit 2, nothing run, nothing saved).
+/// overrides (and `--model SPEC`, which means `--set model=SPEC`), checked by
+/// `drill.toml` and by the drill's code (see `runner::resolve_params`). `Err`
+/// is the message for a bad argument (exit 2, nothing run, nothing saved).
 fn drill_params<'a>(
     content: &'a Content,
     id: &str,
     preset: &str,
     sets: &[String],
+    model: Option<&str>,
     device: crate::ml::device::DeviceChoice,
 ) -> std::result::Result<(&'a crate::content::DrillMeta, crate::drills::ParamMap), String> {
     let meta = content.drill(id).ok_or_else(|| format!("unknown drill \"{id}\" (agentlab drill list shows them)"))?;
+    let sets = model::model_sets(content, meta, model, sets)?;
     if crate::drills::find(id).is_none() {
         return Err(format!("drill \"{id}\" is not implemented in this build"));
     }
     crate::ml::device::check_compiled(device)?;
     let mut pairs = Vec::new();
-    for s in sets {
+    for s in &sets {
         let (k, v) = s.split_once('=').ok_or_else(|| format!("--set expects key=value, got \"{s}\""))?;
         pairs.push((k.trim().to_string(), v.trim().to_string()));
     }
@@ -236,13 +301,14 @@ pub fn drill_sweep(
     preset: &str,
     seeds: &str,
     sets: &[String],
+    model: Option<&str>,
     device: crate::ml::device::DeviceChoice,
     jobs: usize,
     json: bool,
 ) -> Result<ExitCode> {
     use crate::runner::sweep;
-    let parsed =
-        drill_params(content, id, preset, sets, device).and_then(|(m, p)| Ok((m, p, sweep::parse_seeds(seeds)?)));
+    let parsed = drill_params(content, id, preset, sets, model, device)
+        .and_then(|(m, p)| Ok((m, p, sweep::parse_seeds(seeds)?)));
     let (meta, params, seeds) = match parsed {
         Ok(v) => v,
         Err(e) => {
@@ -291,7 +357,8 @@ pub fn drill_sweep(
 }
 
 /// `agentlab drill run ID …`: progress lines (or JSON lines), then the claims.
-/// `uses` are `EXERCISE=FILE`: the drill trains with the learner's function.
+/// `model` is `--model SPEC` (`--set model=SPEC`). `uses` are `EXERCISE=FILE`:
+/// the drill trains with the learner's function.
 /// Exit 0: every claim holds; 1: a claim failed or the run failed; 2: bad arguments.
 #[allow(clippy::too_many_arguments)]
 pub fn drill_run(
@@ -300,12 +367,13 @@ pub fn drill_run(
     preset: &str,
     seed: u64,
     sets: &[String],
+    model: Option<&str>,
     uses: &[String],
     device: crate::ml::device::DeviceChoice,
     json: bool,
 ) -> Result<ExitCode> {
     use crate::drills::{Event, RunStatus};
-    let parsed = drill_params(content, id, preset, sets, device)
+    let parsed = drill_params(content, id, preset, sets, model, device)
         .and_then(|(m, p)| Ok((m, p, exercise::parse_uses(content, id, uses)?)));
     let (meta, params, uses) = match parsed {
         Ok(v) => v,

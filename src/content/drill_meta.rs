@@ -9,11 +9,18 @@
 //!
 //! [[param]]
 //! key = "lr"
-//! kind = "float"                  # float | int | bool | choice
+//! kind = "float"                  # float | int | bool | choice | text
 //! default = 3e-3
 //! min = 1e-5
 //! max = 0.1
 //! help = "AdamW learning rate"
+//!
+//! [[param]]                        # a free string (a model name, a path)
+//! key = "model"
+//! kind = "text"
+//! default = "tiny"
+//! max_len = 200                   # characters; 200 when left out
+//! help = "tiny, or a model added with `agentlab model add`"  # required: say what it holds
 //!
 //! [presets.quick]                 # overrides of the defaults
 //! steps = 300
@@ -39,7 +46,14 @@ pub enum ParamKind {
     Int,
     Bool,
     Choice,
+    /// A free string (one line, at most `max_len` characters).
+    Text,
 }
+
+/// The longest text value when a text param sets no `max_len`.
+pub const TEXT_MAX_LEN_DEFAULT: usize = 200;
+/// The largest `max_len` a text param may declare.
+pub const TEXT_MAX_LEN_LIMIT: usize = 4096;
 
 impl ParamKind {
     /// What a value of this kind is, for messages.
@@ -49,6 +63,7 @@ impl ParamKind {
             ParamKind::Int => "a whole number",
             ParamKind::Bool => "true or false",
             ParamKind::Choice => "one of the choices (a word)",
+            ParamKind::Text => "text",
         }
     }
 }
@@ -118,6 +133,10 @@ pub struct ParamSpec {
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub choices: Option<Vec<String>>,
+    /// Text params only: the most characters a value may have
+    /// ([`TEXT_MAX_LEN_DEFAULT`] when left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_len: Option<usize>,
     #[serde(default)]
     pub help: String,
 }
@@ -150,9 +169,45 @@ impl ParamSpec {
                 "false" | "off" | "no" | "0" => false,
                 _ => return Err(format!("{key}: \"{s}\" is not true/false (or on/off, yes/no, 1/0)")),
             }),
-            ParamKind::Choice => ParamValue::Text(s.to_string()),
+            ParamKind::Choice | ParamKind::Text => ParamValue::Text(s.to_string()),
         };
         self.check(value)
+    }
+
+    /// The most characters a text value may have.
+    pub fn text_max_len(&self) -> usize {
+        self.max_len.unwrap_or(TEXT_MAX_LEN_DEFAULT)
+    }
+
+    /// Rules of the declaration itself (not of a value): fields that only
+    /// some kinds take.
+    fn declaration_errors(&self) -> Vec<String> {
+        let key = &self.key;
+        let mut errors = Vec::new();
+        match self.kind {
+            ParamKind::Choice if self.choices.as_ref().is_none_or(|c| c.is_empty()) => {
+                errors.push(format!("choice param `{key}` has no `choices`"))
+            }
+            ParamKind::Text => {
+                if self.min.is_some() || self.max.is_some() {
+                    errors.push(format!("text param `{key}` takes no `min`/`max` (`max_len` bounds its length)"));
+                }
+                if self.choices.is_some() {
+                    errors.push(format!("text param `{key}` takes no `choices` (use kind = \"choice\")"));
+                }
+                if self.max_len.is_some_and(|m| m == 0 || m > TEXT_MAX_LEN_LIMIT) {
+                    errors.push(format!("text param `{key}`: `max_len` is 1 … {TEXT_MAX_LEN_LIMIT}"));
+                }
+                if self.help.trim().is_empty() {
+                    errors.push(format!("text param `{key}` needs a `help` that says what the text holds"));
+                }
+            }
+            _ => {}
+        }
+        if self.kind != ParamKind::Text && self.max_len.is_some() {
+            errors.push(format!("param `{key}`: only text params take `max_len`"));
+        }
+        errors
     }
 
     fn check(&self, value: ParamValue) -> Result<ParamValue, String> {
@@ -162,7 +217,7 @@ impl ParamSpec {
             (ParamKind::Float, v @ ParamValue::Float(_)) => v,
             (ParamKind::Int, v @ ParamValue::Int(_)) => v,
             (ParamKind::Bool, v @ ParamValue::Bool(_)) => v,
-            (ParamKind::Choice, v @ ParamValue::Text(_)) => v,
+            (ParamKind::Choice | ParamKind::Text, v @ ParamValue::Text(_)) => v,
             (kind, v) => return Err(format!("{key}: expected {}, got {v}", kind.describe())),
         };
         if let Some(x) = value.as_f64() {
@@ -183,6 +238,18 @@ impl ParamSpec {
         if let (ParamValue::Text(s), Some(choices)) = (&value, &self.choices) {
             if !choices.contains(s) {
                 return Err(format!("{key}: \"{s}\" is not one of {}", choices.join(", ")));
+            }
+        }
+        if let (ParamKind::Text, ParamValue::Text(s)) = (self.kind, &value) {
+            let max = self.text_max_len();
+            let n = s.chars().count();
+            if n > max {
+                return Err(format!("{key}: the text is {n} characters long; {key} takes at most {max}"));
+            }
+            if s.chars().any(char::is_control) {
+                return Err(format!(
+                    "{key}: the text must be one line (no tabs, newlines or other control characters)"
+                ));
             }
         }
         Ok(value)
@@ -236,6 +303,18 @@ pub struct ClaimSpec {
     /// its value (and the README gives its rate over seeds), never a pass/fail.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub observation: bool,
+    /// The presets the claim is about (empty: every preset). A finding can
+    /// depend on the setting: a real pretrained model after a few minutes of
+    /// LoRA is not held to the tiny model's success rate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub presets: Vec<String>,
+}
+
+impl ClaimSpec {
+    /// Whether a run of `preset` measures this claim.
+    pub fn applies_to(&self, preset: &str) -> bool {
+        self.presets.is_empty() || self.presets.iter().any(|p| p == preset)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -282,12 +361,13 @@ impl DrillMeta {
             if !seen.insert(p.key.clone()) {
                 errors.push(format!("param `{}` is declared twice", p.key));
             }
-            if let Err(e) = p.validate(&p.default) {
-                errors.push(format!("default of {e}"));
+            let declared = p.declaration_errors();
+            if declared.is_empty() {
+                if let Err(e) = p.validate(&p.default) {
+                    errors.push(format!("default of {e}"));
+                }
             }
-            if p.kind == ParamKind::Choice && p.choices.as_ref().is_none_or(|c| c.is_empty()) {
-                errors.push(format!("choice param `{}` has no `choices`", p.key));
-            }
+            errors.extend(declared);
         }
         let mut presets = BTreeMap::new();
         if !raw.presets.contains_key("quick") {
@@ -312,6 +392,9 @@ impl DrillMeta {
         for c in &raw.claims {
             if !claim_ids.insert(c.id.clone()) {
                 errors.push(format!("claim `{}` is declared twice", c.id));
+            }
+            for p in c.presets.iter().filter(|p| !raw.presets.contains_key(*p)) {
+                errors.push(format!("claim `{}` names preset `{p}`, which the drill does not have", c.id));
             }
         }
         if raw.claims.is_empty() {
@@ -342,6 +425,13 @@ impl DrillMeta {
 
     pub fn claim(&self, id: &str) -> Option<&ClaimSpec> {
         self.claims.iter().find(|c| c.id == id)
+    }
+
+    /// The drill as a run of `preset` sees it: only the claims about that preset.
+    pub fn for_preset(&self, preset: &str) -> DrillMeta {
+        let mut meta = self.clone();
+        meta.claims.retain(|c| c.applies_to(preset));
+        meta
     }
 
     /// Parameter values of a preset: the defaults, overridden by the preset.

@@ -41,7 +41,7 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 
 use super::react_tool_call_loop::{
-    example, make_task, run_sessions_with, solve, split_places, Eval, Kind, Plan, Solved, Task,
+    example, make_task, run_sessions_with, solve, split_places, Eval, Format, Kind, Lm, Plan, Solved, Task,
 };
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
@@ -241,6 +241,7 @@ fn replay(solved: &Solved, question: &str, harness: &mut Harness, tools: &Tools)
 struct Data {
     tools: Tools,
     tok: Bpe,
+    fmt: Format,
     base: Gpt,
     /// Clean examples, plain observations.
     clean: Vec<Example>,
@@ -281,9 +282,10 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let eval_tasks = gen_tasks(p.eval_tasks, &held_out, &mut rng);
     let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, 0.0, &mut rng)).collect();
     let (base_model, tok) = base::shipped(&ctx.device)?;
+    let fmt = Format::tiny(&tok);
 
     let clean: Vec<Example> =
-        solved.iter().map(|s| example(&tok, &s.session.episode.segments, true, &s.mistakes)).collect();
+        solved.iter().map(|s| example(&tok, &fmt, &s.session.episode.segments, true, &s.mistakes)).collect();
     let mut marked = Vec::new();
     let mut defence = Vec::new();
     let mut shown = None;
@@ -291,14 +293,14 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     for ((t, s), plain) in train_tasks.iter().zip(&solved).zip(&clean) {
         let mut h = Harness { spotlight: true, ..Default::default() };
         let m = replay(s, &t.question, &mut h, &tools);
-        marked.push(example(&tok, &m.session.episode.segments, true, &m.mistakes));
+        marked.push(example(&tok, &fmt, &m.session.episode.segments, true, &m.mistakes));
         let attack = place(t).is_some() && rng.bool(p.defence_inject_rate);
         if attack {
             // Training payloads are training places, in training wordings.
             let inj = injection(&mut rng, &places, p.attack, p.wordings, false);
             let mut h = Harness { injection: Some(inj.clone()), ..Default::default() };
             let d = replay(s, &t.question, &mut h, &tools);
-            defence.push(example(&tok, &d.session.episode.segments, true, &d.mistakes));
+            defence.push(example(&tok, &fmt, &d.session.episode.segments, true, &d.mistakes));
             injected += 1;
             if shown.is_none() && t.kind == Kind::Both {
                 shown = Some((d, inj));
@@ -336,7 +338,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
             Wordings::Training => "the training ones",
         }
     ));
-    Ok(Data { tools, tok, base: base_model, clean, marked, defence, eval_tasks, attacked, injections, shown })
+    Ok(Data { tools, tok, fmt, base: base_model, clean, marked, defence, eval_tasks, attacked, injections, shown })
 }
 
 /// How an agent did on one evaluation set.
@@ -382,9 +384,8 @@ fn score(model: &Gpt, d: &Data, p: &Params, spotlight: bool, allow_list: bool, p
             })
             .collect();
         let sessions = tasks.iter().map(|t| Session::new(&t.question)).collect();
-        run_sessions_with(model, &d.tok, tasks, sessions, p.max_steps, &mut |i, tool, input| {
-            hs[i].call(&d.tools, tool, input)
-        })
+        let lm = Lm { model, tok: &d.tok, fmt: &d.fmt };
+        run_sessions_with(&lm, tasks, sessions, p.max_steps, &mut |i, tool, input| hs[i].call(&d.tools, tool, input))
     };
     let clean_tasks: Vec<Task> = d.eval_tasks.iter().take(n).cloned().collect();
     let e = run(&clean_tasks, &vec![None; clean_tasks.len()])?;

@@ -30,10 +30,13 @@ use crate::envs::react::{Session, Tools};
 use crate::envs::{joined, Role};
 use crate::ml::base;
 use crate::ml::data::{batch, Example, LengthBuckets};
+use crate::ml::gguf_tokenizer::ChatTemplate;
 use crate::ml::gpt::Gpt;
+use crate::ml::llama::{Llama, LoraConfig};
+use crate::ml::lm::{CausalLm, Memo};
 use crate::ml::loss::masked_cross_entropy;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate, GenConfig};
+use crate::ml::sample::GenConfig;
 use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
 
@@ -62,6 +65,15 @@ pub struct Params {
     pub train_tasks: usize,
     pub eval_tasks: usize,
     pub max_steps: usize,
+    /// Held-out probes in the loop during each fit (charted).
+    pub probes: usize,
+    /// "tiny" (the lab's base model) or a real model: a name registered with
+    /// `agentlab model add`, a GGUF file or a Hugging Face directory.
+    pub model: String,
+    /// LoRA rank on the real model's attention and MLP projections.
+    pub lora_rank: usize,
+    /// How many of the real model's top layers get adapters (0: all).
+    pub lora_layers: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,41 +204,102 @@ pub(crate) fn solve(task: &Task, tools: &Tools, slip_rate: f64, rng: &mut Rng) -
 /// Tokens of a trajectory and which ones the loss trains: agent text only when
 /// `mask` is on, everything when off (the first token is never a target).
 /// Segments listed in `skip` are never trained.
-pub(crate) fn example(tok: &Bpe, segments: &[(Role, String)], mask: bool, skip: &[usize]) -> Example {
-    let mut tokens = vec![BOS];
-    let mut train = vec![false];
+/// How a trajectory becomes token ids for one model. The tiny GPT reads
+/// `BOS Question: … Action: … Observation: … EOS`. A chat model reads its own
+/// chat template: a system message that explains the tools, the question as the
+/// user's message, and the whole trajectory as the assistant's message (the
+/// tools write their observations into it, as in the ReAct paper's prompts),
+/// ended by the template's end-of-turn token.
+pub(crate) struct Format {
+    pub bos: Option<u32>,
+    pub eos: u32,
+    pub chat: Option<ChatTemplate>,
+    /// Tokens that end a turn: any whose text contains a newline, and `eos`.
+    stop: Vec<u32>,
+}
+
+/// What the system message tells a chat model about the loop.
+pub(crate) const SYSTEM: &str = "Use tools. One line per turn: Action: lookup[ATTRIBUTE of PLACE], Action: calc[EXPRESSION] or Final Answer: ANSWER. Each action is answered by a line Observation: RESULT.";
+
+impl Format {
+    /// The lab's tiny GPT and its BPE.
+    pub fn tiny(tok: &Bpe) -> Format {
+        Format::new(tok, Some(BOS), EOS, None)
+    }
+
+    pub fn new(tok: &Bpe, bos: Option<u32>, eos: u32, chat: Option<ChatTemplate>) -> Format {
+        let mut stop: Vec<u32> =
+            (0..tok.vocab_size() as u32).filter(|&i| i != eos && tok.decode(&[i]).contains('\n')).collect();
+        stop.push(eos);
+        Format { bos, eos, chat, stop }
+    }
+
+    /// One segment's ids: the prompt through the chat template when there is one.
+    fn encode(&self, tok: &Bpe, role: Role, text: &str) -> Vec<u32> {
+        match (&self.chat, role) {
+            (Some(chat), Role::Prompt) => {
+                let question = text.trim_end();
+                let rendered =
+                    chat.render(&[("system", SYSTEM), ("user", question)], true).unwrap_or_else(|_| text.into());
+                tok.encode(&rendered)
+            }
+            _ => tok.encode(text),
+        }
+    }
+}
+
+/// A model, its tokenizer and its format: what the loop needs to let it act.
+#[derive(Clone, Copy)]
+pub(crate) struct Lm<'a> {
+    pub model: &'a dyn CausalLm,
+    pub tok: &'a Bpe,
+    pub fmt: &'a Format,
+}
+
+pub(crate) fn example(tok: &Bpe, fmt: &Format, segments: &[(Role, String)], mask: bool, skip: &[usize]) -> Example {
+    let mut tokens: Vec<u32> = fmt.bos.into_iter().collect();
+    let mut train = vec![false; tokens.len()];
     for (k, (role, text)) in segments.iter().enumerate() {
-        let ids = tok.encode(text);
+        let ids = fmt.encode(tok, *role, text);
         let trained = (!mask || *role == Role::Agent) && !skip.contains(&k);
         train.extend(std::iter::repeat_n(trained, ids.len()));
         tokens.extend(ids);
     }
-    tokens.push(EOS);
+    tokens.push(fmt.eos);
     train.push(true);
     Example::new(tokens, train)
 }
 
-/// Token ids as the model sees a trajectory: BOS, then each segment encoded
-/// on its own (as in training, so token boundaries match at segment edges).
-pub(crate) fn encode_segments(tok: &Bpe, segments: &[(Role, String)]) -> Vec<u32> {
-    let mut ids = vec![BOS];
-    for (_, text) in segments {
-        ids.extend(tok.encode(text));
+/// Token ids as the model sees a trajectory: BOS (if any), then each segment
+/// encoded on its own (as in training, so token boundaries match at segment edges).
+pub(crate) fn encode_segments(lm: &Lm, segments: &[(Role, String)]) -> Vec<u32> {
+    let mut ids: Vec<u32> = lm.fmt.bos.into_iter().collect();
+    for (role, text) in segments {
+        ids.extend(lm.fmt.encode(lm.tok, *role, text));
     }
     ids
 }
 
-/// Tokens that end a turn: any whose text contains a newline, and EOS.
-fn stop_ids(tok: &Bpe) -> Vec<u32> {
-    let mut ids: Vec<u32> = (0..tok.vocab_size() as u32).filter(|&i| tok.decode(&[i]).contains('\n')).collect();
-    ids.push(EOS);
-    ids
-}
-
 /// Generate one line for every given context at once (greedy), stopping at a newline.
-pub(crate) fn turns(model: &Gpt, tok: &Bpe, contexts: &[Vec<u32>], max_new: usize) -> Result<Vec<String>> {
-    let out = generate(model, contexts, &GenConfig::greedy(max_new, stop_ids(tok)), &mut Rng::new(0))?;
-    Ok(out.iter().map(|o| tok.decode(o)).collect())
+/// `memo` carries a model's K/V cache from one turn of the same episodes to the next.
+pub(crate) fn turns(lm: &Lm, contexts: &[Vec<u32>], max_new: usize, memo: &mut Memo) -> Result<Vec<String>> {
+    let cfg = GenConfig::greedy(max_new, lm.fmt.stop.clone());
+    let out = lm.model.generate_with(contexts, &cfg, &mut Rng::new(0), memo)?;
+    Ok(out
+        .iter()
+        .map(|o| match (&lm.fmt.chat, o.strip_suffix(&[lm.fmt.eos])) {
+            // A chat model's line ended by its end-of-turn token ends like one ended by a newline.
+            (Some(_), Some(line)) => {
+                let text = lm.tok.decode(line);
+                if text.ends_with('\n') {
+                    text
+                } else {
+                    format!("{text}\n")
+                }
+            }
+            _ => lm.tok.decode(o),
+        })
+        .collect())
 }
 
 #[derive(Debug, Clone, Default)]
@@ -238,41 +311,34 @@ pub(crate) struct Eval {
 }
 
 /// Run every task through the real loop, one batched generation per turn.
-fn evaluate(model: &Gpt, tok: &Bpe, tasks: &[Task], tools: &Tools, max_steps: usize) -> Result<Eval> {
+fn evaluate(lm: &Lm, tasks: &[Task], tools: &Tools, max_steps: usize) -> Result<Eval> {
     let sessions = tasks.iter().map(|t| Session::new(&t.question)).collect();
-    run_sessions(model, tok, tasks, sessions, tools, max_steps)
+    run_sessions(lm, tasks, sessions, tools, max_steps)
 }
 
 /// Continue the given sessions (one per task) in the real loop until each ends.
-fn run_sessions(
-    model: &Gpt,
-    tok: &Bpe,
-    tasks: &[Task],
-    sessions: Vec<Session>,
-    tools: &Tools,
-    max_steps: usize,
-) -> Result<Eval> {
-    run_sessions_with(model, tok, tasks, sessions, max_steps, &mut |_, tool, input| tools.call(tool, input))
+fn run_sessions(lm: &Lm, tasks: &[Task], sessions: Vec<Session>, tools: &Tools, max_steps: usize) -> Result<Eval> {
+    run_sessions_with(lm, tasks, sessions, max_steps, &mut |_, tool, input| tools.call(tool, input))
 }
 
 /// [`run_sessions`] with every tool call made by `call(session, tool, input)`
 /// (see [`Session::apply_with`]): `session` is the index of the episode.
 pub(crate) fn run_sessions_with(
-    model: &Gpt,
-    tok: &Bpe,
+    lm: &Lm,
     tasks: &[Task],
     mut sessions: Vec<Session>,
     max_steps: usize,
     call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
 ) -> Result<Eval> {
     const MAX_TURN: usize = 24;
+    let mut memo = Memo::default();
     while sessions.iter().any(|s| !s.done) {
         let open: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].done).collect();
         let contexts: Vec<(usize, Vec<u32>)> =
-            open.iter().map(|&i| (i, encode_segments(tok, &sessions[i].episode.segments))).collect();
+            open.iter().map(|&i| (i, encode_segments(lm, &sessions[i].episode.segments))).collect();
         // A transcript that no longer fits the context ends the episode unanswered.
         let (fits, full): (Vec<_>, Vec<_>) =
-            contexts.into_iter().partition(|(_, c)| c.len() + MAX_TURN < model.cfg.context);
+            contexts.into_iter().partition(|(_, c)| c.len() + MAX_TURN < lm.model.context());
         for (i, _) in full {
             sessions[i].done = true;
         }
@@ -281,7 +347,7 @@ pub(crate) fn run_sessions_with(
         }
         let ctxs: Vec<Vec<u32>> = fits.iter().map(|(_, c)| c.clone()).collect();
         let fits: Vec<usize> = fits.iter().map(|(i, _)| *i).collect();
-        let lines = turns(model, tok, &ctxs, MAX_TURN)?;
+        let lines = turns(lm, &ctxs, MAX_TURN, &mut memo)?;
         for (&i, line) in fits.iter().zip(lines) {
             sessions[i].apply_with(&line, max_steps, &mut |tool: &str, input: &str| call(i, tool, input));
         }
@@ -300,7 +366,7 @@ pub(crate) fn run_sessions_with(
 
 /// Let the model continue right after its first action line, where the
 /// environment should write the observation. Fraction that write `Observation:` themselves.
-fn hallucination_rate(model: &Gpt, tok: &Bpe, tasks: &[Task]) -> Result<f64> {
+fn hallucination_rate(lm: &Lm, tasks: &[Task]) -> Result<f64> {
     // The question and the correct first action; the observation is what is withheld.
     let prefixes: Vec<Vec<u32>> = tasks
         .iter()
@@ -309,13 +375,13 @@ fn hallucination_rate(model: &Gpt, tok: &Bpe, tasks: &[Task]) -> Result<f64> {
             let s = Session::new(&t.question);
             let mut segs = s.episode.segments.clone();
             segs.push((Role::Agent, oracle_turn(t, &s.transcript)));
-            encode_segments(tok, &segs)
+            encode_segments(lm, &segs)
         })
         .collect();
     if prefixes.is_empty() {
         return Ok(0.0);
     }
-    let lines = turns(model, tok, &prefixes, 24)?;
+    let lines = turns(lm, &prefixes, 24, &mut Memo::default())?;
     Ok(lines.iter().filter(|l| l.starts_with("Observation")).count() as f64 / lines.len() as f64)
 }
 
@@ -341,12 +407,13 @@ fn reference_ce(logits: &[Vec<Vec<f32>>], labels: &[Vec<i64>]) -> (f64, f64) {
 /// Train `model` on `data` for `steps` (warmup + cosine, clipping),
 /// charting the loss as `loss_<label>`; score the probe questions in the
 /// real loop five times along the way. Returns the last probe success.
-fn fit(ctx: &mut RunCtx, p: &Params, model: &Gpt, label: &str, data: &[Example], probe: &Probe) -> Result<f64> {
+fn fit(ctx: &mut RunCtx, p: &Params, lm: &Lm, label: &str, data: &[Example], probe: &Probe) -> Result<f64> {
+    let model = lm.model;
     let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.lr, (p.steps / 10).min(50), p.steps))?;
     let mut rng = Rng::new(ctx.seed ^ 0xda7a);
     let buckets = LengthBuckets::new(data);
     let mut tokens_seen = 0u64;
-    let eval_every = (p.steps / 5).max(1);
+    let eval_every = (p.steps / p.probes.max(1)).max(1);
     let mut probe_success = 0.0;
     for step in 0..p.steps {
         ctx.check_cancel()?;
@@ -355,7 +422,7 @@ fn fit(ctx: &mut RunCtx, p: &Params, model: &Gpt, label: &str, data: &[Example],
         let st = trainer.sft_step(model, &picks)?;
         ctx.metric(step, &format!("loss_{label}"), st.loss);
         if (step + 1) % eval_every == 0 || step + 1 == p.steps {
-            probe_success = evaluate(model, probe.tok, probe.tasks, probe.tools, 6)?.success;
+            probe_success = evaluate(lm, probe.tasks, probe.tools, 6)?.success;
             ctx.metric(step, &format!("probe_success_{label}"), probe_success);
         }
         ctx.progress(step + 1, p.steps, tokens_seen);
@@ -366,7 +433,6 @@ fn fit(ctx: &mut RunCtx, p: &Params, model: &Gpt, label: &str, data: &[Example],
 /// Held-out questions scored during training.
 struct Probe<'a> {
     tasks: &'a [Task],
-    tok: &'a Bpe,
     tools: &'a Tools,
 }
 
@@ -379,7 +445,39 @@ struct Data {
     masked: Vec<Example>,
     unmasked: Vec<Example>,
     tok: Bpe,
-    start: Gpt,
+    fmt: Format,
+    start: Start,
+}
+
+/// The model the SFT starts from.
+enum Start {
+    /// The lab's tiny GPT (pretrained base or random): every weight trains.
+    Tiny(Gpt),
+    /// A real pretrained model: frozen, each arm trains its own LoRA adapters.
+    Real { base: Box<Llama>, lora: LoraConfig },
+}
+
+impl Start {
+    fn model(&self) -> &dyn CausalLm {
+        match self {
+            Start::Tiny(g) => g,
+            Start::Real { base, .. } => base.as_ref(),
+        }
+    }
+
+    /// A copy to train: the tiny GPT's weights, or fresh adapters on the shared base.
+    fn fork(&self, seed: u64) -> Result<Box<dyn CausalLm>> {
+        Ok(match self {
+            Start::Tiny(g) => Box::new(g.fork(seed)?),
+            Start::Real { base, lora } => Box::new(base.fork_with_lora(&LoraConfig { seed, ..lora.clone() })?),
+        })
+    }
+}
+
+impl Data {
+    fn lm<'a>(&'a self, model: &'a dyn CausalLm) -> Lm<'a> {
+        Lm { model, tok: &self.tok, fmt: &self.fmt }
+    }
 }
 
 impl TypedDrill for ReactToolCallLoop {
@@ -388,25 +486,28 @@ impl TypedDrill for ReactToolCallLoop {
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
         let d = data(p, ctx)?;
-        let probe_tasks: Vec<Task> = d.eval_tasks.iter().take(40).cloned().collect();
-        let probe = Probe { tasks: &probe_tasks, tok: &d.tok, tools: &d.tools };
+        let probe_tasks: Vec<Task> = d.eval_tasks.iter().take((p.eval_tasks / 4).clamp(1, 40)).cloned().collect();
+        let probe = Probe { tasks: &probe_tasks, tools: &d.tools };
+        let start = d.lm(d.start.model());
 
         ctx.phase("before SFT");
-        let untrained = evaluate(&d.start, &d.tok, &d.eval_tasks, &d.tools, p.max_steps)?;
+        let untrained = evaluate(&start, &d.eval_tasks, &d.tools, p.max_steps)?;
         ctx.log(format!("before SFT (the starting model in the loop): held-out success {:.3}", untrained.success));
 
         ctx.phase(if p.mask_observations { "SFT with the mask" } else { "SFT on every token (mask off)" });
         let agent = d.start.fork(ctx.seed)?;
+        let agent = d.lm(agent.as_ref());
         let agent_data = if p.mask_observations { &d.masked } else { &d.unmasked };
         let pm = fit(ctx, p, &agent, "masked", agent_data, &probe)?;
         ctx.phase("SFT without the mask (the twin)");
         let twin = d.start.fork(ctx.seed)?;
+        let twin = d.lm(twin.as_ref());
         let pu = fit(ctx, p, &twin, "unmasked", &d.unmasked, &probe)?;
         ctx.log(format!("probe success during training: masked {pm:.2}, unmasked {pu:.2}"));
 
         ctx.phase("evaluate in the loop");
-        let em = evaluate(&agent, &d.tok, &d.eval_tasks, &d.tools, p.max_steps)?;
-        let eu = evaluate(&twin, &d.tok, &d.eval_tasks, &d.tools, p.max_steps)?;
+        let em = evaluate(&agent, &d.eval_tasks, &d.tools, p.max_steps)?;
+        let eu = evaluate(&twin, &d.eval_tasks, &d.tools, p.max_steps)?;
         let recovery = recovery_rate(&agent, &d, p.max_steps, ctx.seed)?;
         ctx.log(format!(
             "after a forced misspelt first lookup (an error observation), the agent still answers right in {:.3} of held-out lookups",
@@ -414,10 +515,10 @@ impl TypedDrill for ReactToolCallLoop {
         ));
 
         ctx.phase("probe");
-        let hm = hallucination_rate(&agent, &d.tok, &d.eval_tasks)?;
-        let hu = hallucination_rate(&twin, &d.tok, &d.eval_tasks)?;
-        let hb = hallucination_rate(&d.start, &d.tok, &d.eval_tasks)?;
-        masked_ce_log(ctx, &agent, &d)?;
+        let hm = hallucination_rate(&agent, &d.eval_tasks)?;
+        let hu = hallucination_rate(&twin, &d.eval_tasks)?;
+        let hb = hallucination_rate(&start, &d.eval_tasks)?;
+        masked_ce_log(ctx, agent.model, &d)?;
         report_views(ctx, &d, [(&untrained, hb), (&em, hm), (&eu, hu)]);
         ctx.metric(0, "heldout_success_masked", em.success);
         ctx.metric(0, "heldout_success_unmasked", eu.success);
@@ -430,6 +531,7 @@ impl TypedDrill for ReactToolCallLoop {
         ctx.claim("trained_success", em.success)?;
         ctx.claim("error_recovery", recovery)?;
         ctx.claim("hallucination_gap", hu - hm)?;
+        ctx.claim("sft_gain", em.success - untrained.success)?;
         Ok(())
     }
 }
@@ -455,21 +557,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let eval_tasks: Vec<Task> = (0..p.eval_tasks).map(|_| make_task(&mut rng, &kb, &held_out)).collect();
     let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, p.slip_rate, &mut rng)).collect();
     let slips = solved.iter().filter(|s| !s.mistakes.is_empty()).count();
-    // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
-    let (shipped, tok) = base::shipped(&ctx.device)?;
-    let start = match p.start_from {
-        StartFrom::Random => Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?,
-        StartFrom::Base => shipped,
-    };
-    ctx.log(format!(
-        "starting from the {} model: {} parameters, BPE vocabulary of {}",
-        match p.start_from {
-            StartFrom::Base => "pretrained base",
-            StartFrom::Random => "random",
-        },
-        start.num_params(),
-        tok.vocab_size()
-    ));
+    let (start, tok, fmt) = starting_model(p, ctx)?;
     let oracle_ok = train_tasks
         .iter()
         .zip(&solved)
@@ -483,22 +571,69 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
         held_out.len()
     ));
     let masked: Vec<Example> =
-        solved.iter().map(|s| example(&tok, &s.session.episode.segments, true, &s.mistakes)).collect();
+        solved.iter().map(|s| example(&tok, &fmt, &s.session.episode.segments, true, &s.mistakes)).collect();
     let unmasked: Vec<Example> =
-        solved.iter().map(|s| example(&tok, &s.session.episode.segments, false, &s.mistakes)).collect();
+        solved.iter().map(|s| example(&tok, &fmt, &s.session.episode.segments, false, &s.mistakes)).collect();
     let longest = masked.iter().map(|e| e.len()).max().unwrap_or(0);
     let share = masked.iter().map(|e| e.trained_tokens()).sum::<usize>() as f64
         / unmasked.iter().map(|e| e.trained_tokens()).sum::<usize>().max(1) as f64;
     ctx.log(format!("longest trajectory {longest} tokens; the mask keeps {:.0}% of the targets", share * 100.0));
-    if longest + 30 > start.cfg.context {
+    if longest + 30 > start.model().context() {
         bail!(
             "the longest trajectory ({longest} tokens) does not fit the base model's context of {}",
-            start.cfg.context
+            start.model().context()
         );
     }
-    let d = Data { tools, train_tasks, eval_tasks, solved, masked, unmasked, tok, start };
+    let d = Data { tools, train_tasks, eval_tasks, solved, masked, unmasked, tok, fmt, start };
     trajectory_view(ctx, &d);
     Ok(d)
+}
+
+/// The tiny base model (`src/ml/base.rs`) or, with `model` set, a real one with LoRA adapters.
+fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> {
+    if p.model == "tiny" {
+        // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
+        let (shipped, tok) = base::shipped(&ctx.device)?;
+        let start = match p.start_from {
+            StartFrom::Random => Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?,
+            StartFrom::Base => shipped,
+        };
+        ctx.log(format!(
+            "starting from the {} model: {} parameters, BPE vocabulary of {}",
+            match p.start_from {
+                StartFrom::Base => "pretrained base",
+                StartFrom::Random => "random",
+            },
+            start.num_params(),
+            tok.vocab_size()
+        ));
+        let fmt = Format::tiny(&tok);
+        return Ok((Start::Tiny(start), tok, fmt));
+    }
+    if p.start_from == StartFrom::Random {
+        bail!(
+            "start_from = random works with the tiny model only; a real model starts from its own pretrained weights"
+        );
+    }
+    let real = crate::ml::gguf::load_path(&crate::ml::models::resolve(&p.model)?, &ctx.device)?;
+    let layers = real.model.cfg.num_hidden_layers;
+    let adapted = if p.lora_layers == 0 { layers } else { p.lora_layers.min(layers) };
+    let lora = LoraConfig {
+        targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+            .map(String::from)
+            .to_vec(),
+        from_layer: layers - adapted,
+        ..LoraConfig::new(p.lora_rank, 2.0 * p.lora_rank as f64, ctx.seed)
+    };
+    let fmt = Format::new(&real.tokenizer, real.bos, real.eos, Some(real.chat));
+    ctx.log(format!(
+        "starting from {} ({} parameters, frozen; BPE vocabulary of {}): LoRA rank {} on every projection of the top {adapted} of {layers} layers",
+        real.name,
+        real.model.num_params(),
+        real.tokenizer.vocab_size(),
+        p.lora_rank
+    ));
+    Ok((Start::Real { base: Box::new(real.model), lora }, real.tokenizer, fmt))
 }
 
 /// The teaching view: one training trajectory, token by token.
@@ -512,7 +647,7 @@ fn trajectory_view(ctx: &mut RunCtx, d: &Data) {
         .unwrap_or(&d.solved[0]);
     let mut cells = Vec::new();
     for (k, (role, text)) in both.session.episode.segments.iter().enumerate() {
-        for id in d.tok.encode(text) {
+        for id in d.fmt.encode(&d.tok, *role, text) {
             let kind = match role {
                 Role::Agent if !both.mistakes.contains(&k) => TokenKind::Trained,
                 Role::Env | Role::Agent => TokenKind::Masked,
@@ -530,7 +665,7 @@ fn trajectory_view(ctx: &mut RunCtx, d: &Data) {
 
 /// Held-out lookups whose first action is forced to a misspelt place (the
 /// tool answers with an error): the share the agent still answers right.
-fn recovery_rate(model: &Gpt, d: &Data, max_steps: usize, seed: u64) -> Result<f64> {
+fn recovery_rate(lm: &Lm, d: &Data, max_steps: usize, seed: u64) -> Result<f64> {
     let mut rng = Rng::new(seed ^ 0x5119);
     let mut tasks = Vec::new();
     let mut sessions = Vec::new();
@@ -542,13 +677,13 @@ fn recovery_rate(model: &Gpt, d: &Data, max_steps: usize, seed: u64) -> Result<f
             sessions.push(s);
         }
     }
-    Ok(run_sessions(model, &d.tok, &tasks, sessions, &d.tools, max_steps + 1)?.success)
+    Ok(run_sessions(lm, &tasks, sessions, &d.tools, max_steps + 1)?.success)
 }
 
 /// The masked CE of a batch next to the same number computed by hand, and
 /// what averaging over every position would give (a log line, not a claim:
 /// `src/ml/loss.rs` tests the function).
-fn masked_ce_log(ctx: &mut RunCtx, model: &Gpt, d: &Data) -> Result<()> {
+fn masked_ce_log(ctx: &mut RunCtx, model: &dyn CausalLm, d: &Data) -> Result<()> {
     let picks: Vec<&Example> = d.masked.iter().take(8).collect();
     let (x, y) = batch(&picks, &ctx.device)?;
     let logits = model.forward(&x)?;
@@ -586,14 +721,22 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
         rows,
     });
     let [(base, _), (em, _), (eu, _)] = evals;
-    let show: Vec<String> = em
-        .sessions
-        .iter()
-        .zip(&d.eval_tasks)
-        .take(6)
-        .map(|(s, t)| format!("{}→ truth {}\n", joined(&s.episode.segments), t.truth))
-        .collect();
-    ctx.view(View::Text { title: "Masked model on held-out questions (unseen places)".into(), body: show.join("\n") });
+    // The first `n` held-out episodes of a model, each with the truth.
+    let episodes = |e: &Eval, n: usize| -> String {
+        let shown: Vec<String> = e
+            .sessions
+            .iter()
+            .zip(&d.eval_tasks)
+            .take(n)
+            .map(|(s, t)| format!("{}→ truth {}\n", joined(&s.episode.segments), t.truth))
+            .collect();
+        shown.join("\n")
+    };
+    ctx.view(View::Text { title: "Masked model on held-out questions (unseen places)".into(), body: episodes(em, 6) });
+    ctx.view(View::Text {
+        title: "The starting model on the same questions, before SFT".into(),
+        body: episodes(base, 3),
+    });
     if let Some(s) = eu.sessions.iter().find(|s| s.episode.hallucinated_observations > 0) {
         ctx.view(View::Text {
             title: "Unmasked model, an episode where it wrote an observation".into(),

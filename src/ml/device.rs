@@ -1,7 +1,8 @@
 //! Choosing where tensors live: `--device auto|cpu|cuda|metal`.
 //!
 //! `auto` picks CUDA when the binary was built with `--features cuda` and a GPU
-//! answers, Metal likewise, else the CPU. The default build links no GPU code.
+//! answers, Metal likewise, else the CPU (with a one-line note saying why,
+//! e.g. no NVIDIA driver). The default build links no GPU code.
 
 use anyhow::Result;
 use candle_core::Device;
@@ -55,8 +56,9 @@ pub fn init_cpu_threads() {
 
 /// Whether this build can use `choice` at all: `--device cuda` on a build
 /// without the `cuda` feature (or `metal` without `metal`) is refused before
-/// anything runs, with how to get a build that has it. Whether a GPU answers
-/// is only known when [`select`] opens it.
+/// anything runs, with how to get a build that has it; so is `--device cuda`
+/// where the CUDA driver or libraries do not load (e.g. no NVIDIA driver on
+/// this machine). Whether a GPU answers is only known when [`select`] opens it.
 pub fn check_compiled(choice: DeviceChoice) -> std::result::Result<(), String> {
     match choice {
         DeviceChoice::Cuda if !cfg!(feature = "cuda") => Err("this agentlab was built without CUDA: rebuild with \
@@ -67,30 +69,78 @@ pub fn check_compiled(choice: DeviceChoice) -> std::result::Result<(), String> {
              `cargo build --release --features metal` (README, section GPU); `agentlab doctor` shows what this \
              build has, and --device cpu or auto runs here"
             .into()),
+        DeviceChoice::Cuda => crate::ml::gpu::load_cuda().map_err(|e| {
+            format!(
+                "--device cuda: {e} — {}; `agentlab doctor` shows what this machine has",
+                crate::ml::gpu::hint_for(&e)
+            )
+        }),
         _ => Ok(()),
     }
 }
 
 pub fn select(choice: DeviceChoice) -> Result<Device> {
+    select_noted(choice).map(|(device, _)| device)
+}
+
+/// [`select`], and for `auto` on a GPU build whose GPU cannot be used, a
+/// one-line note saying why the CPU was picked (e.g. "no NVIDIA driver").
+pub fn select_noted(choice: DeviceChoice) -> Result<(Device, Option<String>)> {
     check_compiled(choice).map_err(anyhow::Error::msg)?;
     match choice {
-        DeviceChoice::Cpu => Ok(Device::Cpu),
-        DeviceChoice::Cuda => Ok(Device::new_cuda(0)?),
-        DeviceChoice::Metal => Ok(Device::new_metal(0)?),
+        DeviceChoice::Cpu => Ok((Device::Cpu, None)),
+        DeviceChoice::Cuda => {
+            let device = open_cuda().map_err(|e| {
+                anyhow::anyhow!(
+                    "--device cuda: {e} — {}; `agentlab doctor` shows what this machine has",
+                    crate::ml::gpu::hint_for(&e)
+                )
+            })?;
+            Ok((device, None))
+        }
+        DeviceChoice::Metal => Ok((Device::new_metal(0)?, None)),
         DeviceChoice::Auto => {
+            let mut why_not = Vec::new();
             if cfg!(feature = "cuda") {
-                if let Ok(d) = Device::new_cuda(0) {
-                    return Ok(d);
+                match open_cuda() {
+                    Ok(d) => return Ok((d, None)),
+                    Err(e) => why_not.push(format!("CUDA: {e}")),
                 }
             }
             if cfg!(feature = "metal") {
-                if let Ok(d) = Device::new_metal(0) {
-                    return Ok(d);
+                match Device::new_metal(0) {
+                    Ok(d) => return Ok((d, None)),
+                    Err(e) => why_not.push(format!("Metal: {}", first_line(e))),
                 }
             }
-            Ok(Device::Cpu)
+            let note = (!why_not.is_empty())
+                .then(|| format!("--device auto: no usable GPU ({}); training on the CPU", why_not.join("; ")));
+            Ok((Device::Cpu, note))
         }
     }
+}
+
+/// cuda:0, after [`crate::ml::gpu::load_cuda`] opened the libraries; an error
+/// (never a panic) when the driver, a library or the GPU is missing.
+fn open_cuda() -> std::result::Result<Device, String> {
+    crate::ml::gpu::load_cuda()?;
+    match std::panic::catch_unwind(|| Device::new_cuda(0)) {
+        Ok(Ok(d)) => Ok(d),
+        Ok(Err(e)) => Err(first_line(e)),
+        Err(panic) => Err(format!(
+            "starting CUDA panicked: {}",
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
+        )),
+    }
+}
+
+/// An error's first line: candle appends a backtrace when RUST_BACKTRACE is set.
+fn first_line(e: impl std::fmt::Display) -> String {
+    e.to_string().lines().next().unwrap_or_default().to_string()
 }
 
 /// Human name of a device, for headers and reports.
@@ -99,5 +149,28 @@ pub fn describe(device: &Device) -> String {
         Device::Cpu => format!("cpu ({} threads)", rayon::current_num_threads()),
         Device::Cuda(_) => "cuda:0".to_string(),
         Device::Metal(_) => "metal:0".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_on_a_build_without_gpus_is_the_cpu_without_a_note() {
+        if cfg!(feature = "cuda") || cfg!(feature = "metal") {
+            return;
+        }
+        let (device, note) = select_noted(DeviceChoice::Auto).unwrap();
+        assert!(device.is_cpu());
+        assert_eq!(note, None);
+    }
+
+    #[test]
+    fn an_error_is_cut_to_its_first_line() {
+        assert_eq!(
+            first_line("DriverError(CUDA_ERROR_UNKNOWN)\n   0: bt\n   at src/x.rs"),
+            "DriverError(CUDA_ERROR_UNKNOWN)"
+        );
     }
 }

@@ -7,9 +7,37 @@
 //! ```
 //!
 //! Everything CUDA-specific sits behind `#[cfg(feature = "cuda")]`: the default
-//! build links no GPU code and answers "not compiled in".
+//! build links no GPU code and answers "not compiled in". On Linux x86_64 the
+//! `cuda` build links no CUDA library either: [`load_cuda`] opens them at run
+//! time (see `gpu/loader.rs`), so the binary starts without the NVIDIA driver.
 
 use serde::{Deserialize, Serialize};
+
+#[cfg(all(feature = "cuda", target_os = "linux", target_arch = "x86_64"))]
+mod loader;
+
+/// Whether this build opens the CUDA libraries at run time (`dlopen`) rather
+/// than needing them to start: the `cuda` build on Linux x86_64.
+pub const LOADS_AT_RUN_TIME: bool = cfg!(all(feature = "cuda", target_os = "linux", target_arch = "x86_64"));
+
+/// Open the CUDA driver and libraries, once; every CUDA entry point calls this
+/// before candle or cudarc touch the GPU. The error says which library is
+/// missing (e.g. "no NVIDIA driver: libcuda.so.1 was not found").
+#[cfg(all(feature = "cuda", target_os = "linux", target_arch = "x86_64"))]
+pub fn load_cuda() -> Result<(), String> {
+    loader::load()
+}
+
+/// Other platforms link the CUDA libraries (cudarc's dynamic linking): if the program runs, they are there.
+#[cfg(all(feature = "cuda", not(all(target_os = "linux", target_arch = "x86_64"))))]
+pub fn load_cuda() -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(not(feature = "cuda"))]
+pub fn load_cuda() -> Result<(), String> {
+    Err(format!("{NOT_COMPILED}: {BUILD_HINT}"))
+}
 
 /// Dense (no sparsity) peak throughput of a GPU, in TFLOP/s, from the vendor's datasheet.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -51,6 +79,7 @@ pub struct GpuInfo {
 #[cfg(feature = "cuda")]
 pub fn cuda_devices() -> Result<Vec<GpuInfo>, String> {
     use candle_core::cuda_backend::cudarc::driver::CudaContext;
+    load_cuda()?;
     let probe = std::panic::catch_unwind(|| -> Result<Vec<GpuInfo>, String> {
         let n = CudaContext::device_count().map_err(|e| format!("cuInit/cuDeviceGetCount failed: {e:?}"))?;
         let mut out = Vec::new();
@@ -90,7 +119,16 @@ pub fn device_name(device: &candle_core::Device) -> Option<String> {
 
 /// Hints for a failed CUDA start, from the driver's error text.
 pub fn hint_for(error: &str) -> &'static str {
-    if error.contains("NO_DEVICE") {
+    if error.contains("libcuda.so") {
+        "this machine has no NVIDIA driver (on a GPU machine, install it: nvidia-smi should list the GPU); \
+         --device auto and --device cpu train on the CPU here"
+    } else if ["libcublas", "libcurand", "libnvrtc"].iter().any(|l| error.contains(l)) {
+        "the CUDA 13 libraries come with PyTorch (cu130) or `pip install nvidia-cublas nvidia-curand \
+         nvidia-cuda-nvrtc`; put their lib folder on LD_LIBRARY_PATH (README, section GPU)"
+    } else if error.contains("CUDA_ERROR_NOT_FOUND") {
+        "the driver lacks a function this build calls: it is older than the CUDA toolkit this was built with \
+         (scripts/build-cuda.sh pins CUDA 13.0, for driver ≥ 580)"
+    } else if error.contains("NO_DEVICE") {
         "the driver loaded but sees no GPU (check nvidia-smi and CUDA_VISIBLE_DEVICES)"
     } else if error.contains("INSUFFICIENT_DRIVER") || error.contains("DRIVER_MISMATCH") {
         "the GPU driver is older than the CUDA toolkit this was built with (scripts/build-cuda.sh pins CUDA 13.0, for driver ≥ 580)"
@@ -103,10 +141,13 @@ pub fn hint_for(error: &str) -> &'static str {
     }
 }
 
-/// The CUDA libraries a `--features cuda` build loads at start-up (dynamically linked:
-/// when one is missing the program does not start at all, and the loader names it).
+/// The CUDA libraries a `--features cuda` build uses (CUDA 13 names). On Linux
+/// x86_64 they are opened at run time, the first time a GPU is asked for
+/// ([`load_cuda`]); elsewhere they are linked, and the program does not start
+/// without them. (The CUDA runtime, used by candle's own kernels, is linked in
+/// statically by scripts/build-cuda.sh.)
 pub const CUDA_LIBS: &[&str] =
-    &["libcuda.so.1", "libcudart.so.13", "libcublas.so.13", "libcublasLt.so.13", "libcurand.so.10", "libnvrtc.so.13"];
+    &["libcuda.so.1", "libcublas.so.13", "libcublasLt.so.13", "libcurand.so.10", "libnvrtc.so.13"];
 
 /// Where a library was found, and whether the loader's path includes that folder.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -120,22 +161,7 @@ pub struct LibLocation {
 /// driver folders, and Python's `site-packages/nvidia/*/lib` (where PyTorch's
 /// CUDA wheels put them). Only reads directories: never fails.
 pub fn find_cuda_libs() -> Vec<LibLocation> {
-    let ld: Vec<std::path::PathBuf> =
-        std::env::var_os("LD_LIBRARY_PATH").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
-    let system: Vec<std::path::PathBuf> = [
-        "/usr/local/nvidia/lib64",
-        "/usr/local/nvidia/lib",
-        "/usr/lib/x86_64-linux-gnu",
-        "/usr/lib64",
-        "/usr/local/cuda/lib64",
-        "/usr/lib/wsl/lib",
-    ]
-    .iter()
-    .map(std::path::PathBuf::from)
-    .collect();
-    let mut dirs: Vec<(std::path::PathBuf, bool)> = ld.iter().map(|d| (d.clone(), true)).collect();
-    dirs.extend(system.iter().map(|d| (d.clone(), false)));
-    dirs.extend(python_nvidia_lib_dirs().into_iter().map(|d| (d, false)));
+    let dirs = library_dirs();
     CUDA_LIBS
         .iter()
         .map(|name| {
@@ -143,11 +169,30 @@ pub fn find_cuda_libs() -> Vec<LibLocation> {
             LibLocation {
                 name: name.to_string(),
                 found: hit.map(|(d, _)| d.display().to_string()),
-                // The system folders are in the loader's cache (ldconfig) too.
-                on_loader_path: hit.is_some_and(|(d, on)| *on || system.contains(d)),
+                on_loader_path: hit.is_some_and(|(_, on)| *on),
             }
         })
         .collect()
+}
+
+/// The folders searched for CUDA libraries, in order, each with whether the
+/// dynamic loader searches it too: `LD_LIBRARY_PATH`, the usual system and
+/// driver folders (in the loader's cache), then Python's NVIDIA wheels.
+pub(crate) fn library_dirs() -> Vec<(std::path::PathBuf, bool)> {
+    let ld: Vec<std::path::PathBuf> =
+        std::env::var_os("LD_LIBRARY_PATH").map(|v| std::env::split_paths(&v).collect()).unwrap_or_default();
+    let system = [
+        "/usr/local/nvidia/lib64",
+        "/usr/local/nvidia/lib",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib64",
+        "/usr/local/cuda/lib64",
+        "/usr/lib/wsl/lib",
+    ];
+    let mut dirs: Vec<(std::path::PathBuf, bool)> = ld.into_iter().map(|d: std::path::PathBuf| (d, true)).collect();
+    dirs.extend(system.iter().map(|d| (std::path::PathBuf::from(d), true)));
+    dirs.extend(python_nvidia_lib_dirs().into_iter().map(|d| (d, false)));
+    dirs
 }
 
 /// `…/site-packages/nvidia/*/lib` under the usual Python prefixes.
@@ -192,6 +237,22 @@ mod tests {
         assert_eq!(peak_for("NVIDIA A100-SXM4-80GB").unwrap().gpu, "A100");
         assert_eq!(peak_for("NVIDIA A10").unwrap().gpu, "A10");
         assert!(peak_for("Some Other GPU").is_none());
+    }
+
+    #[test]
+    fn a_missing_driver_or_library_gets_its_own_hint() {
+        assert!(hint_for("no NVIDIA driver: libcuda.so.1 was not found").contains("no NVIDIA driver"));
+        assert!(hint_for("libcublas.so.13 (cuBLAS) was not found: …").contains("LD_LIBRARY_PATH"));
+        assert!(hint_for("DriverError(CUDA_ERROR_NOT_FOUND, …)").contains("older"));
+        assert!(hint_for("DriverError(CUDA_ERROR_NO_DEVICE, …)").contains("no GPU"));
+    }
+
+    #[test]
+    fn the_cpu_build_loads_no_cuda() {
+        if cfg!(feature = "cuda") {
+            return;
+        }
+        assert!(load_cuda().unwrap_err().contains(NOT_COMPILED));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! ```
 //!
 //! Both the lab's own tiny [`Gpt`] and a checkpoint brought from the Hugging
-//! Face hub ([`Qwen2`](super::qwen2::Qwen2)) implement it, so a training loop
+//! Face hub ([`Llama`](super::llama::Llama)) implement it, so a training loop
 //! written against `&dyn CausalLm` runs on either:
 //!
 //! ```no_run
@@ -36,13 +36,39 @@ pub trait CausalLm {
     fn trainable_vars(&self) -> Vec<Var> {
         self.vars().into_values().collect()
     }
+    /// Mean cross-entropy over the positions whose label is not −100
+    /// (`labels [B,T]`, i64). A model may skip the LM head where nothing is
+    /// scored; the value is the same as `masked_cross_entropy(forward(tokens), labels)`.
+    fn masked_loss(&self, tokens: &Tensor, labels: &Tensor) -> Result<Tensor> {
+        super::loss::masked_cross_entropy(&self.forward(tokens)?, labels)
+    }
     /// Longest sequence the model accepts.
     fn context(&self) -> usize;
     fn vocab(&self) -> usize;
     fn device(&self) -> &Device;
     /// New tokens for each prompt (each row's stop token kept if it stopped).
     fn generate(&self, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rng) -> Result<Vec<Vec<u32>>>;
+    /// [`generate`](CausalLm::generate) for multi-turn rollouts: `memo` keeps
+    /// what the model computed for earlier calls (a K/V cache per sequence), so
+    /// a prompt that extends an earlier prompt and its answer only computes its
+    /// new tokens. Use one memo per rollout, while the weights do not change.
+    /// Models without such a cache ignore it.
+    fn generate_with(
+        &self,
+        prompts: &[Vec<u32>],
+        cfg: &GenConfig,
+        rng: &mut Rng,
+        memo: &mut Memo,
+    ) -> Result<Vec<Vec<u32>>> {
+        let _ = memo;
+        self.generate(prompts, cfg, rng)
+    }
 }
+
+/// What a model remembers between calls of [`CausalLm::generate_with`]; each
+/// model keeps its own kind of state in it.
+#[derive(Default)]
+pub struct Memo(pub Option<Box<dyn std::any::Any + Send>>);
 
 impl CausalLm for Gpt {
     fn forward(&self, tokens: &Tensor) -> Result<Tensor> {

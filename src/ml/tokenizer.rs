@@ -163,6 +163,18 @@ impl Bpe {
         Self::from_json(&text).map_err(|e| anyhow!("reading {}: {e}", path.display()))
     }
 
+    /// Wrap a tokenizer built elsewhere (e.g. from a GGUF's metadata, see
+    /// [`crate::ml::gguf_tokenizer`]).
+    pub fn from_tokenizer(inner: tokenizers::Tokenizer) -> Bpe {
+        Bpe { inner }
+    }
+
+    /// The wrapped `tokenizers` tokenizer, for what [`Tokenize`] does not cover
+    /// (token strings, offsets, encoding with special tokens kept on decode).
+    pub fn tokenizer(&self) -> &tokenizers::Tokenizer {
+        &self.inner
+    }
+
     /// The id of a token such as `<|im_end|>`, if the vocabulary has it.
     pub fn token_id(&self, token: &str) -> Option<u32> {
         self.inner.token_to_id(token)

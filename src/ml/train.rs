@@ -19,7 +19,6 @@ use candle_core::{Tensor, Var};
 
 use super::data::{batch, Example};
 use super::lm::CausalLm;
-use super::loss::masked_cross_entropy;
 use super::optim::{check_finite, clip_grad_norm, AdamW, AdamWConfig, LrSchedule};
 
 /// How a [`Trainer`] updates its parameters.
@@ -113,7 +112,7 @@ impl Trainer {
     /// One SFT step: masked next-token cross-entropy of `model` on `examples`.
     pub fn sft_step(&mut self, model: &dyn CausalLm, examples: &[&Example]) -> Result<StepStats> {
         let (x, y) = batch(examples, model.device())?;
-        let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
+        let loss = model.masked_loss(&x, &y)?;
         self.step(&loss, "loss")
     }
 }

@@ -56,11 +56,33 @@ pub fn resolve_params(meta: &DrillMeta, preset: &str, sets: &[(String, String)])
 }
 
 /// The drill's own check of a full parameter set (a drill without code in
-/// this build has nothing to check).
+/// this build has nothing to check), and [`check_model`].
 pub fn check_params(meta: &DrillMeta, values: &ParamMap) -> Result<(), String> {
+    check_model(meta, values)?;
     match drills::find(&meta.id) {
         Some(d) => d.check(values),
         None => Ok(()),
+    }
+}
+
+/// The text parameter that picks a drill's model (`--model SPEC` sets it).
+pub const MODEL_PARAM: &str = "model";
+
+/// A drill's `model` value (a text param named [`MODEL_PARAM`]), checked
+/// before anything runs: `tiny`, or a path or a registered name that
+/// [`models::resolve`](crate::ml::models::resolve) finds. The value is kept
+/// as given; the drill resolves it again when it runs.
+pub fn check_model(meta: &DrillMeta, values: &ParamMap) -> Result<(), String> {
+    use crate::content::{ParamKind, ParamValue};
+    use crate::ml::models;
+    if meta.param(MODEL_PARAM).is_none_or(|p| p.kind != ParamKind::Text) {
+        return Ok(());
+    }
+    match values.get(MODEL_PARAM) {
+        Some(ParamValue::Text(spec)) if spec.trim() != models::TINY => {
+            models::resolve(spec).map(|_| ()).map_err(|e| format!("{MODEL_PARAM}: {e:#}"))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -196,7 +218,7 @@ fn worker(
     };
     let mut sink: Box<dyn FnMut(Event) + Send> = Box::new(sink);
     let plugs = Plugs::new(&cfg.drill, &cfg.uses);
-    let (status, claims, mut sink) = match (device::select(cfg.device), plugs) {
+    let (status, claims, mut sink) = match (device::select_noted(cfg.device), plugs) {
         (Err(e), _) => {
             sink(Event::Log(format!("device: {e}")));
             (RunStatus::Failed(e.to_string()), Vec::new(), sink)
@@ -205,7 +227,7 @@ fn worker(
             sink(Event::Log(format!("your function: {e}")));
             (RunStatus::Failed(e), Vec::new(), sink)
         }
-        (Ok(device), Ok(plugs)) => {
+        (Ok((device, device_note)), Ok(plugs)) => {
             sink(Event::Started {
                 drill: cfg.drill.clone(),
                 preset: cfg.preset.clone(),
@@ -214,6 +236,9 @@ fn worker(
                 params: cfg.params.clone(),
             });
             let mut ctx = RunCtx::new(meta.clone(), cfg.params.clone(), &cfg.preset, cfg.seed, device, cancel, sink);
+            if let Some(note) = device_note {
+                ctx.log(note);
+            }
             for (id, used) in &cfg.uses {
                 ctx.log(format!("training with your {id} from {} (not the lab's built-in function)", used.file));
             }
@@ -222,8 +247,13 @@ fn worker(
             let status = match outcome {
                 Ok(Ok(())) => {
                     let measured: Vec<&str> = ctx.claims().iter().map(|c| c.id.as_str()).collect();
-                    let missing: Vec<&str> =
-                        meta.claims.iter().map(|c| c.id.as_str()).filter(|id| !measured.contains(id)).collect();
+                    let missing: Vec<&str> = meta
+                        .claims
+                        .iter()
+                        .filter(|c| c.applies_to(&cfg.preset))
+                        .map(|c| c.id.as_str())
+                        .filter(|id| !measured.contains(id))
+                        .collect();
                     if !missing.is_empty() {
                         RunStatus::Failed(format!("the drill ended without measuring: {}", missing.join(", ")))
                     } else if ctx.claims().iter().all(|c| c.pass || c.observation) {

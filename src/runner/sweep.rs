@@ -119,6 +119,7 @@ impl Sweep {
         let claims = meta
             .claims
             .iter()
+            .filter(|c| c.applies_to(&config.preset))
             .map(|c| {
                 let values: Vec<&ClaimValue> =
                     results.iter().flat_map(|r| r.claims.iter().filter(|v| v.id == c.id)).collect();

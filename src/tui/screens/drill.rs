@@ -107,6 +107,8 @@ pub struct State {
     pub viewing: Option<String>,
     /// The opened past run's preset and what was edited in it ("quick, edited: steps").
     pub viewing_preset: Option<String>,
+    /// The preset of the saved run shown (its claims are that preset's).
+    pub viewed_preset: Option<String>,
     pub previous: Option<Vec<(String, Vec<Point>)>>,
     pub opts: chart::ChartOpts,
     pub chart_page: usize,
@@ -204,6 +206,7 @@ impl State {
             view: RunView::default(),
             viewing: None,
             viewing_preset: None,
+            viewed_preset: None,
             previous,
             opts: chart::ChartOpts::default(),
             chart_page: 0,
@@ -530,6 +533,7 @@ impl State {
                 self.view = RunView::default();
                 self.viewing = None;
                 self.viewing_preset = None;
+                self.viewed_preset = None;
                 self.log_scroll = None;
                 self.chart_page = 0;
                 Action::Flash("started: charts update as the model trains (x cancels)".into())
@@ -742,6 +746,7 @@ impl State {
         self.viewing = Some(r.name.clone());
         // The run records its parameters: say which differed from its preset.
         self.viewing_preset = r.config.as_ref().map(|c| preset_label(&self.meta, &c.preset, &c.params));
+        self.viewed_preset = r.config.as_ref().map(|c| c.preset.clone());
         self.shown_dir = Some(r.dir.clone());
         self.tab = Tab::Charts;
         Action::Flash(format!("showing saved run {} (s starts a new run)", r.name))

@@ -67,7 +67,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let [left, right] = Layout::horizontal([Constraint::Length(left_w), Constraint::Min(20)]).areas(main);
     // Claims get the room their wrapped text needs, up to 60% of the column.
     let ended = s.view.report.is_some() || (s.viewing.is_some() && s.view.progress.is_some());
-    let claim_lines = claims::lines(&s.meta, &s.view.claims, left.width.saturating_sub(2) as usize, ended);
+    // The claims of the shown run's preset (a saved run's own, else the config pane's).
+    let preset = s.viewed_preset.as_deref().unwrap_or(&s.preset);
+    let claim_lines =
+        claims::lines(&s.meta.for_preset(preset), &s.view.claims, left.width.saturating_sub(2) as usize, ended);
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5);
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
@@ -103,16 +106,29 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
 const SEED_LABEL: &str = "seed";
 const SWEEP_SEEDS_LABEL: &str = "sweep seeds";
 
-/// The value shown in config row `row`: the text being typed there, or `value`.
-fn shown_value(s: &State, row: usize, value: String) -> String {
+/// The value shown in config row `row`: the text being typed there, or
+/// `value`. Typed text wider than `width` columns shows its end (where the
+/// cursor is) after a `…`.
+fn shown_value(s: &State, row: usize, value: String, width: usize) -> String {
     match &s.editing {
-        Some(typed) if s.cursor == row => format!("{typed}█"),
+        Some(typed) if s.cursor == row => {
+            let shown = format!("{typed}█");
+            let n = shown.chars().count();
+            if n <= width || width < 2 {
+                shown
+            } else {
+                let tail: String = shown.chars().skip(n - (width - 1)).collect();
+                format!("…{tail}")
+            }
+        }
         _ => value,
     }
 }
 
 fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     let key_w = s.meta.params.iter().map(|p| p.key.len()).chain([SWEEP_SEEDS_LABEL.len()]).max().unwrap_or(4);
+    // Columns left for a value: inside the borders, after the key and a space.
+    let value_w = (area.width as usize).saturating_sub(2 + key_w + 1);
     let item = |key: &str, value: String, vstyle: Style| {
         ListItem::new(Line::from(vec![
             Span::styled(format!("{key:<key_w$} "), Style::default().fg(Color::Gray)),
@@ -129,12 +145,12 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
             let current = s.params.get(&p.key);
             let changed = defaults.as_ref().and_then(|d| d.get(&p.key)) != current;
             let vstyle = if changed { Style::default().fg(Color::Yellow) } else { Style::default() };
-            item(&p.key, shown_value(s, i, current.map(|v| v.to_string()).unwrap_or_default()), vstyle)
+            item(&p.key, shown_value(s, i, current.map(|v| v.to_string()).unwrap_or_default(), value_w), vstyle)
         })
         .collect();
     let n = s.meta.params.len();
-    items.push(item(SEED_LABEL, shown_value(s, n, s.seed.to_string()), Style::default()));
-    items.push(item(SWEEP_SEEDS_LABEL, shown_value(s, n + 1, s.sweep_seeds.to_string()), Style::default()));
+    items.push(item(SEED_LABEL, shown_value(s, n, s.seed.to_string(), value_w), Style::default()));
+    items.push(item(SWEEP_SEEDS_LABEL, shown_value(s, n + 1, s.sweep_seeds.to_string(), value_w), Style::default()));
     if !s.pluggable().is_empty() {
         // Not a row the cursor visits: `u` switches it.
         let (text, style) = match s.uses.keys().next() {
