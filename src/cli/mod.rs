@@ -252,7 +252,8 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
     println!("\npresets: {}", d.presets.keys().cloned().collect::<Vec<_>>().join(", "));
     println!("claims:");
     for c in &d.claims {
-        println!("  {:<22} {} {} {}", c.id, c.text, c.op.symbol(), c.threshold);
+        let only = if c.presets.is_empty() { String::new() } else { format!(" (preset {})", c.presets.join(", ")) };
+        println!("  {:<22} {} {} {}{only}", c.id, c.text, c.op.symbol(), c.threshold);
     }
     let plugs: Vec<_> = content.exercises.iter().filter(|x| x.plug && x.drill.as_deref() == Some(id)).collect();
     if !plugs.is_empty() {
