@@ -170,15 +170,8 @@ fn median(mut xs: Vec<f64>) -> f64 {
 pub fn bench_train(cfg: &BenchConfig, device: &Device, budget: Duration) -> Result<TrainResult> {
     let model = Gpt::new(cfg.model.clone(), 1, device)?;
     let mut opt = AdamW::new(model.vars().into_values().collect(), AdamWConfig::default())?;
-    let (b, t, v) = (cfg.batch, cfg.model.context, cfg.model.vocab);
-    let mut rng = Rng::new(2);
-    let tokens: Vec<u32> = (0..b * (t + 1)).map(|_| rng.below(v) as u32).collect();
-    let x: Vec<u32> = (0..b).flat_map(|r| tokens[r * (t + 1)..r * (t + 1) + t].to_vec()).collect();
-    let y: Vec<i64> = (0..b)
-        .flat_map(|r| tokens[r * (t + 1) + 1..(r + 1) * (t + 1)].iter().map(|&i| i as i64).collect::<Vec<_>>())
-        .collect();
-    let x = Tensor::from_vec(x, (b, t), device)?;
-    let y = Tensor::from_vec(y, (b, t), device)?;
+    let (b, t) = (cfg.batch, cfg.model.context);
+    let (x, y) = random_batch(cfg, device)?;
     let mut step = || -> Result<()> {
         let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
         opt.step(&loss.backward()?)?;
@@ -217,6 +210,107 @@ pub fn bench_train(cfg: &BenchConfig, device: &Device, budget: Duration) -> Resu
         mfu: peak.map(|p| achieved / p),
         ..Default::default()
     })
+}
+
+/// One line of a step profile: a phase and its time per step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileRow {
+    pub phase: String,
+    pub ms_per_step: f64,
+}
+
+/// Where a training step of the fused CPU model spends its time (`bench --profile`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepProfile {
+    pub config: String,
+    pub steps: usize,
+    /// Mean wall time of a whole step (the rows add up to it).
+    pub step_ms: f64,
+    pub rows: Vec<ProfileRow>,
+}
+
+/// A drill's training step of `cfg` on the CPU, timed phase by phase for
+/// about `budget` after 3 warm-up steps: the fused op's kernels
+/// ([`crate::ml::fused::profile`]), and around them candle's graph (the
+/// parameter concatenation and its backward, the loss), gradient clipping
+/// at 1 and AdamW — the steps [`crate::ml::train::Trainer::step`] takes.
+pub fn bench_profile(cfg: &BenchConfig, budget: Duration) -> Result<StepProfile> {
+    use crate::ml::fused::profile;
+    let device = Device::Cpu;
+    let model = Gpt::new(cfg.model.clone(), 1, &device)?;
+    anyhow::ensure!(model.fused_layout().is_some(), "config {} does not run on the fused CPU op", cfg.name);
+    let vars: Vec<candle_core::Var> = model.vars().into_values().collect();
+    let mut opt = AdamW::new(vars.clone(), AdamWConfig::default())?;
+    let (x, y) = random_batch(cfg, &device)?;
+    // wall seconds: forward, loss, backward, clip, AdamW, reading the loss
+    let mut outer = [0f64; 6];
+    let mut step = |outer: &mut [f64; 6]| -> Result<()> {
+        let mut lap = Instant::now();
+        let mut tick = |slot: usize, outer: &mut [f64; 6]| {
+            outer[slot] += lap.elapsed().as_secs_f64();
+            lap = Instant::now();
+        };
+        let logits = model.forward(&x)?;
+        tick(0, outer);
+        let loss = masked_cross_entropy(&logits, &y)?;
+        tick(1, outer);
+        let mut grads = loss.backward()?;
+        tick(2, outer);
+        crate::ml::optim::clip_grad_norm(&mut grads, &vars, 1.0)?;
+        tick(3, outer);
+        opt.step(&grads)?;
+        tick(4, outer);
+        loss.to_scalar::<f32>()?;
+        tick(5, outer);
+        Ok(())
+    };
+    let mut scratch = [0f64; 6];
+    for _ in 0..3 {
+        step(&mut scratch)?;
+    }
+    profile::enable(true);
+    profile::take();
+    let mut steps = 0;
+    let start = Instant::now();
+    while start.elapsed() < budget || steps < 5 {
+        step(&mut outer)?;
+        steps += 1;
+    }
+    profile::enable(false);
+    // The kernels' timers run on every shard's thread: divided by the shards
+    // that run side by side, they are (about) wall time, like the rest.
+    let side_by_side = crate::ml::fused::shards(cfg.batch).len() as f64;
+    let inner: Vec<f64> = profile::take().iter().map(|s| s / side_by_side).collect();
+    let per = |s: f64| s * 1e3 / steps as f64;
+    let fwd_op: f64 = inner[..3].iter().sum();
+    let bwd_op: f64 = inner[3..].iter().sum();
+    let mut rows: Vec<ProfileRow> = profile::PHASES
+        .iter()
+        .zip(&inner)
+        .map(|((_, name), s)| ProfileRow { phase: name.to_string(), ms_per_step: per(*s) })
+        .collect();
+    let more = [
+        ("forward: the rest (parameter concat, embeddings, buffers)", outer[0] - fwd_op),
+        ("loss: log-softmax cross-entropy (candle ops)", outer[1]),
+        ("backward: the rest (candle graph: loss, concat split, gradient store)", outer[2] - bwd_op),
+        ("gradient norm and clipping", outer[3]),
+        ("AdamW", outer[4]),
+        ("reading the loss", outer[5]),
+    ];
+    rows.extend(more.iter().map(|(name, s)| ProfileRow { phase: name.to_string(), ms_per_step: per(*s) }));
+    Ok(StepProfile { config: cfg.name.clone(), steps, step_ms: per(outer.iter().sum()), rows })
+}
+
+/// Random token ids `[batch, context]` and their next tokens as labels (every position a target).
+fn random_batch(cfg: &BenchConfig, device: &Device) -> Result<(Tensor, Tensor)> {
+    let (b, t, v) = (cfg.batch, cfg.model.context, cfg.model.vocab);
+    let mut rng = Rng::new(2);
+    let tokens: Vec<u32> = (0..b * (t + 1)).map(|_| rng.below(v) as u32).collect();
+    let x: Vec<u32> = (0..b).flat_map(|r| tokens[r * (t + 1)..r * (t + 1) + t].to_vec()).collect();
+    let y: Vec<i64> = (0..b)
+        .flat_map(|r| tokens[r * (t + 1) + 1..(r + 1) * (t + 1)].iter().map(|&i| i as i64).collect::<Vec<_>>())
+        .collect();
+    Ok((Tensor::from_vec(x, (b, t), device)?, Tensor::from_vec(y, (b, t), device)?))
 }
 
 /// Greedy generation of `new` tokens for 8 prompts of 16 tokens.

@@ -33,3 +33,21 @@ pub mod tui;
 // mimalloc keeps them. It also serves the tests, which train too.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// Keep the pages mimalloc frees mapped instead of returning them to the OS
+/// after 10 ms (its default). A training step frees and allocates the same
+/// buffers again — the gradient store holds a few copies of every parameter —
+/// and a returned page costs a page fault and zeroing when it comes back: at
+/// config M that was 4–9 ms of a 270 ms step (`agentlab bench --profile`,
+/// "backward: the rest"). The price: the process keeps its peak memory until
+/// it exits. Called once at start-up and by every fused model (the tests).
+pub fn tune_allocator() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // `mi_option_purge_delay` in mimalloc.h's `mi_option_t` (the same index in
+    // the 2.x and 3.x headers; the crate names no constant for it): −1 never purges.
+    const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+    ONCE.call_once(|| {
+        // SAFETY: setting an option is allowed at any time; it is read when pages are freed.
+        unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
+    });
+}

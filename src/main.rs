@@ -124,6 +124,9 @@ enum Command {
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
+        /// Where a training step of S and M (or --only's config) spends its time, phase by phase (CPU).
+        #[arg(long, conflicts_with = "model")]
+        profile: bool,
     },
 }
 
@@ -293,6 +296,7 @@ fn study(
 }
 
 fn main() -> ExitCode {
+    agentlab::tune_allocator();
     agentlab::ml::device::init_cpu_threads();
     let args = Cli::parse();
     let content = match agentlab::content::Content::load(args.content.as_deref()) {
@@ -345,8 +349,12 @@ fn main() -> ExitCode {
         Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
         Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
         Command::Doctor { json } => cli::doctor(json),
-        Command::Bench { json, only, seconds, device, model } => {
-            cli::bench(&content, json, only.as_deref(), seconds, device, model.as_deref())
+        Command::Bench { json, only, seconds, device, model, profile } => {
+            if profile {
+                cli::bench_profile(json, only.as_deref(), seconds)
+            } else {
+                cli::bench(&content, json, only.as_deref(), seconds, device, model.as_deref())
+            }
         }
         Command::Quiz { track, level, limit } => study(|store, io| {
             let (t, l) = cli::study::parse_filters(track.as_deref(), level.as_deref())?;

@@ -61,6 +61,45 @@ pub fn validate(content: &Content) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `agentlab bench --profile`: a training step of S and M (or `--only`'s
+/// config) timed phase by phase on the CPU, each config in a child process.
+pub fn bench_profile(json: bool, only: Option<&str>, seconds: f64) -> Result<ExitCode> {
+    use crate::bench::*;
+    let budget = std::time::Duration::from_secs_f64(seconds);
+    let names: Vec<String> = match only {
+        Some(name) => vec![name.to_string()],
+        None => configs().into_iter().map(|c| c.name).collect(),
+    };
+    let mut profiles = Vec::new();
+    for name in &names {
+        let cfg = find_config(name).ok_or_else(|| anyhow!("unknown config \"{name}\" to profile (S, M, L)"))?;
+        if only.is_some() {
+            profiles.push(bench_profile(&cfg, budget)?);
+            continue;
+        }
+        let out = std::process::Command::new(std::env::current_exe()?)
+            .args(["bench", "--profile", "--json", "--only", name, "--seconds", &seconds.to_string()])
+            .output()?;
+        if !out.status.success() {
+            anyhow::bail!("profiling {name} failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+        let mut got: Vec<StepProfile> = serde_json::from_slice(&out.stdout)?;
+        profiles.append(&mut got);
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&profiles)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("threads: {}", candle_core::utils::get_num_threads());
+    for p in &profiles {
+        println!("\n{}: {:.1} ms a step (mean of {} steps)", p.config, p.step_ms, p.steps);
+        for r in &p.rows {
+            println!("  {:>8.2} ms {:>5.1}%  {}", r.ms_per_step, 100.0 * r.ms_per_step / p.step_ms, r.phase);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// `agentlab bench`: each part runs in a child process so that every
 /// config's peak RSS is its own; `--only PART` runs one part here. With
 /// `--model SPEC` the parts are the real model's ([`crate::bench::MODEL_PARTS`])

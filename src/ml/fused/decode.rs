@@ -37,6 +37,19 @@ impl<'a> Decoder<'a> {
     /// return the logits of each row's last new position, `[b, vocab]`.
     /// `pad[r][j]`: key `j` of row `r` is padding (length = positions so far + t).
     pub fn step(&mut self, tokens: &[u32], pos: &[u32], t: usize, pad: &[Vec<bool>]) -> candle_core::Result<Vec<f32>> {
+        // On a pool thread, the kernels' parallel loops below split and join
+        // without waking a thread from outside the pool each time (a decode
+        // step of 8 rows is ~20 such loops of a few microseconds of work).
+        rayon::scope(|_| self.step_in_pool(tokens, pos, t, pad))
+    }
+
+    fn step_in_pool(
+        &mut self,
+        tokens: &[u32],
+        pos: &[u32],
+        t: usize,
+        pad: &[Vec<bool>],
+    ) -> candle_core::Result<Vec<f32>> {
         let (cfg, lay, w) = (self.cfg, self.lay, &self.w);
         let (b, d, vocab) = (self.b, cfg.d_model, cfg.vocab);
         let (h, hd) = (cfg.n_heads, d / cfg.n_heads);
@@ -108,18 +121,14 @@ impl<'a> Decoder<'a> {
                     for ti in 0..t {
                         let qpos = len + ti;
                         let row = &mut scores[ti * s_total..(ti + 1) * s_total];
-                        let mut max = f32::NEG_INFINITY;
                         for (j, sc) in row.iter_mut().enumerate() {
                             let visible = j <= qpos && (!pad[r][j] || j == qpos);
-                            *sc = if visible { *sc * scale } else { f32::NEG_INFINITY };
-                            max = max.max(*sc);
+                            if !visible {
+                                *sc = f32::NEG_INFINITY;
+                            }
                         }
-                        let mut sum = 0.0;
-                        for sc in row.iter_mut() {
-                            *sc = (*sc - max).exp();
-                            sum += *sc;
-                        }
-                        row.iter_mut().for_each(|sc| *sc /= sum);
+                        // Masked keys are −∞: their probability is exactly 0.
+                        kernels::softmax_causal(row, s_total, scale);
                     }
                     let v = View::rm(&vc[base..base + s_total * hd], s_total, hd);
                     matmul(&mut att_r[hi * hd..], d, View::rm(&scores, t, s_total), v, false, false);

@@ -107,6 +107,99 @@ pub fn layer_norm_backward(
     }
 }
 
+/// eˣ in f32 without a libm call, so loops over it vectorise: x = n·ln 2 + r
+/// with |r| ≤ ½ln 2, eʳ by its degree-7 Taylor polynomial (truncation error
+/// below 10⁻⁸ relative on that interval; the result is within a few ulp of
+/// libm's), 2ⁿ written into the exponent bits. For x in [−87.3, 88.3]; below
+/// it returns 0 (−∞ gives 0), above it saturates at e^88.3. NaN stays NaN.
+#[inline(always)]
+pub fn exp(x: f32) -> f32 {
+    const LOG2E: f32 = std::f32::consts::LOG2_E;
+    // ln 2 = LN2_HI − LN2_LO, LN2_HI with 9 significant bits so n·LN2_HI is exact.
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = 2.121_944_4e-4;
+    // Adding and subtracting 1.5·2²³ rounds to the nearest integer.
+    const ROUND: f32 = 12_582_912.0;
+    let xc = x.clamp(-87.3, 88.3);
+    let n = (xc * LOG2E + ROUND) - ROUND;
+    let r = (xc - n * LN2_HI) + n * LN2_LO;
+    let mut p = 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    let two_n = f32::from_bits(((n as i32 + 127) << 23) as u32);
+    if x < -87.3 {
+        0.0
+    } else {
+        p * two_n
+    }
+}
+
+multiversion! {
+    /// Softmax of `row[..visible]` after scaling by `scale`, in place; the
+    /// rest of the row (masked keys) is set to 0.
+    pub fn softmax_causal(row: &mut [f32], visible: usize, scale: f32) {
+        let (live, masked) = row.split_at_mut(visible);
+        let mut max = f32::NEG_INFINITY;
+        for x in live.iter_mut() {
+            *x *= scale;
+            max = max.max(*x);
+        }
+        for x in live.iter_mut() {
+            *x = exp(*x - max);
+        }
+        let inv = 1.0 / lane_sum(live);
+        live.iter_mut().for_each(|x| *x *= inv);
+        masked.fill(0.0);
+    }
+}
+
+multiversion! {
+    /// Softmax backward of one row: `ds ← p ⊙ (ds − Σ p·ds) · scale` over the
+    /// visible keys, 0 for the masked ones.
+    pub fn softmax_causal_backward(p: &[f32], ds: &mut [f32], visible: usize, scale: f32) {
+        let (live, masked) = ds.split_at_mut(visible);
+        let dot = lane_dot(&p[..visible], live);
+        for (d, &pj) in live.iter_mut().zip(&p[..visible]) {
+            *d = pj * (*d - dot) * scale;
+        }
+        masked.fill(0.0);
+    }
+}
+
+/// Σ x with 16 independent partial sums (vectorises without fast-math; the
+/// order is fixed, so the result is too).
+#[inline(always)]
+fn lane_sum(x: &[f32]) -> f32 {
+    let mut acc = [0f32; 16];
+    let chunks = x.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for l in 0..16 {
+            acc[l] += c[l];
+        }
+    }
+    acc.iter().sum::<f32>() + rest.iter().sum::<f32>()
+}
+
+/// Σ x·y with 16 independent partial sums.
+#[inline(always)]
+fn lane_dot(x: &[f32], y: &[f32]) -> f32 {
+    let mut acc = [0f32; 16];
+    let (xc, yc) = (x.chunks_exact(16), y.chunks_exact(16));
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (a, b) in xc.zip(yc) {
+        for l in 0..16 {
+            acc[l] += a[l] * b[l];
+        }
+    }
+    acc.iter().sum::<f32>() + xr.iter().zip(yr).map(|(a, b)| a * b).sum::<f32>()
+}
+
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
 const INV_SQRT_2PI: f32 = 0.398_942_3;
 
@@ -149,7 +242,7 @@ multiversion! {
     fn gelu_back_chunk(u: &[f32], d: &mut [f32]) {
         for (o, &x) in d.iter_mut().zip(u) {
             let cdf = 0.5 * (1.0 + erf(x * INV_SQRT2));
-            let pdf = INV_SQRT_2PI * (-0.5 * x * x).exp();
+            let pdf = INV_SQRT_2PI * exp(-0.5 * x * x);
             *o *= cdf + x * pdf;
         }
     }
@@ -167,6 +260,12 @@ multiversion! {
             *a += v;
         }
     }
+}
+
+/// `acc += x` over long vectors, in parallel blocks (elementwise, so the
+/// result does not depend on the split).
+pub fn add_all(acc: &mut [f32], x: &[f32]) {
+    acc.par_chunks_mut(1 << 16).zip(x.par_chunks(1 << 16)).for_each(|(a, x)| add_into(a, x));
 }
 
 /// `y[i, :] += b` for every row.
@@ -218,6 +317,41 @@ mod tests {
                     - (-x2).exp() / (x.abs() * std::f64::consts::PI.sqrt())
                         * (1.0 - 1.0 / (2.0 * x2) + 3.0 / (4.0 * x2 * x2)))
         }
+    }
+
+    #[test]
+    fn fast_exp_matches_libm() {
+        let mut worst = 0f64;
+        for i in -87_000..=88_000 {
+            let x = i as f32 / 1000.0;
+            let want = (x as f64).exp();
+            worst = worst.max(((exp(x) as f64 - want) / want).abs());
+        }
+        assert!(worst < 1e-6, "max relative error {worst}");
+        assert_eq!(exp(0.0), 1.0);
+        assert_eq!(exp(f32::NEG_INFINITY), 0.0);
+        assert_eq!(exp(-100.0), 0.0);
+        assert!(exp(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn causal_softmax_rows_and_their_backward() {
+        let mut row = [1.0f32, 2.0, 3.0, 7.0, 9.0];
+        softmax_causal(&mut row, 3, 0.5);
+        let z: f64 = [0.5f64, 1.0, 1.5].iter().map(|v| v.exp()).sum();
+        for (j, v) in [0.5f64, 1.0, 1.5].iter().enumerate() {
+            assert!((row[j] as f64 - v.exp() / z).abs() < 1e-6, "{row:?}");
+        }
+        assert_eq!(&row[3..], &[0.0, 0.0]);
+        // ds_j = p_j (dp_j − Σ p·dp) · scale on the visible keys, 0 elsewhere.
+        let mut ds = [0.3f32, -0.2, 0.7, 5.0, 5.0];
+        let dot: f32 = row[..3].iter().zip(&ds[..3]).map(|(p, d)| p * d).sum();
+        let want: Vec<f32> = (0..3).map(|j| row[j] * (ds[j] - dot) * 0.5).collect();
+        softmax_causal_backward(&row, &mut ds, 3, 0.5);
+        for j in 0..3 {
+            assert!((ds[j] - want[j]).abs() < 1e-6);
+        }
+        assert_eq!(&ds[3..], &[0.0, 0.0]);
     }
 
     #[test]

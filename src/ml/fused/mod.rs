@@ -23,6 +23,7 @@ mod attention;
 pub mod decode;
 mod kernels;
 pub mod linalg;
+pub mod profile;
 mod rope;
 pub(crate) mod simd;
 
@@ -34,6 +35,7 @@ use candle_core::{CpuStorage, CustomOp2, Layout as TLayout, Result, Shape, Tenso
 use super::gpt::GptConfig;
 use attention::Dims;
 use linalg::{matmul, View};
+use profile::Phase;
 
 /// Offsets of one block's parameters in the flat vector.
 #[derive(Debug, Clone)]
@@ -129,6 +131,7 @@ impl Layout {
         if cfg.mlp != MlpKind::Gelu {
             return None;
         }
+        crate::tune_allocator();
         let d = cfg.d_model;
         let mut order = Vec::new();
         let mut total = 0;
@@ -220,13 +223,16 @@ pub struct GptOp {
     cfg: GptConfig,
     layout: Arc<Layout>,
     save: bool,
-    saved: Mutex<Option<Saved>>,
+    /// One entry per shard ([`shards`]).
+    saved: Mutex<Option<Vec<Saved>>>,
 }
 
 impl Drop for GptOp {
     fn drop(&mut self) {
         if let Some(saved) = self.saved.get_mut().ok().and_then(|s| s.take()) {
-            saved.recycle(&self.layout.pool);
+            for s in saved {
+                s.recycle(&self.layout.pool);
+            }
         }
     }
 }
@@ -241,7 +247,52 @@ impl GptOp {
         tokens.apply_op2(params, self)
     }
 
-    fn run(&self, tokens: &[u32], b: usize, t: usize, w: &[f32]) -> Result<(Vec<f32>, Saved)> {
+    /// The whole forward: each shard on its own thread → logits `[b·t, vocab]`
+    /// and the activations of every shard.
+    fn forward_all(&self, tokens: &[u32], b: usize, t: usize, w: &[f32]) -> Result<(Vec<f32>, Vec<Saved>)> {
+        let v = self.cfg.vocab;
+        let mut logits = vec![0f32; b * t * v];
+        let parts = shards(b);
+        let threads = rayon::current_num_threads() > parts.len();
+        if parts.len() == 1 {
+            let saved = self.run(tokens, b, t, w, &mut logits, threads)?;
+            return Ok((logits, vec![saved]));
+        }
+        let b0 = parts[0];
+        let (l0, l1) = logits.split_at_mut(b0 * t * v);
+        let (s0, s1) = rayon::join(
+            || self.run(&tokens[..b0 * t], b0, t, w, l0, threads),
+            || self.run(&tokens[b0 * t..], b - b0, t, w, l1, threads),
+        );
+        Ok((logits, vec![s0?, s1?]))
+    }
+
+    /// The whole backward: each shard's gradient on its own thread, then
+    /// their sum in shard order (the same whatever the number of threads).
+    fn backward_all(&self, saved: &[Saved], t: usize, w: &[f32], dlogits: &[f32]) -> Vec<f32> {
+        let lay = &self.layout;
+        let mut gw = vec![0f32; lay.total];
+        let threads = rayon::current_num_threads() > saved.len();
+        match saved {
+            [one] => self.backward(one, t, w, dlogits, &mut gw, threads),
+            [s0, s1] => {
+                let split = s0.tokens.len() * self.cfg.vocab;
+                let mut gw1 = lay.pool.zeroed(lay.total);
+                rayon::join(
+                    || self.backward(s0, t, w, &dlogits[..split], &mut gw, threads),
+                    || self.backward(s1, t, w, &dlogits[split..], &mut gw1, threads),
+                );
+                kernels::add_all(&mut gw, &gw1);
+                lay.pool.give(gw1);
+            }
+            _ => unreachable!("one or two shards"),
+        }
+        gw
+    }
+
+    /// The forward of one shard (`b` sequences of `t` tokens) into `logits`
+    /// (`[b·t, vocab]`); `threads`: let the matrix products split their work.
+    fn run(&self, tokens: &[u32], b: usize, t: usize, w: &[f32], logits: &mut [f32], threads: bool) -> Result<Saved> {
         let cfg = &self.cfg;
         let lay = &self.layout;
         let (d, v) = (cfg.d_model, cfg.vocab);
@@ -268,64 +319,83 @@ impl GptOp {
         for o in &lay.blocks {
             // x += Attn(LN(x))
             let (mut h1, mut xhat1, mut rstd1) = (pool.take(n * d), pool.take(n * d), pool.take(n));
-            kernels::layer_norm(
-                &x,
-                &w[o.ln1_w..o.ln1_w + d],
-                &w[o.ln1_b..o.ln1_b + d],
-                d,
-                &mut h1,
-                &mut xhat1,
-                &mut rstd1,
-            );
+            profile::time(Phase::FwdRowwise, || {
+                kernels::layer_norm(
+                    &x,
+                    &w[o.ln1_w..o.ln1_w + d],
+                    &w[o.ln1_b..o.ln1_b + d],
+                    d,
+                    &mut h1,
+                    &mut xhat1,
+                    &mut rstd1,
+                )
+            });
             let mut qkv = pool.take(n * 3 * d);
-            matmul(
-                &mut qkv,
-                3 * d,
-                View::rm(&h1, n, d),
-                View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(),
-                false,
-                true,
-            );
-            kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]);
+            profile::time(Phase::FwdMatmul, || {
+                matmul(
+                    &mut qkv,
+                    3 * d,
+                    View::rm(&h1, n, d),
+                    View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(),
+                    false,
+                    threads,
+                )
+            });
+            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]));
             if let Some(table) = &rope {
-                rope::rotate_qk(&mut qkv, d, dims.hd, table, t, false);
+                profile::time(Phase::FwdRowwise, || rope::rotate_qk(&mut qkv, d, dims.hd, table, t, false));
             }
             let (mut att, mut p) = (pool.take(n * d), pool.take(b * dims.h * t * t));
-            attention::forward(&qkv, dims, &mut att, &mut p);
-            matmul(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true, true);
-            kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]);
+            profile::time(Phase::FwdAttention, || attention::forward(&qkv, dims, &mut att, &mut p));
+            profile::time(Phase::FwdMatmul, || {
+                matmul(
+                    &mut x,
+                    d,
+                    View::rm(&att, n, d),
+                    View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(),
+                    true,
+                    threads,
+                )
+            });
+            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]));
             // x += MLP(LN(x))
             let (mut h2, mut xhat2, mut rstd2) = (pool.take(n * d), pool.take(n * d), pool.take(n));
-            kernels::layer_norm(
-                &x,
-                &w[o.ln2_w..o.ln2_w + d],
-                &w[o.ln2_b..o.ln2_b + d],
-                d,
-                &mut h2,
-                &mut xhat2,
-                &mut rstd2,
-            );
+            profile::time(Phase::FwdRowwise, || {
+                kernels::layer_norm(
+                    &x,
+                    &w[o.ln2_w..o.ln2_w + d],
+                    &w[o.ln2_b..o.ln2_b + d],
+                    d,
+                    &mut h2,
+                    &mut xhat2,
+                    &mut rstd2,
+                )
+            });
             let mut u = pool.take(n * 4 * d);
-            matmul(
-                &mut u,
-                4 * d,
-                View::rm(&h2, n, d),
-                View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(),
-                false,
-                true,
-            );
-            kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]);
+            profile::time(Phase::FwdMatmul, || {
+                matmul(
+                    &mut u,
+                    4 * d,
+                    View::rm(&h2, n, d),
+                    View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(),
+                    false,
+                    threads,
+                )
+            });
+            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]));
             let mut g = pool.take(n * 4 * d);
-            kernels::gelu(&u, &mut g);
-            matmul(
-                &mut x,
-                d,
-                View::rm(&g, n, 4 * d),
-                View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(),
-                true,
-                true,
-            );
-            kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]);
+            profile::time(Phase::FwdRowwise, || kernels::gelu(&u, &mut g));
+            profile::time(Phase::FwdMatmul, || {
+                matmul(
+                    &mut x,
+                    d,
+                    View::rm(&g, n, 4 * d),
+                    View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(),
+                    true,
+                    threads,
+                )
+            });
+            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]));
             let block = BlockSaved { xhat1, rstd1, h1, qkv, p, att, xhat2, rstd2, h2, u, g };
             if self.save {
                 blocks.push(block);
@@ -335,23 +405,28 @@ impl GptOp {
             }
         }
         let (mut hf, mut xhatf, mut rstdf) = (pool.take(n * d), pool.take(n * d), pool.take(n));
-        kernels::layer_norm(
-            &x,
-            &w[lay.lnf_w..lay.lnf_w + d],
-            &w[lay.lnf_b..lay.lnf_b + d],
-            d,
-            &mut hf,
-            &mut xhatf,
-            &mut rstdf,
-        );
-        let mut logits = vec![0f32; n * v];
-        matmul(&mut logits, v, View::rm(&hf, n, d), View::rm(&w[lay.head..lay.head + v * d], v, d).t(), false, true);
+        profile::time(Phase::FwdRowwise, || {
+            kernels::layer_norm(
+                &x,
+                &w[lay.lnf_w..lay.lnf_w + d],
+                &w[lay.lnf_b..lay.lnf_b + d],
+                d,
+                &mut hf,
+                &mut xhatf,
+                &mut rstdf,
+            )
+        });
+        profile::time(Phase::FwdMatmul, || {
+            matmul(logits, v, View::rm(&hf, n, d), View::rm(&w[lay.head..lay.head + v * d], v, d).t(), false, threads)
+        });
         pool.give(x);
-        Ok((logits, Saved { tokens: tokens.to_vec(), blocks, xhatf, rstdf, hf }))
+        Ok(Saved { tokens: tokens.to_vec(), blocks, xhatf, rstdf, hf })
     }
 
     /// Gradient of every parameter, in layout order, from `dlogits` `[b·t, vocab]`.
-    fn backward(&self, s: &Saved, t: usize, w: &[f32], dlogits: &[f32]) -> Vec<f32> {
+    /// Add one shard's gradient to `gw` (layout order, zeroed by the caller)
+    /// from its `dlogits` `[b·t, vocab]`.
+    fn backward(&self, s: &Saved, t: usize, w: &[f32], dlogits: &[f32], gw: &mut [f32], threads: bool) {
         let cfg = &self.cfg;
         let lay = &self.layout;
         let (d, v) = (cfg.d_model, cfg.vocab);
@@ -359,92 +434,165 @@ impl GptOp {
         let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
         let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
         let pool = &lay.pool;
-        let mut gw = vec![0f32; lay.total];
 
         // Head: logits = hf · Wᵀ.
-        matmul(&mut gw[lay.head..lay.head + v * d], d, View::rm(dlogits, n, v).t(), View::rm(&s.hf, n, d), true, true);
+        profile::time(Phase::BwdMatmul, || {
+            matmul(
+                &mut gw[lay.head..lay.head + v * d],
+                d,
+                View::rm(dlogits, n, v).t(),
+                View::rm(&s.hf, n, d),
+                true,
+                threads,
+            )
+        });
         let mut dhf = pool.take(n * d);
-        matmul(&mut dhf, d, View::rm(dlogits, n, v), View::rm(&w[lay.head..lay.head + v * d], v, d), false, true);
+        profile::time(Phase::BwdMatmul, || {
+            matmul(&mut dhf, d, View::rm(dlogits, n, v), View::rm(&w[lay.head..lay.head + v * d], v, d), false, threads)
+        });
         let mut dx = pool.zeroed(n * d);
         {
             let (gwl, gbl) = gw[lay.lnf_w..lay.lnf_b + d].split_at_mut(d);
-            kernels::layer_norm_backward(&dhf, &s.xhatf, &s.rstdf, &w[lay.lnf_w..lay.lnf_w + d], d, &mut dx, gwl, gbl);
+            profile::time(Phase::BwdRowwise, || {
+                kernels::layer_norm_backward(
+                    &dhf,
+                    &s.xhatf,
+                    &s.rstdf,
+                    &w[lay.lnf_w..lay.lnf_w + d],
+                    d,
+                    &mut dx,
+                    gwl,
+                    gbl,
+                )
+            });
         }
         for (o, a) in lay.blocks.iter().zip(&s.blocks).rev() {
             // MLP: x_out = x_mid + gelu(LN2(x_mid)·Wfcᵀ + bfc)·W2ᵀ + b2.
-            matmul(
-                &mut gw[o.fc2_w..o.fc2_w + 4 * d * d],
-                4 * d,
-                View::rm(&dx, n, d).t(),
-                View::rm(&a.g, n, 4 * d),
-                true,
-                true,
-            );
-            kernels::bias_grad(&dx, d, &mut gw[o.fc2_b..o.fc2_b + d]);
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut gw[o.fc2_w..o.fc2_w + 4 * d * d],
+                    4 * d,
+                    View::rm(&dx, n, d).t(),
+                    View::rm(&a.g, n, 4 * d),
+                    true,
+                    threads,
+                )
+            });
+            profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dx, d, &mut gw[o.fc2_b..o.fc2_b + d]));
             let mut du = pool.take(n * 4 * d);
-            matmul(
-                &mut du,
-                4 * d,
-                View::rm(&dx, n, d),
-                View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d),
-                false,
-                true,
-            );
-            kernels::gelu_backward(&a.u, &mut du);
-            matmul(
-                &mut gw[o.fc_w..o.fc_w + 4 * d * d],
-                d,
-                View::rm(&du, n, 4 * d).t(),
-                View::rm(&a.h2, n, d),
-                true,
-                true,
-            );
-            kernels::bias_grad(&du, 4 * d, &mut gw[o.fc_b..o.fc_b + 4 * d]);
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut du,
+                    4 * d,
+                    View::rm(&dx, n, d),
+                    View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d),
+                    false,
+                    threads,
+                )
+            });
+            profile::time(Phase::BwdRowwise, || kernels::gelu_backward(&a.u, &mut du));
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut gw[o.fc_w..o.fc_w + 4 * d * d],
+                    d,
+                    View::rm(&du, n, 4 * d).t(),
+                    View::rm(&a.h2, n, d),
+                    true,
+                    threads,
+                )
+            });
+            profile::time(Phase::BwdRowwise, || kernels::bias_grad(&du, 4 * d, &mut gw[o.fc_b..o.fc_b + 4 * d]));
             let mut dh2 = pool.take(n * d);
-            matmul(
-                &mut dh2,
-                d,
-                View::rm(&du, n, 4 * d),
-                View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d),
-                false,
-                true,
-            );
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut dh2,
+                    d,
+                    View::rm(&du, n, 4 * d),
+                    View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d),
+                    false,
+                    threads,
+                )
+            });
             {
                 let (gwl, gbl) = gw[o.ln2_w..o.ln2_b + d].split_at_mut(d);
-                kernels::layer_norm_backward(&dh2, &a.xhat2, &a.rstd2, &w[o.ln2_w..o.ln2_w + d], d, &mut dx, gwl, gbl);
+                profile::time(Phase::BwdRowwise, || {
+                    kernels::layer_norm_backward(
+                        &dh2,
+                        &a.xhat2,
+                        &a.rstd2,
+                        &w[o.ln2_w..o.ln2_w + d],
+                        d,
+                        &mut dx,
+                        gwl,
+                        gbl,
+                    )
+                });
             }
             // Attention: x_mid = x_in + Attn(LN1(x_in))·Wpᵀ + bp.
-            matmul(&mut gw[o.proj_w..o.proj_w + d * d], d, View::rm(&dx, n, d).t(), View::rm(&a.att, n, d), true, true);
-            kernels::bias_grad(&dx, d, &mut gw[o.proj_b..o.proj_b + d]);
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut gw[o.proj_w..o.proj_w + d * d],
+                    d,
+                    View::rm(&dx, n, d).t(),
+                    View::rm(&a.att, n, d),
+                    true,
+                    threads,
+                )
+            });
+            profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dx, d, &mut gw[o.proj_b..o.proj_b + d]));
             let mut datt = pool.take(n * d);
-            matmul(&mut datt, d, View::rm(&dx, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d), false, true);
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut datt,
+                    d,
+                    View::rm(&dx, n, d),
+                    View::rm(&w[o.proj_w..o.proj_w + d * d], d, d),
+                    false,
+                    threads,
+                )
+            });
             let mut dqkv = pool.take(n * 3 * d);
-            attention::backward(&a.qkv, &a.p, &datt, dims, &mut dqkv);
+            profile::time(Phase::BwdAttention, || attention::backward(&a.qkv, &a.p, &datt, dims, &mut dqkv));
             if let Some(table) = &rope {
                 // Gradients of the rotated q, k → gradients of q, k: rotate back.
-                rope::rotate_qk(&mut dqkv, d, dims.hd, table, t, true);
+                profile::time(Phase::BwdRowwise, || rope::rotate_qk(&mut dqkv, d, dims.hd, table, t, true));
             }
-            matmul(
-                &mut gw[o.qkv_w..o.qkv_w + 3 * d * d],
-                d,
-                View::rm(&dqkv, n, 3 * d).t(),
-                View::rm(&a.h1, n, d),
-                true,
-                true,
-            );
-            kernels::bias_grad(&dqkv, 3 * d, &mut gw[o.qkv_b..o.qkv_b + 3 * d]);
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut gw[o.qkv_w..o.qkv_w + 3 * d * d],
+                    d,
+                    View::rm(&dqkv, n, 3 * d).t(),
+                    View::rm(&a.h1, n, d),
+                    true,
+                    threads,
+                )
+            });
+            profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dqkv, 3 * d, &mut gw[o.qkv_b..o.qkv_b + 3 * d]));
             let mut dh1 = pool.take(n * d);
-            matmul(
-                &mut dh1,
-                d,
-                View::rm(&dqkv, n, 3 * d),
-                View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d),
-                false,
-                true,
-            );
+            profile::time(Phase::BwdMatmul, || {
+                matmul(
+                    &mut dh1,
+                    d,
+                    View::rm(&dqkv, n, 3 * d),
+                    View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d),
+                    false,
+                    threads,
+                )
+            });
             {
                 let (gwl, gbl) = gw[o.ln1_w..o.ln1_b + d].split_at_mut(d);
-                kernels::layer_norm_backward(&dh1, &a.xhat1, &a.rstd1, &w[o.ln1_w..o.ln1_w + d], d, &mut dx, gwl, gbl);
+                profile::time(Phase::BwdRowwise, || {
+                    kernels::layer_norm_backward(
+                        &dh1,
+                        &a.xhat1,
+                        &a.rstd1,
+                        &w[o.ln1_w..o.ln1_w + d],
+                        d,
+                        &mut dx,
+                        gwl,
+                        gbl,
+                    )
+                });
             }
             for buf in [du, dh2, datt, dqkv, dh1] {
                 pool.give(buf);
@@ -454,13 +602,29 @@ impl GptOp {
         // Embeddings: scatter-add the residual stream's gradient.
         for (i, row) in dx.chunks(d).enumerate() {
             let tok = s.tokens[i] as usize;
-            kernels::add_into(&mut gw[lay.wte + tok * d..lay.wte + (tok + 1) * d], row);
+            profile::time(Phase::BwdRowwise, || {
+                kernels::add_into(&mut gw[lay.wte + tok * d..lay.wte + (tok + 1) * d], row)
+            });
             if let Some(wpe) = lay.wpe {
-                kernels::add_into(&mut gw[wpe + (i % t) * d..wpe + (i % t + 1) * d], row);
+                profile::time(Phase::BwdRowwise, || {
+                    kernels::add_into(&mut gw[wpe + (i % t) * d..wpe + (i % t + 1) * d], row)
+                });
             }
         }
         pool.give(dx);
-        gw
+    }
+}
+
+/// How the `b` sequences of a batch are split into shards that run side by
+/// side: two halves (the first one the larger) from 2 sequences on, else one.
+/// Fixed by the batch alone, never by the number of threads, so that a run
+/// gives the same numbers on any machine with the same kernels: each shard's
+/// weight gradients are summed over its own rows, then the two are added.
+pub fn shards(b: usize) -> Vec<usize> {
+    if b >= 2 && std::env::var("TMP_NOSHARD").is_err() {
+        vec![b.div_ceil(2), b / 2]
+    } else {
+        vec![b]
     }
 }
 
@@ -487,7 +651,7 @@ impl CustomOp2 for GptOp {
         }
         let tokens = contiguous::<u32>(s1, l1, "tokens")?;
         let w = contiguous::<f32>(s2, l2, "parameters")?;
-        let (logits, saved) = self.run(tokens, b, t, w)?;
+        let (logits, saved) = self.forward_all(tokens, b, t, w)?;
         if self.save {
             *self.saved.lock().expect("fused GPT lock") = Some(saved);
         }
@@ -518,10 +682,10 @@ impl CustomOp2 for GptOp {
             let toks = contiguous::<u32>(ts, tl, "tokens")?;
             let (b, _) = tokens.dims2()?;
             let op = GptOp::new(self.cfg.clone(), self.layout.clone(), true);
-            *guard = Some(op.run(toks, b, t, w)?.1);
+            *guard = Some(op.forward_all(toks, b, t, w)?.1);
         }
         let saved = guard.as_ref().expect("set above");
-        let gw = self.backward(saved, t, w, dlogits);
+        let gw = self.backward_all(saved, t, w, dlogits);
         Ok((None, Some(Tensor::from_vec(gw, self.layout.total, params.device())?)))
     }
 }

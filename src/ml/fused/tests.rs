@@ -68,3 +68,12 @@ fn fused_matches_composed_with_rope() {
     cfg.pos = crate::ml::gpt::PosEncoding::Rope;
     compare(cfg, 3, 11);
 }
+
+#[test]
+fn fused_matches_composed_over_several_causal_blocks_and_uneven_shards() {
+    // t = 70: attention blocks of 32, 32 and 6 queries; b = 3: shards of 2 and 1 sequences.
+    let mut cfg = GptConfig::new(19, 32, 2, 4, 80);
+    cfg.pos = crate::ml::gpt::PosEncoding::Rope;
+    compare(cfg, 3, 70);
+    compare(GptConfig::new(19, 32, 1, 2, 70), 5, 70);
+}
