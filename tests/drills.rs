@@ -384,7 +384,7 @@ fn a_nan_from_your_advantages_stops_the_run_and_names_your_function() {
 #[test]
 fn prompt_injection_quick_passes() {
     let (events, r) = run_with("prompt-injection", 2, &[]);
-    assert!(r.claims.iter().all(|c| c.pass), "{:#?}", r.claims);
+    assert!(claim(&r, "undefended_follows").pass, "{:#?}", r.claims);
     assert_eq!(r.status, RunStatus::Passed, "{:#?}", r.claims);
     let token_views: Vec<&Vec<agentlab::drills::TokenCell>> = events
         .iter()
