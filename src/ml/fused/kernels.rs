@@ -163,7 +163,7 @@ multiversion! {
     /// visible keys, 0 for the masked ones.
     pub fn softmax_causal_backward(p: &[f32], ds: &mut [f32], visible: usize, scale: f32) {
         let (live, masked) = ds.split_at_mut(visible);
-        let dot = lane_dot(&p[..visible], live);
+        let dot = super::linalg::dot(&p[..visible], live);
         for (d, &pj) in live.iter_mut().zip(&p[..visible]) {
             *d = pj * (*d - dot) * scale;
         }
@@ -184,20 +184,6 @@ fn lane_sum(x: &[f32]) -> f32 {
         }
     }
     acc.iter().sum::<f32>() + rest.iter().sum::<f32>()
-}
-
-/// Σ x·y with 16 independent partial sums.
-#[inline(always)]
-fn lane_dot(x: &[f32], y: &[f32]) -> f32 {
-    let mut acc = [0f32; 16];
-    let (xc, yc) = (x.chunks_exact(16), y.chunks_exact(16));
-    let (xr, yr) = (xc.remainder(), yc.remainder());
-    for (a, b) in xc.zip(yc) {
-        for l in 0..16 {
-            acc[l] += a[l] * b[l];
-        }
-    }
-    acc.iter().sum::<f32>() + xr.iter().zip(yr).map(|(a, b)| a * b).sum::<f32>()
 }
 
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;

@@ -108,7 +108,7 @@ const SMALL_M: usize = 16;
 
 super::simd::multiversion! {
 /// Dot product with 16 independent lanes, so it vectorises without fast-math.
-fn dot(x: &[f32], y: &[f32]) -> f32 {
+pub(super) fn dot(x: &[f32], y: &[f32]) -> f32 {
     let mut acc = [0f32; 16];
     let (xc, yc) = (x.chunks_exact(16), y.chunks_exact(16));
     let (xr, yr) = (xc.remainder(), yc.remainder());

@@ -301,6 +301,9 @@ impl GptOp {
             candle_core::bail!("sequence of {t} tokens exceeds the model context of {}", cfg.context);
         }
         let pool = &lay.pool;
+        let mm = |c: &mut [f32], ldc: usize, a: View, b: View, acc: bool| {
+            profile::time(Phase::FwdMatmul, || matmul(c, ldc, a, b, acc, threads))
+        };
         // Token + position embeddings.
         let mut x = pool.take(n * d);
         for (i, row) in x.chunks_mut(d).enumerate() {
@@ -331,32 +334,14 @@ impl GptOp {
                 )
             });
             let mut qkv = pool.take(n * 3 * d);
-            profile::time(Phase::FwdMatmul, || {
-                matmul(
-                    &mut qkv,
-                    3 * d,
-                    View::rm(&h1, n, d),
-                    View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(),
-                    false,
-                    threads,
-                )
-            });
+            mm(&mut qkv, 3 * d, View::rm(&h1, n, d), View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(), false);
             profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]));
             if let Some(table) = &rope {
                 profile::time(Phase::FwdRowwise, || rope::rotate_qk(&mut qkv, d, dims.hd, table, t, false));
             }
             let (mut att, mut p) = (pool.take(n * d), pool.take(b * dims.h * t * t));
             profile::time(Phase::FwdAttention, || attention::forward(&qkv, dims, &mut att, &mut p));
-            profile::time(Phase::FwdMatmul, || {
-                matmul(
-                    &mut x,
-                    d,
-                    View::rm(&att, n, d),
-                    View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(),
-                    true,
-                    threads,
-                )
-            });
+            mm(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true);
             profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]));
             // x += MLP(LN(x))
             let (mut h2, mut xhat2, mut rstd2) = (pool.take(n * d), pool.take(n * d), pool.take(n));
@@ -372,29 +357,11 @@ impl GptOp {
                 )
             });
             let mut u = pool.take(n * 4 * d);
-            profile::time(Phase::FwdMatmul, || {
-                matmul(
-                    &mut u,
-                    4 * d,
-                    View::rm(&h2, n, d),
-                    View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(),
-                    false,
-                    threads,
-                )
-            });
+            mm(&mut u, 4 * d, View::rm(&h2, n, d), View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(), false);
             profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]));
             let mut g = pool.take(n * 4 * d);
             profile::time(Phase::FwdRowwise, || kernels::gelu(&u, &mut g));
-            profile::time(Phase::FwdMatmul, || {
-                matmul(
-                    &mut x,
-                    d,
-                    View::rm(&g, n, 4 * d),
-                    View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(),
-                    true,
-                    threads,
-                )
-            });
+            mm(&mut x, d, View::rm(&g, n, 4 * d), View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(), true);
             profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]));
             let block = BlockSaved { xhat1, rstd1, h1, qkv, p, att, xhat2, rstd2, h2, u, g };
             if self.save {
@@ -416,14 +383,11 @@ impl GptOp {
                 &mut rstdf,
             )
         });
-        profile::time(Phase::FwdMatmul, || {
-            matmul(logits, v, View::rm(&hf, n, d), View::rm(&w[lay.head..lay.head + v * d], v, d).t(), false, threads)
-        });
+        mm(logits, v, View::rm(&hf, n, d), View::rm(&w[lay.head..lay.head + v * d], v, d).t(), false);
         pool.give(x);
         Ok(Saved { tokens: tokens.to_vec(), blocks, xhatf, rstdf, hf })
     }
 
-    /// Gradient of every parameter, in layout order, from `dlogits` `[b·t, vocab]`.
     /// Add one shard's gradient to `gw` (layout order, zeroed by the caller)
     /// from its `dlogits` `[b·t, vocab]`.
     fn backward(&self, s: &Saved, t: usize, w: &[f32], dlogits: &[f32], gw: &mut [f32], threads: bool) {
@@ -434,22 +398,14 @@ impl GptOp {
         let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
         let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
         let pool = &lay.pool;
+        let mm = |c: &mut [f32], ldc: usize, a: View, b: View, acc: bool| {
+            profile::time(Phase::BwdMatmul, || matmul(c, ldc, a, b, acc, threads))
+        };
 
         // Head: logits = hf · Wᵀ.
-        profile::time(Phase::BwdMatmul, || {
-            matmul(
-                &mut gw[lay.head..lay.head + v * d],
-                d,
-                View::rm(dlogits, n, v).t(),
-                View::rm(&s.hf, n, d),
-                true,
-                threads,
-            )
-        });
+        mm(&mut gw[lay.head..lay.head + v * d], d, View::rm(dlogits, n, v).t(), View::rm(&s.hf, n, d), true);
         let mut dhf = pool.take(n * d);
-        profile::time(Phase::BwdMatmul, || {
-            matmul(&mut dhf, d, View::rm(dlogits, n, v), View::rm(&w[lay.head..lay.head + v * d], v, d), false, threads)
-        });
+        mm(&mut dhf, d, View::rm(dlogits, n, v), View::rm(&w[lay.head..lay.head + v * d], v, d), false);
         let mut dx = pool.zeroed(n * d);
         {
             let (gwl, gbl) = gw[lay.lnf_w..lay.lnf_b + d].split_at_mut(d);
@@ -468,51 +424,15 @@ impl GptOp {
         }
         for (o, a) in lay.blocks.iter().zip(&s.blocks).rev() {
             // MLP: x_out = x_mid + gelu(LN2(x_mid)·Wfcᵀ + bfc)·W2ᵀ + b2.
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut gw[o.fc2_w..o.fc2_w + 4 * d * d],
-                    4 * d,
-                    View::rm(&dx, n, d).t(),
-                    View::rm(&a.g, n, 4 * d),
-                    true,
-                    threads,
-                )
-            });
+            mm(&mut gw[o.fc2_w..o.fc2_w + 4 * d * d], 4 * d, View::rm(&dx, n, d).t(), View::rm(&a.g, n, 4 * d), true);
             profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dx, d, &mut gw[o.fc2_b..o.fc2_b + d]));
             let mut du = pool.take(n * 4 * d);
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut du,
-                    4 * d,
-                    View::rm(&dx, n, d),
-                    View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d),
-                    false,
-                    threads,
-                )
-            });
+            mm(&mut du, 4 * d, View::rm(&dx, n, d), View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d), false);
             profile::time(Phase::BwdRowwise, || kernels::gelu_backward(&a.u, &mut du));
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut gw[o.fc_w..o.fc_w + 4 * d * d],
-                    d,
-                    View::rm(&du, n, 4 * d).t(),
-                    View::rm(&a.h2, n, d),
-                    true,
-                    threads,
-                )
-            });
+            mm(&mut gw[o.fc_w..o.fc_w + 4 * d * d], d, View::rm(&du, n, 4 * d).t(), View::rm(&a.h2, n, d), true);
             profile::time(Phase::BwdRowwise, || kernels::bias_grad(&du, 4 * d, &mut gw[o.fc_b..o.fc_b + 4 * d]));
             let mut dh2 = pool.take(n * d);
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut dh2,
-                    d,
-                    View::rm(&du, n, 4 * d),
-                    View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d),
-                    false,
-                    threads,
-                )
-            });
+            mm(&mut dh2, d, View::rm(&du, n, 4 * d), View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d), false);
             {
                 let (gwl, gbl) = gw[o.ln2_w..o.ln2_b + d].split_at_mut(d);
                 profile::time(Phase::BwdRowwise, || {
@@ -529,56 +449,20 @@ impl GptOp {
                 });
             }
             // Attention: x_mid = x_in + Attn(LN1(x_in))·Wpᵀ + bp.
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut gw[o.proj_w..o.proj_w + d * d],
-                    d,
-                    View::rm(&dx, n, d).t(),
-                    View::rm(&a.att, n, d),
-                    true,
-                    threads,
-                )
-            });
+            mm(&mut gw[o.proj_w..o.proj_w + d * d], d, View::rm(&dx, n, d).t(), View::rm(&a.att, n, d), true);
             profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dx, d, &mut gw[o.proj_b..o.proj_b + d]));
             let mut datt = pool.take(n * d);
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut datt,
-                    d,
-                    View::rm(&dx, n, d),
-                    View::rm(&w[o.proj_w..o.proj_w + d * d], d, d),
-                    false,
-                    threads,
-                )
-            });
+            mm(&mut datt, d, View::rm(&dx, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d), false);
             let mut dqkv = pool.take(n * 3 * d);
             profile::time(Phase::BwdAttention, || attention::backward(&a.qkv, &a.p, &datt, dims, &mut dqkv));
             if let Some(table) = &rope {
                 // Gradients of the rotated q, k → gradients of q, k: rotate back.
                 profile::time(Phase::BwdRowwise, || rope::rotate_qk(&mut dqkv, d, dims.hd, table, t, true));
             }
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut gw[o.qkv_w..o.qkv_w + 3 * d * d],
-                    d,
-                    View::rm(&dqkv, n, 3 * d).t(),
-                    View::rm(&a.h1, n, d),
-                    true,
-                    threads,
-                )
-            });
+            mm(&mut gw[o.qkv_w..o.qkv_w + 3 * d * d], d, View::rm(&dqkv, n, 3 * d).t(), View::rm(&a.h1, n, d), true);
             profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dqkv, 3 * d, &mut gw[o.qkv_b..o.qkv_b + 3 * d]));
             let mut dh1 = pool.take(n * d);
-            profile::time(Phase::BwdMatmul, || {
-                matmul(
-                    &mut dh1,
-                    d,
-                    View::rm(&dqkv, n, 3 * d),
-                    View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d),
-                    false,
-                    threads,
-                )
-            });
+            mm(&mut dh1, d, View::rm(&dqkv, n, 3 * d), View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d), false);
             {
                 let (gwl, gbl) = gw[o.ln1_w..o.ln1_b + d].split_at_mut(d);
                 profile::time(Phase::BwdRowwise, || {
