@@ -257,11 +257,12 @@ fn model_merging_quick_passes() {
     quick_passes("model-merging", 1);
 }
 
-/// DARE that drops 95% of each task vector and multiplies the rest by 20
-/// adds noise far larger than the update it keeps: the DARE merge loses a task.
+/// DARE that drops 99% of each task vector and multiplies the rest by 100
+/// adds noise far larger than the update it keeps: the DARE merge loses a
+/// task (0.000 on seeds 1–4; at 95% it fails on only two of them).
 #[test]
 fn model_merging_dare_fails_when_it_drops_almost_everything() {
-    breaks("model-merging", 1, ("dare_p", "0.95"), &["dare_keeps_both"]);
+    breaks("model-merging", 1, ("dare_p", "0.99"), &["dare_keeps_both"]);
 }
 
 /// Expert B fine-tuned from the same network with its MLP units and heads
@@ -377,10 +378,10 @@ fn a_nan_from_your_advantages_stops_the_run_and_names_your_function() {
     assert!(why.contains("your grpo_advantages(") && why.contains("not a finite number"), "{why}");
 }
 
-/// Every claim holds on seed 2 (on seed 1 the undefended ASR reads 0.27, one
-/// of the two misses of `undefended_follows` in seeds 1–20), and the token
-/// views colour exactly the injected sentence: the purple cells, joined, are
-/// one wording with its payload.
+/// Every claim holds on seed 2 (as on every seed of 1–20 since the arms'
+/// further steps went from 100 to 200), and the token views colour exactly
+/// the injected sentence: the purple cells, joined, are one wording with its
+/// payload.
 #[test]
 fn prompt_injection_quick_passes() {
     let (events, r) = run_with("prompt-injection", 2, &[]);

@@ -36,9 +36,10 @@ use crate::exercises::plug::Plugs;
 use crate::ml::base;
 use crate::ml::data::{Example, LengthBuckets};
 use crate::ml::gpt::Gpt;
+use crate::ml::lm::Memo;
 use crate::ml::loss::token_logprobs;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate, Decoding, GenConfig};
+use crate::ml::sample::{generate_with, Decoding, GenConfig};
 use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS, PAD};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::{mean_std, Baseline};
@@ -189,6 +190,8 @@ impl TypedDrill for TurnCreditAssignment {
         ctx.phase("RL");
         let mut trainer = Trainer::for_model(&policy, TrainConfig::constant(p.lr_rl))?;
         let mut last = None;
+        // Rollout throughput, for the log (wall time: not a measured number of the run).
+        let (mut roll_s, mut episodes, mut sampled) = (0.0f64, 0usize, 0usize);
         for step in 0..p.rl_steps {
             ctx.check_cancel()?;
             let qs: Vec<Question> = (0..p.questions_per_step)
@@ -198,13 +201,28 @@ impl TypedDrill for TurnCreditAssignment {
                 })
                 .collect();
             let all_q: Vec<Question> = qs.iter().flat_map(|q| std::iter::repeat_n(q.clone(), p.group)).collect();
+            let clock = std::time::Instant::now();
             let rs = rollouts(&policy, &setup, &all_q, decoding, &mut rng)?;
+            roll_s += clock.elapsed().as_secs_f64();
+            episodes += rs.len();
+            sampled += rs
+                .iter()
+                .flat_map(|r| &r.ids)
+                .filter(|(role, _)| *role == Role::Agent)
+                .map(|(_, t)| t.len())
+                .sum::<usize>();
             let (adv, groups) = turn_advantages(&rs, p, &ctx.plugs)?;
             let batch = build_batch(&rs, &adv, p.mask_observations, &ctx.device)?;
             update(p, ctx, step, &policy, &reference, &mut trainer, &batch, &rs, &groups)?;
             ctx.progress(step + 1, p.rl_steps, 0);
             last = Some((batch, rs));
         }
+
+        ctx.log(format!(
+            "RL rollouts: {episodes} episodes, {sampled} sampled tokens in {roll_s:.1} s ({:.0} episodes/s, {:.0} tokens/s)",
+            episodes as f64 / roll_s.max(1e-9),
+            sampled as f64 / roll_s.max(1e-9)
+        ));
 
         ctx.phase("evaluate");
         let after = stats(&rollouts(&policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?);
@@ -321,8 +339,12 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
 }
 
 /// Roll every episode forward one turn at a time, one batched generation per turn.
+/// `memo` keeps each episode's keys and values from one turn to the next, so
+/// a turn computes only the world's reply and the last sampled token, not
+/// the whole transcript again.
 fn rollouts(model: &Gpt, s: &Setup, qs: &[Question], decoding: Decoding, rng: &mut Rng) -> Result<Vec<Rollout>> {
     let mut rs: Vec<Rollout> = qs.iter().map(|q| Rollout::new(q.clone(), &s.tok)).collect();
+    let mut memo = Memo::default();
     while rs.iter().any(|r| !r.session.done) {
         let open: Vec<usize> = (0..rs.len()).filter(|&i| !rs[i].session.done).collect();
         let contexts: Vec<Vec<u32>> = open.iter().map(|&i| rs[i].context()).collect();
@@ -334,7 +356,7 @@ fn rollouts(model: &Gpt, s: &Setup, qs: &[Question], decoding: Decoding, rng: &m
             break;
         }
         let cfg = GenConfig { max_new: budget, decoding, stop: s.stop.clone(), use_cache: true };
-        let outs = generate(model, &contexts, &cfg, rng)?;
+        let outs = generate_with(model, &contexts, &cfg, rng, &mut memo)?;
         for (&i, out) in open.iter().zip(outs) {
             let before = rs[i].session.episode.segments.len();
             s.world.apply(&mut rs[i].session, &s.tok.decode(&out));

@@ -724,24 +724,9 @@ impl CausalLm for Llama {
         }
         let longest = prompts.iter().map(|p| p.len()).max().unwrap_or(0);
         let budget = cfg.max_new.min(self.cfg.max_position_embeddings.saturating_sub(longest));
-        let seen: &mut Vec<Remembered> = match memo.0.as_mut().and_then(|m| m.downcast_mut()) {
-            Some(v) => v,
-            None => memo.0.insert(Box::new(Vec::<Remembered>::new())).downcast_mut().expect("just inserted"),
-        };
+        let seen: &mut Vec<Remembered> = memo.state();
         // Per row: the reused prefix length and the memo entry it comes from.
-        let mut reuse: Vec<(usize, Option<usize>)> = Vec::with_capacity(b);
-        for p in prompts {
-            let best = seen
-                .iter()
-                .enumerate()
-                .map(|(k, r)| (r.tokens.iter().zip(p).take_while(|(a, b)| a == b).count(), k))
-                .max_by_key(|(n, k)| (*n, std::cmp::Reverse(*k)));
-            match best {
-                // At least one token of the prompt is read anew: its logits start the answer.
-                Some((n, k)) if n > 0 => reuse.push((n.min(p.len() - 1), Some(k))),
-                _ => reuse.push((0, None)),
-            }
-        }
+        let reuse = super::lm::reuse_plan(seen.iter().map(|r| r.tokens.as_slice()), prompts);
         let c_max = reuse.iter().map(|(c, _)| *c).max().unwrap_or(0);
         let n_max = prompts.iter().zip(&reuse).map(|(p, (c, _))| p.len() - c).max().unwrap_or(0);
         let model = self.detached();

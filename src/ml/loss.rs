@@ -31,7 +31,7 @@ pub fn masked_ce_sum(logits: &Tensor, labels: &Tensor) -> Result<(Tensor, f64)> 
     let labels = labels.flatten_all()?.to_dtype(DType::I64)?;
     let keep = labels.ge(0i64)?; // u8 mask
     let safe = keep.where_cond(&labels, &labels.zeros_like()?)?.to_dtype(DType::U32)?;
-    let logp = candle_nn::ops::log_softmax(&logits, D::Minus1)?;
+    let logp = super::ops::log_softmax(&logits)?;
     let picked = logp.gather(&safe.unsqueeze(1)?, 1)?.squeeze(1)?; // [N]
     let keep_f = keep.to_dtype(logits.dtype())?;
     let count = keep_f.sum_all()?.to_dtype(DType::F64)?.to_scalar::<f64>()?;
@@ -42,7 +42,7 @@ pub fn masked_ce_sum(logits: &Tensor, labels: &Tensor) -> Result<(Tensor, f64)> 
 /// Log-probability of each given token: `log softmax(logits)[tokens]`, `[B,T,V] × [B,T] → [B,T]`.
 pub fn token_logprobs(logits: &Tensor, tokens: &Tensor) -> Result<Tensor> {
     // gather needs contiguous operands; callers often pass shifted views (`narrow`).
-    let logp = candle_nn::ops::log_softmax(&logits.contiguous()?, D::Minus1)?;
+    let logp = super::ops::log_softmax(logits)?;
     let index = tokens.to_dtype(DType::U32)?.contiguous()?.unsqueeze(D::Minus1)?;
     logp.gather(&index, D::Minus1)?.squeeze(D::Minus1)
 }

@@ -5,10 +5,18 @@
 //! Prompts of different lengths are *left*-padded: every row's last prompt
 //! token sits in the same column, padding keys are masked out, and each row
 //! gets its own absolute positions (padding does not shift them).
+//!
+//! Multi-turn rollouts call [`generate_with`] with one [`Memo`] per batch of
+//! episodes: the memo keeps each sequence's keys and values, and the next
+//! turn's prompt (the transcript so far plus the world's reply) reuses its
+//! longest remembered prefix, so a turn computes its new tokens only, not the
+//! whole transcript again. Sampling without top-k or top-p draws from the
+//! tempered softmax in vocabulary order, with no sort of the vocabulary.
 
 use candle_core::{Result, Tensor, D};
 
 use super::gpt::{Gpt, KvCache, Positions};
+use super::lm::Memo;
 use super::ops;
 use super::rng::Rng;
 use super::tokenizer::PAD;
@@ -41,6 +49,14 @@ pub fn pick(logits: &[f32], decoding: Decoding, rng: &mut Rng) -> u32 {
         Decoding::Sample { temperature, top_k, top_p } => {
             if temperature <= 0.0 {
                 return argmax(logits);
+            }
+            if top_k.is_none() && top_p.is_none() {
+                // Nothing to truncate: the tempered softmax in vocabulary order,
+                // without sorting the vocabulary (`weighted` normalises).
+                let m = logits.iter().fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+                let inv_t = 1.0 / temperature;
+                let p: Vec<f32> = logits.iter().map(|&l| crate::ml::fused::kernels::exp((l - m) * inv_t)).collect();
+                return rng.weighted(&p) as u32;
             }
             let mut idx: Vec<usize> = (0..logits.len()).collect();
             idx.sort_unstable_by(|&a, &b| logits[b].total_cmp(&logits[a]));
@@ -82,10 +98,139 @@ fn argmax(xs: &[f32]) -> u32 {
 /// Generate continuations of `prompts`. Returns the new tokens of each row
 /// (including its stop token if it stopped).
 pub fn generate(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rng) -> Result<Vec<Vec<u32>>> {
-    let b = prompts.len();
-    if b == 0 {
+    generate_with(model, prompts, cfg, rng, &mut Memo::default())
+}
+
+/// [`generate`] that keeps each sequence's keys and values in `memo` after
+/// the call, so that a later prompt extending an earlier prompt and its
+/// answer (the next turn of the same episode) only computes its new tokens.
+/// Valid while the weights do not change: one memo per batch of rollouts.
+/// On the CPU's fused decoder; elsewhere the memo is ignored.
+pub fn generate_with(
+    model: &Gpt,
+    prompts: &[Vec<u32>],
+    cfg: &GenConfig,
+    rng: &mut Rng,
+    memo: &mut Memo,
+) -> Result<Vec<Vec<u32>>> {
+    if prompts.is_empty() {
         return Ok(Vec::new());
     }
+    match (cfg.use_cache, model.fused_layout()) {
+        (true, Some(layout)) => generate_fused(model, layout, prompts, cfg, rng, memo),
+        _ => generate_composed(model, prompts, cfg, rng),
+    }
+}
+
+/// What the fused decoder keeps of one sequence between calls: its real
+/// tokens (no padding) and, per layer, their keys and values `[h, n, hd]`.
+struct Kept {
+    tokens: Vec<u32>,
+    k: Vec<Vec<f32>>,
+    v: Vec<Vec<f32>>,
+}
+
+/// The fused decoder's generation. Rows are left-padded as in the module
+/// docs; a row that continues a remembered sequence starts from its cached
+/// keys and values (left-aligned so every row's reused part ends in the same
+/// column) and feeds only the rest of its prompt.
+fn generate_fused(
+    model: &Gpt,
+    layout: &super::fused::Layout,
+    prompts: &[Vec<u32>],
+    cfg: &GenConfig,
+    rng: &mut Rng,
+    memo: &mut Memo,
+) -> Result<Vec<Vec<u32>>> {
+    let b = prompts.len();
+    let seen: &mut Vec<Kept> = memo.state();
+    // Per row: how many leading tokens come from the memo, and from which entry.
+    let reuse = super::lm::reuse_plan(seen.iter().map(|e| e.tokens.as_slice()), prompts);
+    let c_max = reuse.iter().map(|r| r.0).max().unwrap_or(0);
+    // The rest of each prompt (an empty prompt is read as BOS alone).
+    let fresh: Vec<Vec<u32>> = prompts
+        .iter()
+        .zip(&reuse)
+        .map(|(p, (c, _))| if p.is_empty() { vec![super::tokenizer::BOS] } else { p[*c..].to_vec() })
+        .collect();
+    let n_max = fresh.iter().map(|f| f.len()).max().unwrap_or(1);
+    let longest = prompts.iter().map(|p| p.len()).max().unwrap_or(0).max(1);
+    let budget = cfg.max_new.min(model.cfg.context.saturating_sub(longest));
+    let w = layout.concat(&model.vars())?.to_vec1::<f32>()?;
+    let mut dec = super::fused::decode::Decoder::new(&model.cfg, layout, w, b, c_max + n_max + budget.max(1));
+    // Cache columns that are padding, per row; the columns holding real tokens.
+    let mut pads: Vec<Vec<bool>> = Vec::with_capacity(b);
+    let mut slots: Vec<Vec<usize>> = Vec::with_capacity(b);
+    let (mut toks, mut pos) = (Vec::with_capacity(b * n_max), Vec::with_capacity(b * n_max));
+    for (i, ((c, k), f)) in reuse.iter().zip(&fresh).enumerate() {
+        if let Some(k) = k {
+            let e = &seen[*k];
+            dec.put_row(i, c_max - c, &e.k, &e.v, e.tokens.len(), *c)?;
+        }
+        let n_pad = n_max - f.len();
+        let mut row: Vec<bool> = (0..c_max).map(|j| j < c_max - c).collect();
+        row.extend((0..n_max).map(|j| j < n_pad));
+        slots.push((0..row.len()).filter(|&j| !row[j]).collect());
+        pads.push(row);
+        toks.extend(std::iter::repeat_n(PAD, n_pad).chain(f.iter().copied()));
+        pos.extend((0..n_max).map(|j| (c + j.saturating_sub(n_pad)) as u32));
+    }
+    // A continued sequence replaces the entry it continues.
+    let mut used: Vec<usize> = reuse.iter().filter_map(|r| r.1).collect();
+    used.sort_unstable();
+    used.dedup();
+    for k in used.into_iter().rev() {
+        seen.swap_remove(k);
+    }
+    // Per row: the real tokens in the cache, in column order (`slots`).
+    let mut fed: Vec<Vec<u32>> =
+        prompts.iter().zip(&fresh).map(|(p, f)| if p.is_empty() { f.clone() } else { p.clone() }).collect();
+    let mut next_pos: Vec<u32> = prompts.iter().map(|p| p.len().max(1) as u32).collect();
+    let rows_of = |flat: Vec<f32>| -> Vec<Vec<f32>> { flat.chunks(model.cfg.vocab).map(|c| c.to_vec()).collect() };
+    let mut last = rows_of(dec.step(&toks, &pos, n_max, &pads)?);
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
+    let mut done = vec![false; b];
+    for step in 0..budget {
+        let mut step_tokens = Vec::with_capacity(b);
+        let mut real = vec![false; b];
+        for i in 0..b {
+            if done[i] {
+                step_tokens.push(PAD);
+                continue;
+            }
+            let tok = pick(&last[i], cfg.decoding, rng);
+            out[i].push(tok);
+            done[i] = cfg.stop.contains(&tok);
+            real[i] = true;
+            step_tokens.push(tok);
+        }
+        if done.iter().all(|d| *d) || step + 1 == budget {
+            break;
+        }
+        let width = dec.columns();
+        let mut step_pos = Vec::with_capacity(b);
+        for i in 0..b {
+            pads[i].push(!real[i]);
+            step_pos.push(next_pos[i]);
+            if real[i] {
+                slots[i].push(width);
+                fed[i].push(step_tokens[i]);
+                next_pos[i] += 1;
+            }
+        }
+        last = rows_of(dec.step(&step_tokens, &step_pos, 1, &pads)?);
+    }
+    // Remember every row's real tokens with their keys and values.
+    for (i, tokens) in fed.into_iter().enumerate() {
+        let (k, v) = dec.take_row(i, &slots[i][..tokens.len()]);
+        seen.push(Kept { tokens, k, v });
+    }
+    Ok(out)
+}
+
+/// Generation through candle's ops (GPUs; and the CPU without a cache, the reference).
+fn generate_composed(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rng) -> Result<Vec<Vec<u32>>> {
+    let b = prompts.len();
     let p_len = prompts.iter().map(|p| p.len()).max().unwrap_or(0).max(1);
     let budget = cfg.max_new.min(model.cfg.context.saturating_sub(p_len));
     // Left-padded rows, which columns are padding, and per-row positions.
@@ -107,34 +252,17 @@ pub fn generate(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rn
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
     let mut done = vec![false; b];
     let mut cache = KvCache::new(model.cfg.n_layers);
-    // On the CPU the fused decoder keeps the cache in plain buffers.
-    let mut decoder = match (cfg.use_cache, model.fused_layout()) {
-        (true, Some(layout)) => {
-            let w = layout.concat(&model.vars())?.to_vec1::<f32>()?;
-            Some(super::fused::decode::Decoder::new(&model.cfg, layout, w, b, p_len + budget.max(1)))
-        }
-        _ => None,
-    };
-    let rows_of = |flat: Vec<f32>| -> Vec<Vec<f32>> { flat.chunks(model.cfg.vocab).map(|c| c.to_vec()).collect() };
 
     // First pass over the whole (padded) prompt.
-    let mut last = match decoder.as_mut() {
-        Some(dec) => {
-            let toks: Vec<u32> = rows.iter().flatten().copied().collect();
-            let ps: Vec<u32> = pos.iter().flatten().copied().collect();
-            rows_of(dec.step(&toks, &ps, p_len, &pads)?)
-        }
-        None => {
-            let tokens =
-                Tensor::from_vec(rows.iter().flatten().copied().collect::<Vec<u32>>(), (b, p_len), &model.device)?;
-            let mask = ops::cached_mask(&pads, p_len, &model.device)?;
-            let logits = if cfg.use_cache {
-                model.run(&tokens, Positions::PerRow(&pos), &mask, Some(&mut cache))?
-            } else {
-                model.run(&tokens, Positions::PerRow(&pos), &mask, None)?
-            };
-            logits.narrow(1, p_len - 1, 1)?.squeeze(1)?.to_vec2::<f32>()?
-        }
+    let mut last = {
+        let tokens = Tensor::from_vec(rows.iter().flatten().copied().collect::<Vec<u32>>(), (b, p_len), &model.device)?;
+        let mask = ops::cached_mask(&pads, p_len, &model.device)?;
+        let logits = if cfg.use_cache {
+            model.run(&tokens, Positions::PerRow(&pos), &mask, Some(&mut cache))?
+        } else {
+            model.run(&tokens, Positions::PerRow(&pos), &mask, None)?
+        };
+        logits.narrow(1, p_len - 1, 1)?.squeeze(1)?.to_vec2::<f32>()?
     };
 
     for _ in 0..budget {
@@ -157,11 +285,6 @@ pub fn generate(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rn
             pads[i].push(false);
             pos[i].push(next_pos[i]);
             next_pos[i] += 1;
-        }
-        if let Some(dec) = decoder.as_mut() {
-            let step_pos: Vec<u32> = pos.iter().map(|p| *p.last().expect("non-empty")).collect();
-            last = rows_of(dec.step(&step_tokens, &step_pos, 1, &pads)?);
-            continue;
         }
         let logits = if cfg.use_cache {
             let t = Tensor::from_vec(step_tokens, (b, 1), &model.device)?;
@@ -210,6 +333,33 @@ mod tests {
         }
         assert_eq!(seen[0] + seen[3], 0, "{seen:?}");
         assert!(seen[1] > seen[2] && seen[2] > 300, "{seen:?}");
+    }
+
+    #[test]
+    fn a_memo_continues_episodes_with_the_same_tokens_as_a_fresh_prefill() {
+        use crate::ml::gpt::GptConfig;
+        let model = Gpt::new(GptConfig::new(40, 32, 2, 4, 64), 3, &candle_core::Device::Cpu).unwrap();
+        assert!(model.fused_layout().is_some());
+        let prompts: Vec<Vec<u32>> = vec![vec![1, 5, 9], vec![1, 7], vec![1, 2, 3, 4, 5, 6], vec![1, 5, 9]];
+        let cfg = GenConfig::greedy(6, vec![11]);
+        let mut memo = Memo::default();
+        let first = generate_with(&model, &prompts, &cfg, &mut Rng::new(0), &mut memo).unwrap();
+        assert_eq!(first, generate(&model, &prompts, &cfg, &mut Rng::new(0)).unwrap());
+        // The next turn: each episode's transcript so far plus the world's reply;
+        // one episode ended (not asked again) and a new one starts.
+        let mut next: Vec<Vec<u32>> = prompts
+            .iter()
+            .zip(&first)
+            .take(3)
+            .enumerate()
+            .map(|(i, (p, o))| [p.as_slice(), o, &[20 + i as u32, 21]].concat())
+            .collect();
+        next.push(vec![1, 30]);
+        let cont = generate_with(&model, &next, &cfg, &mut Rng::new(0), &mut memo).unwrap();
+        assert_eq!(cont, generate(&model, &next, &cfg, &mut Rng::new(0)).unwrap());
+        // The memo holds one sequence per row of the last call, plus the episode not continued.
+        let kept: &Vec<Kept> = memo.0.as_ref().unwrap().downcast_ref().unwrap();
+        assert_eq!(kept.len(), 5);
     }
 
     #[test]

@@ -6,6 +6,11 @@
 //! token costs one row of each matrix product and one pass over the cache.
 //! Semantics match `ops::cached_mask`: a query sees earlier keys that are not
 //! padding, and always itself.
+//!
+//! Across the turns of an episode, [`Decoder::take_row`] copies a row's keys
+//! and values out (its real tokens only, padding dropped) and
+//! [`Decoder::put_row`] writes them into the next turn's decoder, so the next
+//! turn computes only the tokens that are new (`sample::generate_with`).
 
 use rayon::prelude::*;
 
@@ -33,6 +38,54 @@ impl<'a> Decoder<'a> {
         Decoder { cfg, lay, w, b, cap, len: 0, k: vec![vec![0.0; size]; layers], v: vec![vec![0.0; size]; layers] }
     }
 
+    /// Cache columns so far (every row has the same number, padding included).
+    pub fn columns(&self) -> usize {
+        self.len
+    }
+
+    /// Row `r`'s keys and values at cache columns `cols`, in that order: per
+    /// layer `[h, cols.len(), hd]`.
+    pub fn take_row(&self, r: usize, cols: &[usize]) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+        let (h, hd) = (self.cfg.n_heads, self.cfg.d_model / self.cfg.n_heads);
+        let grab = |buf: &Vec<f32>| {
+            let mut out = Vec::with_capacity(h * cols.len() * hd);
+            for hi in 0..h {
+                let base = (r * h + hi) * self.cap;
+                for &c in cols {
+                    out.extend_from_slice(&buf[(base + c) * hd..(base + c + 1) * hd]);
+                }
+            }
+            out
+        };
+        (self.k.iter().map(grab).collect(), self.v.iter().map(grab).collect())
+    }
+
+    /// Write the first `n` of `kept` columns (per layer `[h, kept, hd]`, as
+    /// [`take_row`](Self::take_row) gives them) into row `r` at columns
+    /// `at..at + n`, and count the cache as `at + n` columns long.
+    pub fn put_row(
+        &mut self,
+        r: usize,
+        at: usize,
+        k: &[Vec<f32>],
+        v: &[Vec<f32>],
+        kept: usize,
+        n: usize,
+    ) -> candle_core::Result<()> {
+        let (h, hd) = (self.cfg.n_heads, self.cfg.d_model / self.cfg.n_heads);
+        if at + n > self.cap || r >= self.b || n > kept {
+            candle_core::bail!("decoder: {n} kept columns at {at} of row {r} do not fit");
+        }
+        for (dst, src) in self.k.iter_mut().zip(k).chain(self.v.iter_mut().zip(v)) {
+            for hi in 0..h {
+                let to = ((r * h + hi) * self.cap + at) * hd;
+                dst[to..to + n * hd].copy_from_slice(&src[hi * kept * hd..(hi * kept + n) * hd]);
+            }
+        }
+        self.len = self.len.max(at + n);
+        Ok(())
+    }
+
     /// Run `t` new tokens per row (`tokens`, `pos`: row-major `b × t`) and
     /// return the logits of each row's last new position, `[b, vocab]`.
     /// `pad[r][j]`: key `j` of row `r` is padding (length = positions so far + t).
@@ -50,13 +103,13 @@ impl<'a> Decoder<'a> {
         t: usize,
         pad: &[Vec<bool>],
     ) -> candle_core::Result<Vec<f32>> {
+        if self.len + t > self.cap {
+            candle_core::bail!("decoder: {} positions exceed its capacity {}", self.len + t, self.cap);
+        }
         let (cfg, lay, w) = (self.cfg, self.lay, &self.w);
         let (b, d, vocab) = (self.b, cfg.d_model, cfg.vocab);
         let (h, hd) = (cfg.n_heads, d / cfg.n_heads);
         let n = b * t;
-        if self.len + t > self.cap {
-            candle_core::bail!("decoder: {} positions exceed its capacity {}", self.len + t, self.cap);
-        }
         let mut x = vec![0f32; n * d];
         for (i, row) in x.chunks_mut(d).enumerate() {
             let (tok, p) = (tokens[i] as usize, pos[i] as usize);

@@ -16,11 +16,15 @@ multiversion! {
     /// One row of LayerNorm; returns rstd.
     fn ln_row(row: &[f32], w: &[f32], b: &[f32], y: &mut [f32], xh: &mut [f32]) -> f32 {
         let d = row.len() as f32;
-        let mean = row.iter().sum::<f32>() / d;
-        let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / d;
+        let mean = lane_sum(row) / d;
+        // xh holds the deviations first, then x̂.
+        for (h, &v) in xh.iter_mut().zip(row) {
+            *h = v - mean;
+        }
+        let var = super::linalg::dot(xh, xh) / d;
         let s = 1.0 / (var + LN_EPS).sqrt();
         for j in 0..row.len() {
-            let h = (row[j] - mean) * s;
+            let h = xh[j] * s;
             xh[j] = h;
             y[j] = h * w[j] + b[j];
         }
@@ -46,17 +50,14 @@ multiversion! {
     /// One row of the LayerNorm backward (see `layer_norm_backward`); `g` is scratch.
     fn ln_back_row(dy: &[f32], xr: &[f32], w: &[f32], s: f32, g: &mut [f32], out: &mut [f32], gw: &mut [f32], gb: &mut [f32]) {
         let d = dy.len();
-        let mut mean_g = 0.0;
-        let mut mean_gx = 0.0;
         for j in 0..d {
             g[j] = dy[j] * w[j];
-            mean_g += g[j];
-            mean_gx += g[j] * xr[j];
             gw[j] += dy[j] * xr[j];
             gb[j] += dy[j];
         }
-        mean_g /= d as f32;
-        mean_gx /= d as f32;
+        // Sums with independent lanes, so the loops vectorise.
+        let mean_g = lane_sum(g) / d as f32;
+        let mean_gx = super::linalg::dot(g, xr) / d as f32;
         for j in 0..d {
             out[j] += s * (g[j] - mean_g - xr[j] * mean_gx);
         }
@@ -121,7 +122,8 @@ pub fn exp(x: f32) -> f32 {
     // Adding and subtracting 1.5·2²³ rounds to the nearest integer.
     const ROUND: f32 = 12_582_912.0;
     let xc = x.clamp(-87.3, 88.3);
-    let n = (xc * LOG2E + ROUND) - ROUND;
+    let shifted = xc * LOG2E + ROUND;
+    let n = shifted - ROUND;
     let r = (xc - n * LN2_HI) + n * LN2_LO;
     let mut p = 1.0 / 5040.0;
     p = p * r + 1.0 / 720.0;
@@ -131,7 +133,11 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    let two_n = f32::from_bits(((n as i32 + 127) << 23) as u32);
+    // `shifted` holds n in its low mantissa bits (its bits are those of
+    // 1.5·2²³ plus n), so 2ⁿ's exponent field is those bits minus 1.5·2²³'s
+    // plus the bias 127: integer arithmetic that vectorises, where a
+    // saturating `n as i32` would be converted one lane at a time.
+    let two_n = f32::from_bits(shifted.to_bits().wrapping_sub(0x4b40_0000 - 127) << 23);
     if x < -87.3 {
         0.0
     } else {
@@ -144,11 +150,8 @@ multiversion! {
     /// rest of the row (masked keys) is set to 0.
     pub fn softmax_causal(row: &mut [f32], visible: usize, scale: f32) {
         let (live, masked) = row.split_at_mut(visible);
-        let mut max = f32::NEG_INFINITY;
-        for x in live.iter_mut() {
-            *x *= scale;
-            max = max.max(*x);
-        }
+        live.iter_mut().for_each(|x| *x *= scale);
+        let max = lane_max(live);
         for x in live.iter_mut() {
             *x = exp(*x - max);
         }
@@ -171,6 +174,36 @@ multiversion! {
     }
 }
 
+multiversion! {
+    /// `y = x − log Σ exp(x)` of one row (a log-softmax).
+    pub fn log_softmax_row(x: &[f32], y: &mut [f32]) {
+        let max = lane_max(x);
+        if max == f32::NEG_INFINITY {
+            // Every entry is −∞ (or NaN): nothing to normalise; keep what came in.
+            y.copy_from_slice(x);
+            return;
+        }
+        for (o, &v) in y.iter_mut().zip(x) {
+            *o = exp(v - max);
+        }
+        let lse = max + lane_sum(y).ln();
+        for (o, &v) in y.iter_mut().zip(x) {
+            *o = v - lse;
+        }
+    }
+}
+
+multiversion! {
+    /// Backward of one log-softmax row: `dx = dy − softmax · Σ dy`, with
+    /// softmax = exp(y).
+    pub fn log_softmax_back_row(y: &[f32], dy: &[f32], dx: &mut [f32]) {
+        let total = lane_sum(dy);
+        for ((o, &yv), &g) in dx.iter_mut().zip(y).zip(dy) {
+            *o = g - exp(yv) * total;
+        }
+    }
+}
+
 /// Σ x with 16 independent partial sums (vectorises without fast-math; the
 /// order is fixed, so the result is too).
 #[inline(always)]
@@ -184,6 +217,24 @@ fn lane_sum(x: &[f32]) -> f32 {
         }
     }
     acc.iter().sum::<f32>() + rest.iter().sum::<f32>()
+}
+
+/// The largest of `x` (NaNs ignored; −∞ when empty) with 16 independent
+/// running maxima, so it vectorises. A maximum does not depend on the order,
+/// so this equals the sequential `fold(f32::max)`.
+#[inline(always)]
+fn lane_max(x: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; 16];
+    let chunks = x.chunks_exact(16);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for l in 0..16 {
+            if c[l] > acc[l] {
+                acc[l] = c[l];
+            }
+        }
+    }
+    acc.iter().chain(rest).fold(f32::NEG_INFINITY, |m, &v| if v > m { v } else { m })
 }
 
 const INV_SQRT2: f32 = std::f32::consts::FRAC_1_SQRT_2;
@@ -318,6 +369,32 @@ mod tests {
         assert_eq!(exp(f32::NEG_INFINITY), 0.0);
         assert_eq!(exp(-100.0), 0.0);
         assert!(exp(f32::NAN).is_nan());
+    }
+
+    #[test]
+    fn exponent_bits_equal_the_integer_cast() {
+        // 2ⁿ from the shifted float's bits is exactly 2ⁿ from `n as i32`.
+        for i in -87_300..=88_300 {
+            let xc = i as f32 / 1000.0;
+            let shifted = xc * std::f32::consts::LOG2_E + 12_582_912.0;
+            let n = shifted - 12_582_912.0;
+            let by_cast = f32::from_bits(((n as i32 + 127) << 23) as u32);
+            let by_bits = f32::from_bits(shifted.to_bits().wrapping_sub(0x4b40_0000 - 127) << 23);
+            assert_eq!(by_cast.to_bits(), by_bits.to_bits(), "x = {xc}");
+        }
+    }
+
+    #[test]
+    fn lane_max_is_the_maximum() {
+        let mut rng = crate::ml::rng::Rng::new(3);
+        for len in [0usize, 1, 15, 16, 17, 40, 128, 129] {
+            let mut x: Vec<f32> = (0..len).map(|_| rng.normal() * 10.0).collect();
+            if len > 3 {
+                x[2] = f32::NAN;
+            }
+            let want = x.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+            assert_eq!(lane_max(&x).to_bits(), want.to_bits(), "len {len}");
+        }
     }
 
     #[test]

@@ -21,7 +21,7 @@
 
 mod attention;
 pub mod decode;
-mod kernels;
+pub(crate) mod kernels;
 pub mod linalg;
 pub mod profile;
 mod rope;

@@ -70,3 +70,111 @@ pub fn cached_mask(key_is_pad: &[Vec<bool>], t: usize, device: &Device) -> Resul
     }
     Tensor::from_vec(m, (b, 1, t, s), device)?.to_dtype(DType::F32)
 }
+
+/// Log-softmax over the last dimension. On the CPU (f32) one fused op with
+/// its own backward (`dx = dy − softmax·Σdy`, one pass over each row),
+/// elsewhere candle_nn's composed ops (max, subtract, exp, sum, log: five
+/// tensors of the input's size forward and more backward).
+pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
+    if x.device().is_cpu() && x.dtype() == DType::F32 && x.rank() >= 1 {
+        x.contiguous()?.apply_op1(LogSoftmaxLast)
+    } else {
+        candle_nn::ops::log_softmax(x, D::Minus1)
+    }
+}
+
+struct LogSoftmaxLast;
+
+/// The rows of a contiguous f32 CPU tensor, and their width.
+fn cpu_rows<'a>(s: &'a candle_core::CpuStorage, l: &candle_core::Layout) -> Result<(&'a [f32], usize)> {
+    let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("log_softmax: a contiguous input only") };
+    let width = l.dims().last().copied().unwrap_or(1).max(1);
+    Ok((&s.as_slice::<f32>()?[a..b], width))
+}
+
+impl candle_core::CustomOp1 for LogSoftmaxLast {
+    fn name(&self) -> &'static str {
+        "log-softmax-last"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s: &candle_core::CpuStorage,
+        l: &candle_core::Layout,
+    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        use rayon::prelude::*;
+        let (x, v) = cpu_rows(s, l)?;
+        let mut y = vec![0f32; x.len()];
+        // Each row on its own: the result does not depend on the split.
+        y.par_chunks_mut(64 * v).zip(x.par_chunks(64 * v)).for_each(|(y, x)| {
+            for (yr, xr) in y.chunks_mut(v).zip(x.chunks(v)) {
+                crate::ml::fused::kernels::log_softmax_row(xr, yr);
+            }
+        });
+        Ok((candle_core::CpuStorage::F32(y), l.shape().clone()))
+    }
+
+    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
+        Ok(Some(grad_res.contiguous()?.apply_op2_no_bwd(res, &LogSoftmaxLastBack)?))
+    }
+}
+
+struct LogSoftmaxLastBack;
+
+impl candle_core::CustomOp2 for LogSoftmaxLastBack {
+    fn name(&self) -> &'static str {
+        "log-softmax-last-backward"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &candle_core::CpuStorage,
+        l1: &candle_core::Layout,
+        s2: &candle_core::CpuStorage,
+        l2: &candle_core::Layout,
+    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        use rayon::prelude::*;
+        let ((dy, v), (y, _)) = (cpu_rows(s1, l1)?, cpu_rows(s2, l2)?);
+        if dy.len() != y.len() {
+            candle_core::bail!("log_softmax backward: gradient and output sizes differ");
+        }
+        let mut dx = vec![0f32; y.len()];
+        dx.par_chunks_mut(64 * v).zip(dy.par_chunks(64 * v)).zip(y.par_chunks(64 * v)).for_each(|((dx, dy), y)| {
+            for ((o, g), yr) in dx.chunks_mut(v).zip(dy.chunks(v)).zip(y.chunks(v)) {
+                crate::ml::fused::kernels::log_softmax_back_row(yr, g, o);
+            }
+        });
+        Ok((candle_core::CpuStorage::F32(dx), l1.shape().clone()))
+    }
+}
+
+#[cfg(test)]
+mod log_softmax_tests {
+    use super::*;
+    use candle_core::Var;
+
+    #[test]
+    fn fused_log_softmax_matches_the_composed_one_with_its_gradient() {
+        let dev = Device::Cpu;
+        let data: Vec<f32> = (0..3 * 5 * 7).map(|i| ((i * 37 % 23) as f32 - 11.0) / 2.5).collect();
+        let x = Var::from_tensor(&Tensor::from_vec(data, (3, 5, 7), &dev).unwrap()).unwrap();
+        let w = Tensor::from_vec((0..3 * 5 * 7).map(|i| (i % 5) as f32 - 2.0).collect::<Vec<f32>>(), (3, 5, 7), &dev)
+            .unwrap();
+        let fused = log_softmax(x.as_tensor()).unwrap();
+        let composed = candle_nn::ops::log_softmax(x.as_tensor(), D::Minus1).unwrap();
+        let (a, b) = (
+            fused.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            composed.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+        );
+        for (u, v) in a.iter().zip(&b) {
+            assert!((u - v).abs() < 1e-5, "{u} vs {v}");
+        }
+        let ga = (fused * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        let gb = (composed * &w).unwrap().sum_all().unwrap().backward().unwrap();
+        let ga = ga.get(x.as_tensor()).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let gb = gb.get(x.as_tensor()).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        for (u, v) in ga.iter().zip(&gb) {
+            assert!((u - v).abs() < 1e-5, "{u} vs {v}");
+        }
+    }
+}
