@@ -9,11 +9,22 @@
 use candle_core::{DType, Device, Result, Tensor, D};
 
 /// `y = x @ wᵀ + b` for `x: [.., in]`, `w: [out, in]`, `b: [out]`.
+///
+/// A weight outside the gradient graph (a frozen base under LoRA, or a model
+/// detached for generation) on the CPU goes through [`FrozenLinear`]: candle's
+/// matmul backward computes the gradient of *both* operands, so a frozen
+/// weight would still cost a second matmul and a weight-sized zero-and-add
+/// per step, only to be thrown away.
 pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
     let dims = x.dims().to_vec();
     let (rows, k) = (dims[..dims.len() - 1].iter().product::<usize>(), dims[dims.len() - 1]);
-    // One 2-D matmul is much faster than a broadcasted batched one on CPU.
-    let y = x.reshape((rows, k))?.matmul(&w.t()?)?;
+    let frozen = !w.track_op() && w.device().is_cpu() && w.dtype() == DType::F32 && x.dtype() == DType::F32;
+    let y = if frozen && w.rank() == 2 && w.is_contiguous() {
+        x.reshape((rows, k))?.contiguous()?.apply_op1(FrozenLinear { w: w.clone() })?
+    } else {
+        // One 2-D matmul is much faster than a broadcasted batched one on CPU.
+        x.reshape((rows, k))?.matmul(&w.t()?)?
+    };
     let y = match b {
         Some(b) => y.broadcast_add(b)?,
         None => y,
@@ -21,6 +32,65 @@ pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
     let mut out = dims;
     *out.last_mut().expect("rank ≥ 1") = w.dim(0)?;
     y.reshape(out)
+}
+
+/// `y = x @ wᵀ` with `w` held by the op, not an input of it: the backward
+/// returns `dx = dy @ w` and nothing for `w`. The products are
+/// `src/ml/fused/linalg.rs`'s (gemm with strides, and its small-batch
+/// kernels when a decoding step has few rows).
+pub struct FrozenLinear {
+    w: Tensor,
+}
+
+/// A contiguous f32 CPU tensor's values.
+fn cpu_values(t: &Tensor) -> Result<Vec<f32>> {
+    t.flatten_all()?.to_vec1::<f32>()
+}
+
+impl FrozenLinear {
+    /// `out = a @ w` (`transpose_w` false: `a [m, out]`) or `a @ wᵀ` (`a [m, in]`).
+    fn product(&self, a: &[f32], cols: usize, transpose_w: bool) -> Result<Vec<f32>> {
+        use crate::ml::fused::linalg::{matmul, View};
+        let (w_guard, w_layout) = self.w.storage_and_layout();
+        let candle_core::Storage::Cpu(ws) = &*w_guard else { candle_core::bail!("frozen linear: a CPU weight only") };
+        let (w, _) = cpu_rows(ws, w_layout)?;
+        let (d_out, d_in) = self.w.dims2()?;
+        let m = a.len() / cols.max(1);
+        let (wv, n) = if transpose_w {
+            (View::rm(w, d_out, d_in).t(), d_out)
+        } else {
+            (View::rm(w, d_out, d_in), d_in)
+        };
+        if wv.rows != cols {
+            candle_core::bail!("frozen linear: input width {cols} does not match the weight {:?}", self.w.dims());
+        }
+        let mut out = vec![0f32; m * n];
+        matmul(&mut out, n, View::rm(a, m, cols), wv, false, true);
+        Ok(out)
+    }
+}
+
+impl candle_core::CustomOp1 for FrozenLinear {
+    fn name(&self) -> &'static str {
+        "frozen-linear"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s: &candle_core::CpuStorage,
+        l: &candle_core::Layout,
+    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        let (x, k) = cpu_rows(s, l)?;
+        let y = self.product(x, k, true)?;
+        let m = x.len() / k;
+        Ok((candle_core::CpuStorage::F32(y), (m, self.w.dim(0)?).into()))
+    }
+
+    fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
+        let (m, n) = grad_res.dims2()?;
+        let dx = self.product(&cpu_values(grad_res)?, n, false)?;
+        Ok(Some(Tensor::from_vec(dx, (m, self.w.dim(1)?), grad_res.device())?))
+    }
 }
 
 /// LayerNorm over the last dimension: `(x − mean) / sqrt(var + ε) · w + b`.
@@ -87,7 +157,7 @@ struct LogSoftmaxLast;
 
 /// The rows of a contiguous f32 CPU tensor, and their width.
 fn cpu_rows<'a>(s: &'a candle_core::CpuStorage, l: &candle_core::Layout) -> Result<(&'a [f32], usize)> {
-    let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("log_softmax: a contiguous input only") };
+    let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("a contiguous input only") };
     let width = l.dims().last().copied().unwrap_or(1).max(1);
     Ok((&s.as_slice::<f32>()?[a..b], width))
 }
@@ -152,6 +222,42 @@ impl candle_core::CustomOp2 for LogSoftmaxLastBack {
 mod log_softmax_tests {
     use super::*;
     use candle_core::Var;
+
+    #[test]
+    fn a_frozen_weight_gives_candles_values_and_input_gradient_and_gets_none() {
+        let dev = Device::Cpu;
+        // m = 3 takes the small-batch kernels, m = 40 gemm.
+        for m in [3usize, 40] {
+            let (k, n) = (19usize, 23usize);
+            let xs: Vec<f32> = (0..2 * m * k).map(|i| ((i * 31 % 17) as f32 - 8.0) / 5.0).collect();
+            let x = Var::from_tensor(&Tensor::from_vec(xs, (2, m, k), &dev).unwrap()).unwrap();
+            let ws: Vec<f32> = (0..n * k).map(|i| ((i * 7 % 13) as f32 - 6.0) / 9.0).collect();
+            let w = Tensor::from_vec(ws, (n, k), &dev).unwrap();
+            let b = Tensor::from_vec((0..n).map(|i| i as f32 / 10.0).collect::<Vec<f32>>(), n, &dev).unwrap();
+            let y = linear(x.as_tensor(), &w, Some(&b)).unwrap();
+            let wt = w.t().unwrap();
+            let reference =
+                x.as_tensor().reshape((2 * m, k)).unwrap().matmul(&wt).unwrap().broadcast_add(&b).unwrap();
+            let reference = reference.reshape((2, m, n)).unwrap();
+            let g = Tensor::from_vec((0..2 * m * n).map(|i| (i % 7) as f32 - 3.0).collect::<Vec<f32>>(), (2, m, n), &dev)
+                .unwrap();
+            let close = |a: &Tensor, b: &Tensor| {
+                let (a, b) =
+                    (a.flatten_all().unwrap().to_vec1::<f32>().unwrap(), b.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+                assert_eq!(a.len(), b.len());
+                for (u, v) in a.iter().zip(&b) {
+                    assert!((u - v).abs() < 1e-4, "{u} vs {v}");
+                }
+            };
+            close(&y, &reference);
+            let ga = (y * &g).unwrap().sum_all().unwrap().backward().unwrap();
+            let gb = (reference * &g).unwrap().sum_all().unwrap().backward().unwrap();
+            close(ga.get(x.as_tensor()).unwrap(), gb.get(x.as_tensor()).unwrap());
+            assert!(ga.get(&w).is_none(), "the frozen weight got a gradient");
+            // candle's matmul computes the frozen operand's gradient anyway (why the op exists).
+            assert!(gb.get(&wt).is_some());
+        }
+    }
 
     #[test]
     fn fused_log_softmax_matches_the_composed_one_with_its_gradient() {
