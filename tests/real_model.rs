@@ -227,24 +227,20 @@ fn bad_model_files_give_clear_errors() {
     assert!(e.contains("\"gemma\"") && e.contains("llama"), "{e}");
 }
 
-/// The ReAct drill on SmolLM2, cut short (6 LoRA steps a model, 20 held-out
-/// questions): it runs end to end through the runner and reports exactly the
-/// `real` preset's claims, not the tiny model's. (The full `real` preset takes
-/// minutes; its measured claims are in the drill's README.)
-#[test]
-fn react_drill_runs_the_real_preset_on_smollm2() {
+/// Run `drill`'s `real` preset on SmolLM2 (seed 1) with `sets` overriding it;
+/// its events and the final report.
+fn run_real(drill: &str, sets: &[(&str, &str)]) -> (Vec<agentlab::drills::Event>, agentlab::drills::Report) {
     use agentlab::content::Content;
-    use agentlab::drills::{Event, RunStatus};
+    use agentlab::drills::Event;
     use agentlab::ml::device::DeviceChoice;
     use agentlab::runner::{self, RunConfig};
     let content = Content::embedded().unwrap();
-    let meta = content.drill("react-tool-call-loop").unwrap();
+    let meta = content.drill(drill).unwrap();
     let path = gguf_path().display().to_string();
-    let sets: Vec<(String, String)> =
-        [("model", path.as_str()), ("steps", "6"), ("train_tasks", "50"), ("eval_tasks", "20"), ("probes", "1")]
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+    let sets: Vec<(String, String)> = std::iter::once(("model", path.as_str()))
+        .chain(sets.iter().copied())
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     let params = runner::resolve_params(meta, "real", &sets).unwrap();
     let root = tempfile::tempdir().unwrap();
     let config = RunConfig {
@@ -259,11 +255,51 @@ fn react_drill_runs_the_real_preset_on_smollm2() {
     let events: Vec<Event> = h.rx.iter().collect();
     h.join();
     let report = events.iter().find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None }).unwrap();
+    (events, report)
+}
+
+fn logs(events: &[agentlab::drills::Event]) -> Vec<&str> {
+    use agentlab::drills::Event;
+    events.iter().filter_map(|e| if let Event::Log(l) = e { Some(l.as_str()) } else { None }).collect()
+}
+
+/// The ReAct drill on SmolLM2, cut short (6 LoRA steps a model, 20 held-out
+/// questions): it runs end to end through the runner and reports exactly the
+/// `real` preset's claims, not the tiny model's. (The full `real` preset takes
+/// minutes; its measured claims are in the drill's README.)
+#[test]
+fn react_drill_runs_the_real_preset_on_smollm2() {
+    use agentlab::drills::RunStatus;
+    let (events, report) = run_real(
+        "react-tool-call-loop",
+        &[("steps", "6"), ("train_tasks", "50"), ("eval_tasks", "20"), ("probes", "1")],
+    );
     assert!(matches!(report.status, RunStatus::Passed | RunStatus::ClaimsFailed), "{:?}", report.status);
     let mut ids: Vec<&str> = report.claims.iter().map(|c| c.id.as_str()).collect();
     ids.sort();
     assert_eq!(ids, ["hallucination_gap", "sft_gain"]);
-    let logs: Vec<&str> =
-        events.iter().filter_map(|e| if let Event::Log(l) = e { Some(l.as_str()) } else { None }).collect();
+    let logs = logs(&events);
     assert!(logs.iter().any(|l| l.contains("LoRA rank 8") && l.contains("134515008 parameters")), "{logs:?}");
+}
+
+/// Multi-turn RL on SmolLM2, cut short (8 warm-start steps, 2 RL steps, 8
+/// evaluation questions): the model's known places are the real countries it
+/// names when asked, the run reports the `real` preset's claims, and the
+/// world's observation tokens get no gradient through the real model either.
+#[test]
+fn turn_credit_drill_runs_the_real_preset_on_smollm2() {
+    use agentlab::drills::RunStatus;
+    let (events, report) = run_real(
+        "turn-credit-assignment",
+        &[("warm_steps", "8"), ("rl_steps", "2"), ("eval_questions", "8"), ("lora_layers", "2")],
+    );
+    assert!(matches!(report.status, RunStatus::Passed | RunStatus::ClaimsFailed), "{:?}", report.status);
+    let mut ids: Vec<&str> = report.claims.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    assert_eq!(ids, ["observation_logit_grad", "reward_gain", "search_decisions_gain", "search_gain_unknown"]);
+    let grad = report.claims.iter().find(|c| c.id == "observation_logit_grad").unwrap();
+    assert!(grad.pass && grad.measured == 0.0, "{grad:?}");
+    let logs = logs(&events);
+    let known = logs.iter().find(|l| l.contains("names the capital of")).expect("the known-countries probe ran");
+    assert!(known.contains("France"), "{known}");
 }

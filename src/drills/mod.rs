@@ -36,6 +36,7 @@ pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
 pub mod model_merging;
+mod model_start;
 pub mod pass_at_k_harness;
 pub mod prompt_injection;
 pub mod react_tool_call_loop;

@@ -24,20 +24,20 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
+pub(crate) use super::model_start::Format;
+use super::model_start::{real_start, Start};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::{joined, Role};
 use crate::ml::base;
 use crate::ml::data::{batch, Example, LengthBuckets};
-use crate::ml::gguf_tokenizer::ChatTemplate;
 use crate::ml::gpt::Gpt;
-use crate::ml::llama::{Llama, LoraConfig};
 use crate::ml::lm::{CausalLm, Memo};
 use crate::ml::loss::masked_cross_entropy;
 use crate::ml::rng::Rng;
 use crate::ml::sample::GenConfig;
-use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS};
+use crate::ml::tokenizer::{Bpe, Tokenize};
 use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct ReactToolCallLoop;
@@ -201,52 +201,8 @@ pub(crate) fn solve(task: &Task, tools: &Tools, slip_rate: f64, rng: &mut Rng) -
     Solved { session: s, mistakes }
 }
 
-/// Tokens of a trajectory and which ones the loss trains: agent text only when
-/// `mask` is on, everything when off (the first token is never a target).
-/// Segments listed in `skip` are never trained.
-/// How a trajectory becomes token ids for one model. The tiny GPT reads
-/// `BOS Question: … Action: … Observation: … EOS`. A chat model reads its own
-/// chat template: a system message that explains the tools, the question as the
-/// user's message, and the whole trajectory as the assistant's message (the
-/// tools write their observations into it, as in the ReAct paper's prompts),
-/// ended by the template's end-of-turn token.
-pub(crate) struct Format {
-    pub bos: Option<u32>,
-    pub eos: u32,
-    pub chat: Option<ChatTemplate>,
-    /// Tokens that end a turn: any whose text contains a newline, and `eos`.
-    stop: Vec<u32>,
-}
-
 /// What the system message tells a chat model about the loop.
 pub(crate) const SYSTEM: &str = "Use tools. One line per turn: Action: lookup[ATTRIBUTE of PLACE], Action: calc[EXPRESSION] or Final Answer: ANSWER. Each action is answered by a line Observation: RESULT.";
-
-impl Format {
-    /// The lab's tiny GPT and its BPE.
-    pub fn tiny(tok: &Bpe) -> Format {
-        Format::new(tok, Some(BOS), EOS, None)
-    }
-
-    pub fn new(tok: &Bpe, bos: Option<u32>, eos: u32, chat: Option<ChatTemplate>) -> Format {
-        let mut stop: Vec<u32> =
-            (0..tok.vocab_size() as u32).filter(|&i| i != eos && tok.decode(&[i]).contains('\n')).collect();
-        stop.push(eos);
-        Format { bos, eos, chat, stop }
-    }
-
-    /// One segment's ids: the prompt through the chat template when there is one.
-    fn encode(&self, tok: &Bpe, role: Role, text: &str) -> Vec<u32> {
-        match (&self.chat, role) {
-            (Some(chat), Role::Prompt) => {
-                let question = text.trim_end();
-                let rendered =
-                    chat.render(&[("system", SYSTEM), ("user", question)], true).unwrap_or_else(|_| text.into());
-                tok.encode(&rendered)
-            }
-            _ => tok.encode(text),
-        }
-    }
-}
 
 /// A model, its tokenizer and its format: what the loop needs to let it act.
 #[derive(Clone, Copy)]
@@ -256,6 +212,9 @@ pub(crate) struct Lm<'a> {
     pub fmt: &'a Format,
 }
 
+/// Tokens of a trajectory and which ones the loss trains: agent text only when
+/// `mask` is on, everything when off (the first token is never a target).
+/// Segments listed in `skip` are never trained.
 pub(crate) fn example(tok: &Bpe, fmt: &Format, segments: &[(Role, String)], mask: bool, skip: &[usize]) -> Example {
     let mut tokens: Vec<u32> = fmt.bos.into_iter().collect();
     let mut train = vec![false; tokens.len()];
@@ -283,7 +242,7 @@ pub(crate) fn encode_segments(lm: &Lm, segments: &[(Role, String)]) -> Vec<u32> 
 /// Generate one line for every given context at once (greedy), stopping at a newline.
 /// `memo` carries a model's K/V cache from one turn of the same episodes to the next.
 pub(crate) fn turns(lm: &Lm, contexts: &[Vec<u32>], max_new: usize, memo: &mut Memo) -> Result<Vec<String>> {
-    let cfg = GenConfig::greedy(max_new, lm.fmt.stop.clone());
+    let cfg = GenConfig::greedy(max_new, lm.fmt.stop().to_vec());
     let out = lm.model.generate_with(contexts, &cfg, &mut Rng::new(0), memo)?;
     Ok(out
         .iter()
@@ -449,31 +408,6 @@ struct Data {
     start: Start,
 }
 
-/// The model the SFT starts from.
-enum Start {
-    /// The lab's tiny GPT (pretrained base or random): every weight trains.
-    Tiny(Gpt),
-    /// A real pretrained model: frozen, each arm trains its own LoRA adapters.
-    Real { base: Box<Llama>, lora: LoraConfig },
-}
-
-impl Start {
-    fn model(&self) -> &dyn CausalLm {
-        match self {
-            Start::Tiny(g) => g,
-            Start::Real { base, .. } => base.as_ref(),
-        }
-    }
-
-    /// A copy to train: the tiny GPT's weights, or fresh adapters on the shared base.
-    fn fork(&self, seed: u64) -> Result<Box<dyn CausalLm>> {
-        Ok(match self {
-            Start::Tiny(g) => Box::new(g.fork(seed)?),
-            Start::Real { base, lora } => Box::new(base.fork_with_lora(&LoraConfig { seed, ..lora.clone() })?),
-        })
-    }
-}
-
 impl Data {
     fn lm<'a>(&'a self, model: &'a dyn CausalLm) -> Lm<'a> {
         Lm { model, tok: &self.tok, fmt: &self.fmt }
@@ -496,12 +430,12 @@ impl TypedDrill for ReactToolCallLoop {
 
         ctx.phase(if p.mask_observations { "SFT with the mask" } else { "SFT on every token (mask off)" });
         let agent = d.start.fork(ctx.seed)?;
-        let agent = d.lm(agent.as_ref());
+        let agent = d.lm(agent.lm());
         let agent_data = if p.mask_observations { &d.masked } else { &d.unmasked };
         let pm = fit(ctx, p, &agent, "masked", agent_data, &probe)?;
         ctx.phase("SFT without the mask (the twin)");
         let twin = d.start.fork(ctx.seed)?;
-        let twin = d.lm(twin.as_ref());
+        let twin = d.lm(twin.lm());
         let pu = fit(ctx, p, &twin, "unmasked", &d.unmasked, &probe)?;
         ctx.log(format!("probe success during training: masked {pm:.2}, unmasked {pu:.2}"));
 
@@ -622,25 +556,7 @@ fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> 
             "start_from = random works with the tiny model only; a real model starts from its own pretrained weights"
         );
     }
-    let real = crate::ml::gguf::load_path(&crate::ml::models::resolve(&p.model)?, &ctx.device)?;
-    let layers = real.model.cfg.num_hidden_layers;
-    let adapted = if p.lora_layers == 0 { layers } else { p.lora_layers.min(layers) };
-    let lora = LoraConfig {
-        targets: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
-            .map(String::from)
-            .to_vec(),
-        from_layer: layers - adapted,
-        ..LoraConfig::new(p.lora_rank, 2.0 * p.lora_rank as f64, ctx.seed)
-    };
-    let fmt = Format::new(&real.tokenizer, real.bos, real.eos, Some(real.chat));
-    ctx.log(format!(
-        "starting from {} ({} parameters, frozen; BPE vocabulary of {}): LoRA rank {} on every projection of the top {adapted} of {layers} layers",
-        real.name,
-        real.model.num_params(),
-        real.tokenizer.vocab_size(),
-        p.lora_rank
-    ));
-    Ok((Start::Real { base: Box::new(real.model), lora }, real.tokenizer, fmt))
+    real_start(&p.model, p.lora_rank, p.lora_layers, SYSTEM, ctx)
 }
 
 /// The teaching view: one training trajectory, token by token.

@@ -15,7 +15,7 @@
 //!    policy-gradient loss on the agent's tokens only (`update`), optionally
 //!    PPO-clipped over several epochs and with a k3 KL penalty to the warm
 //!    start.
-//! 4. **evaluate** — 256 sampled episodes before and after RL.
+//! 4. **evaluate** — `eval_questions` sampled episodes (256 by default) before and after RL.
 //! 5. **probe** — the gradient of the loss with respect to every logit of the
 //!    last batch: exactly zero where the world wrote the token.
 //!
@@ -24,10 +24,11 @@
 //! fall; needed searches (other places) stay; observation tokens get no
 //! gradient.
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use candle_core::{Device, Tensor, D};
 use serde::Deserialize;
 
+use super::model_start::{real_start, Format, Model, Start};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::qa_world::{QaConfig, QaSession, QaWorld, Question};
@@ -35,12 +36,12 @@ use crate::envs::Role;
 use crate::exercises::plug::Plugs;
 use crate::ml::base;
 use crate::ml::data::{Example, LengthBuckets};
-use crate::ml::gpt::Gpt;
-use crate::ml::lm::Memo;
+use crate::ml::gguf_tokenizer::ChatTemplate;
+use crate::ml::lm::{CausalLm, Memo};
 use crate::ml::loss::token_logprobs;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate_with, Decoding, GenConfig};
-use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS, PAD};
+use crate::ml::sample::{Decoding, GenConfig};
+use crate::ml::tokenizer::{Bpe, Tokenize, PAD};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::{mean_std, Baseline};
 use crate::rl::entropy::entropy_from_logits;
@@ -87,7 +88,15 @@ pub struct Params {
     pub known_places: usize,
     pub needless_rate: f64,
     pub wrong_rate: f64,
+    pub eval_questions: usize,
+    pub model: String,
+    pub lora_rank: usize,
+    pub lora_layers: usize,
 }
+
+/// What the system message tells a chat model about the world.
+const SYSTEM: &str =
+    "Find the capital of a place. One line per turn: search[PLACE] (each search costs a little) or answer[CAPITAL].";
 
 /// The world of one run: who is known, the questions, the model's tokenizer.
 struct Setup {
@@ -96,12 +105,12 @@ struct Setup {
     unknown: Vec<Question>,
     /// Wrong answers the warm start sometimes gives after a search.
     capitals: Vec<String>,
-    /// The same 256 questions before and after RL, half of them known.
+    /// The same questions before and after RL, half of them known.
     eval_qs: Vec<Question>,
     tok: Bpe,
-    base: Gpt,
-    /// Tokens that end an agent turn (a newline, or EOS).
-    stop: Vec<u32>,
+    /// How text becomes the model's tokens (its chat template for a real model).
+    fmt: Format,
+    start: Start,
 }
 
 /// An episode with the token ids of every segment, exactly as sampled (so
@@ -113,14 +122,14 @@ struct Rollout {
 }
 
 impl Rollout {
-    fn new(q: Question, tok: &Bpe) -> Rollout {
+    fn new(q: Question, s: &Setup) -> Rollout {
         let session = QaSession::new(q);
-        let ids = vec![(Role::Prompt, tok.encode(&session.transcript))];
+        let ids = vec![(Role::Prompt, s.fmt.encode(&s.tok, Role::Prompt, &session.transcript))];
         Rollout { session, ids }
     }
 
-    fn context(&self) -> Vec<u32> {
-        let mut c = vec![BOS];
+    fn context(&self, bos: Option<u32>) -> Vec<u32> {
+        let mut c: Vec<u32> = bos.into_iter().collect();
         for (_, ids) in &self.ids {
             c.extend(ids);
         }
@@ -182,13 +191,16 @@ impl TypedDrill for TurnCreditAssignment {
         let mut rng = Rng::new(ctx.seed);
         let setup = data(p, ctx, &mut rng)?;
         let policy = warm_start(p, &setup, ctx, &mut rng)?;
-        let reference = policy.fork(ctx.seed)?;
+        let reference = policy.frozen(ctx.seed)?;
+        let (policy, reference) = (policy.lm(), reference.lm());
         let decoding = Decoding::Sample { temperature: p.temperature, top_k: None, top_p: None };
-        let before = stats(&rollouts(&policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe0))?);
+        let before_rs = rollouts(policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe0))?;
+        let before = stats(&before_rs);
         ctx.log(describe("warm start", &before));
+        log_examples(ctx, "warm start", &before_rs);
 
         ctx.phase("RL");
-        let mut trainer = Trainer::for_model(&policy, TrainConfig::constant(p.lr_rl))?;
+        let mut trainer = Trainer::for_model(policy, TrainConfig::constant(p.lr_rl))?;
         let mut last = None;
         // Rollout throughput, for the log (wall time: not a measured number of the run).
         let (mut roll_s, mut episodes, mut sampled) = (0.0f64, 0usize, 0usize);
@@ -202,7 +214,7 @@ impl TypedDrill for TurnCreditAssignment {
                 .collect();
             let all_q: Vec<Question> = qs.iter().flat_map(|q| std::iter::repeat_n(q.clone(), p.group)).collect();
             let clock = std::time::Instant::now();
-            let rs = rollouts(&policy, &setup, &all_q, decoding, &mut rng)?;
+            let rs = rollouts(policy, &setup, &all_q, decoding, &mut rng)?;
             roll_s += clock.elapsed().as_secs_f64();
             episodes += rs.len();
             sampled += rs
@@ -212,10 +224,14 @@ impl TypedDrill for TurnCreditAssignment {
                 .map(|(_, t)| t.len())
                 .sum::<usize>();
             let (adv, groups) = turn_advantages(&rs, p, &ctx.plugs)?;
-            let batch = build_batch(&rs, &adv, p.mask_observations, &ctx.device)?;
-            update(p, ctx, step, &policy, &reference, &mut trainer, &batch, &rs, &groups)?;
+            let batch = build_batch(&rs, &adv, p.mask_observations, setup.fmt.bos, &ctx.device)?;
+            update(p, ctx, step, policy, reference, &mut trainer, &batch, &rs, &groups)?;
             ctx.progress(step + 1, p.rl_steps, 0);
-            last = Some((batch, rs));
+            // The gradient probe reads the last batch that carries a signal (a
+            // batch of silent groups has no gradient anywhere to compare with).
+            if last.is_none() || adv.iter().flatten().any(|a| *a != 0.0) {
+                last = Some((batch, rs));
+            }
         }
 
         ctx.log(format!(
@@ -225,14 +241,16 @@ impl TypedDrill for TurnCreditAssignment {
         ));
 
         ctx.phase("evaluate");
-        let after = stats(&rollouts(&policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?);
+        let after_rs = rollouts(policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?;
+        let after = stats(&after_rs);
         ctx.log(describe("after RL", &after));
-        before_after_view(ctx, &before, &after);
+        log_examples(ctx, "after RL", &after_rs);
+        before_after_view(ctx, setup.eval_qs.len(), &before, &after);
 
         ctx.phase("probe");
         let (batch, rs) = last.ok_or_else(|| anyhow!("no RL step ran (rl_steps = 0)"))?;
-        let obs_grad = gradient_probe(p, ctx, &policy, &batch)?;
-        episode_view(ctx, p, &setup.tok, &batch, &rs);
+        let obs_grad = gradient_probe(p, ctx, policy, &batch)?;
+        episode_view(ctx, p, &setup, &batch, &rs);
 
         // The best any policy can score on the evaluation questions: right,
         // well-formed, and a search only where one is needed.
@@ -250,9 +268,15 @@ impl TypedDrill for TurnCreditAssignment {
             closed * 100.0
         ));
         ctx.claim("reward_gap_closed", closed)?;
-        ctx.claim("needless_search_drop", before.searches_known - after.searches_known)?;
+        let needless_drop = before.searches_known - after.searches_known;
+        let needed_gain = after.searches_unknown - before.searches_unknown;
+        ctx.claim("needless_search_drop", needless_drop)?;
         ctx.claim("needed_searches_kept", after.searches_unknown)?;
         ctx.claim("observation_logit_grad", obs_grad)?;
+        // The real preset's claim: both halves of the search decision together.
+        ctx.claim("search_decisions_gain", needless_drop + needed_gain)?;
+        ctx.claim("search_gain_unknown", needed_gain)?;
+        ctx.claim("reward_gain", after.reward - before.reward)?;
         Ok(())
     }
 }
@@ -261,33 +285,116 @@ impl TypedDrill for TurnCreditAssignment {
 fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
     ctx.phase("data");
     let cfg = QaConfig { w_correct: p.w_correct, w_format: p.w_format, search_cost: p.search_cost, max_turns: 3 };
-    let kb = FactTable::world();
-    let world = QaWorld::new(kb.clone(), cfg);
+    let (start, tok, fmt) = if p.model == "tiny" {
+        let (base, tok) = base::shipped(&ctx.device)?;
+        let fmt = Format::tiny(&tok);
+        (Start::Tiny(base), tok, fmt)
+    } else {
+        real_start(&p.model, p.lora_rank, p.lora_layers, SYSTEM, ctx)?
+    };
+    let mut kb = FactTable::world();
     let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
     rng.shuffle(&mut places);
+    // The tiny model learns its known places in the warm start; a real
+    // model already knows some real capitals: those it answers are its known places.
+    let real_known = match &fmt.chat {
+        Some(chat) => Some(known_countries(start.model(), &tok, chat, fmt.stop(), ctx)?),
+        None => None,
+    };
+    if real_known.is_some() {
+        kb = FactTable::parse(&format!("{}{REAL_CAPITALS}", crate::envs::kb::FACTS))
+            .map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
+    }
+    let world = QaWorld::new(kb.clone(), cfg);
     let question = |place: &str, known: bool| Question {
         entity: place.to_string(),
         truth: kb.get(place, "capital").unwrap_or_default().to_string(),
         known,
     };
-    let known: Vec<Question> = places[..p.known_places].iter().map(|q| question(q, true)).collect();
-    let unknown: Vec<Question> = places[p.known_places..].iter().map(|q| question(q, false)).collect();
+    let (known, unknown): (Vec<Question>, Vec<Question>) = match &real_known {
+        Some(countries) => {
+            (countries.iter().map(|q| question(q, true)).collect(), places.iter().map(|q| question(q, false)).collect())
+        }
+        None => (
+            places[..p.known_places].iter().map(|q| question(q, true)).collect(),
+            places[p.known_places..].iter().map(|q| question(q, false)).collect(),
+        ),
+    };
     let capitals: Vec<String> = known.iter().chain(unknown.iter().take(200)).map(|q| q.truth.clone()).collect();
-    let eval_qs: Vec<Question> = (0..256)
+    let eval_qs: Vec<Question> = (0..p.eval_questions)
         .map(|i| if i % 2 == 0 { known[i / 2 % known.len()].clone() } else { unknown[i / 2 % unknown.len()].clone() })
         .collect();
     ctx.log(format!(
-        "{} places the warm start learns by heart, {} that need a search; reward = {}·correct + {} format − {}·searches",
+        "{} places {}, {} that need a search; reward = {}·correct + {} format − {}·searches",
         known.len(),
+        if real_known.is_some() { "whose capital the model already knows" } else { "the warm start learns by heart" },
         unknown.len(),
         cfg.w_correct,
         cfg.w_format,
         cfg.search_cost
     ));
-    let (base, tok) = base::shipped(&ctx.device)?;
-    let stop: Vec<u32> =
-        (0..tok.vocab_size() as u32).filter(|&i| tok.decode(&[i]).contains('\n')).chain([EOS]).collect();
-    Ok(Setup { world, known, unknown, capitals, eval_qs, tok, base, stop })
+    Ok(Setup { world, known, unknown, capitals, eval_qs, tok, fmt, start })
+}
+
+/// Real countries and their capitals: a real model's "known places".
+const REAL_CAPITALS: &str = "France\tcapital\tParis
+Germany\tcapital\tBerlin
+Italy\tcapital\tRome
+Spain\tcapital\tMadrid
+Japan\tcapital\tTokyo
+China\tcapital\tBeijing
+Russia\tcapital\tMoscow
+Egypt\tcapital\tCairo
+Greece\tcapital\tAthens
+Portugal\tcapital\tLisbon
+Ireland\tcapital\tDublin
+Norway\tcapital\tOslo
+Sweden\tcapital\tStockholm
+Austria\tcapital\tVienna
+Poland\tcapital\tWarsaw
+Kenya\tcapital\tNairobi
+Peru\tcapital\tLima
+Cuba\tcapital\tHavana
+Thailand\tcapital\tBangkok
+Canada\tcapital\tOttawa
+Australia\tcapital\tCanberra
+Turkey\tcapital\tAnkara
+England\tcapital\tLondon
+Argentina\tcapital\tBuenos Aires
+";
+
+/// The countries of [`REAL_CAPITALS`] whose capital the untrained model names
+/// when asked plainly through its chat template (greedy), in the table's order.
+fn known_countries(
+    model: &dyn CausalLm,
+    tok: &Bpe,
+    chat: &ChatTemplate,
+    stop: &[u32],
+    ctx: &mut RunCtx,
+) -> Result<Vec<String>> {
+    let table = FactTable::parse(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
+    let countries: Vec<String> = table.entities().iter().map(|s| s.to_string()).collect();
+    let prompts: Vec<Vec<u32>> = countries
+        .iter()
+        .map(|c| Ok(tok.encode(&chat.render(&[("user", &format!("What is the capital of {c}?"))], true)?)))
+        .collect::<Result<_>>()?;
+    let outs = model.generate(&prompts, &GenConfig::greedy(16, stop.to_vec()), &mut Rng::new(0))?;
+    let known: Vec<String> = countries
+        .iter()
+        .zip(&outs)
+        .filter(|(c, out)| table.get(c, "capital").is_some_and(|cap| tok.decode(out).contains(cap)))
+        .map(|(c, _)| c.clone())
+        .collect();
+    ctx.log(format!(
+        "asked plainly, the untrained model names the capital of {} of {} real countries: {}",
+        known.len(),
+        countries.len(),
+        known.join(", ")
+    ));
+    if known.is_empty() {
+        bail!("the model names none of the real capitals, so it has no known places to answer from memory");
+    }
+    Ok(known)
 }
 
 /// One warm-start trajectory: what the SFT teaches before RL.
@@ -308,30 +415,32 @@ fn warm_start_text(p: &Params, s: &Setup, q: &Question, rng: &mut Rng) -> Vec<(R
 
 /// Phase "warm start (SFT)": the base model learns the format, the known
 /// places by heart, and the sloppy habits RL will have to unlearn.
-fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Gpt> {
+fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Model> {
     ctx.phase("warm start (SFT)");
-    let policy = s.base.fork(ctx.seed)?;
+    let policy = s.start.fork(ctx.seed)?;
     let examples: Vec<Example> = (0..4000)
         .map(|i| {
             // Known places (two in three examples) appear often enough to be memorised;
             // the others teach searching.
             let q =
                 if i % 3 != 0 { &s.known[rng.below(s.known.len())] } else { &s.unknown[rng.below(s.unknown.len())] };
-            let (mut ids, mut train) = (vec![BOS], vec![false]);
+            let mut ids: Vec<u32> = s.fmt.bos.into_iter().collect();
+            let mut train = vec![false; ids.len()];
             for (role, text) in warm_start_text(p, s, q, rng) {
-                let t = s.tok.encode(&text);
+                let t = s.fmt.encode(&s.tok, role, &text);
                 train.extend(std::iter::repeat_n(role == Role::Agent, t.len()));
                 ids.extend(t);
             }
             Example::new(ids, train)
         })
         .collect();
-    let mut trainer = Trainer::for_model(&policy, TrainConfig::cosine(p.lr_sft, 20, p.warm_steps))?;
+    let mut trainer =
+        Trainer::for_model(policy.lm(), TrainConfig::cosine(p.lr_sft, (p.warm_steps / 5).clamp(1, 20), p.warm_steps))?;
     let buckets = LengthBuckets::new(&examples);
     for step in 0..p.warm_steps {
         ctx.check_cancel()?;
         let picks: Vec<&Example> = buckets.sample(p.warm_batch, rng).into_iter().map(|i| &examples[i]).collect();
-        let st = trainer.sft_step(&policy, &picks)?;
+        let st = trainer.sft_step(policy.lm(), &picks)?;
         ctx.metric(step, "warm_start_loss", st.loss);
         ctx.progress(step + 1, p.warm_steps, 0);
     }
@@ -342,29 +451,35 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
 /// `memo` keeps each episode's keys and values from one turn to the next, so
 /// a turn computes only the world's reply and the last sampled token, not
 /// the whole transcript again.
-fn rollouts(model: &Gpt, s: &Setup, qs: &[Question], decoding: Decoding, rng: &mut Rng) -> Result<Vec<Rollout>> {
-    let mut rs: Vec<Rollout> = qs.iter().map(|q| Rollout::new(q.clone(), &s.tok)).collect();
+fn rollouts(
+    model: &dyn CausalLm,
+    s: &Setup,
+    qs: &[Question],
+    decoding: Decoding,
+    rng: &mut Rng,
+) -> Result<Vec<Rollout>> {
+    let mut rs: Vec<Rollout> = qs.iter().map(|q| Rollout::new(q.clone(), s)).collect();
     let mut memo = Memo::default();
     while rs.iter().any(|r| !r.session.done) {
         let open: Vec<usize> = (0..rs.len()).filter(|&i| !rs[i].session.done).collect();
-        let contexts: Vec<Vec<u32>> = open.iter().map(|&i| rs[i].context()).collect();
-        let budget = model.cfg.context.saturating_sub(contexts.iter().map(|c| c.len()).max().unwrap_or(0)).min(16);
+        let contexts: Vec<Vec<u32>> = open.iter().map(|&i| rs[i].context(s.fmt.bos)).collect();
+        let budget = model.context().saturating_sub(contexts.iter().map(|c| c.len()).max().unwrap_or(0)).min(16);
         if budget == 0 {
             for &i in &open {
                 rs[i].session.done = true;
             }
             break;
         }
-        let cfg = GenConfig { max_new: budget, decoding, stop: s.stop.clone(), use_cache: true };
-        let outs = generate_with(model, &contexts, &cfg, rng, &mut memo)?;
+        let cfg = GenConfig { max_new: budget, decoding, stop: s.fmt.stop().to_vec(), use_cache: true };
+        let outs = model.generate_with(&contexts, &cfg, rng, &mut memo)?;
         for (&i, out) in open.iter().zip(outs) {
             let before = rs[i].session.episode.segments.len();
-            s.world.apply(&mut rs[i].session, &s.tok.decode(&out));
+            s.world.apply(&mut rs[i].session, &s.fmt.line(&s.tok, &out));
             rs[i].ids.push((Role::Agent, out));
             // The environment's reply, if any, as token ids.
             let replies: Vec<(Role, Vec<u32>)> = rs[i].session.episode.segments[before + 1..]
                 .iter()
-                .map(|(role, text)| (*role, s.tok.encode(text)))
+                .map(|(role, text)| (*role, s.fmt.encode(&s.tok, *role, text)))
                 .collect();
             rs[i].ids.extend(replies);
         }
@@ -413,12 +528,14 @@ fn turn_advantages(rs: &[Rollout], p: &Params, plugs: &Plugs) -> Result<(Vec<Vec
 
 /// Every episode's tokens as a row; the loss mask is the agent's tokens (or
 /// every generated token when observations are not masked).
-fn build_batch(rs: &[Rollout], adv: &[Vec<f32>], mask_obs: bool, device: &Device) -> Result<Batch> {
+fn build_batch(rs: &[Rollout], adv: &[Vec<f32>], mask_obs: bool, bos: Option<u32>, device: &Device) -> Result<Batch> {
     let rows: Vec<Row> = rs
         .iter()
         .zip(adv)
         .map(|(r, adv)| {
-            let mut row = Row { ids: vec![BOS], mask: vec![0.0], adv: vec![0.0], obs: vec![false] };
+            let n = usize::from(bos.is_some());
+            let mut row =
+                Row { ids: bos.into_iter().collect(), mask: vec![0.0; n], adv: vec![0.0; n], obs: vec![false; n] };
             let (mut turn, mut cur) = (0usize, 0f32);
             for (role, t) in &r.ids {
                 if *role == Role::Agent {
@@ -467,8 +584,8 @@ fn update(
     p: &Params,
     ctx: &mut RunCtx,
     step: usize,
-    policy: &Gpt,
-    reference: &Gpt,
+    policy: &dyn CausalLm,
+    reference: &dyn CausalLm,
     trainer: &mut Trainer,
     batch: &Batch,
     rs: &[Rollout],
@@ -538,6 +655,17 @@ fn stats(rs: &[Rollout]) -> Stats {
     }
 }
 
+/// The first evaluation episodes as the world saw them (a known place, then
+/// one that needs a search, twice), one line each.
+fn log_examples(ctx: &mut RunCtx, when: &str, rs: &[Rollout]) {
+    for r in rs.iter().take(4) {
+        let q = &r.session.question;
+        let what = if q.known { "known" } else { "needs a search" };
+        let text = r.session.transcript.trim_end().replace('\n', " ⏎ ");
+        ctx.log(format!("{when}, {what} ({}, truth {}): {text}", q.entity, q.truth));
+    }
+}
+
 fn describe(when: &str, s: &Stats) -> String {
     format!(
         "{when}: mean reward {:.3}, accuracy {:.2} (from memory on known places {:.2}), searches per episode {:.2} on known places and {:.2} on the others",
@@ -545,7 +673,7 @@ fn describe(when: &str, s: &Stats) -> String {
     )
 }
 
-fn before_after_view(ctx: &mut RunCtx, before: &Stats, after: &Stats) {
+fn before_after_view(ctx: &mut RunCtx, episodes: usize, before: &Stats, after: &Stats) {
     let row = |name: &str, s: &Stats| {
         vec![
             name.to_string(),
@@ -557,7 +685,7 @@ fn before_after_view(ctx: &mut RunCtx, before: &Stats, after: &Stats) {
         ]
     };
     ctx.view(View::Table {
-        title: "Before and after RL (256 sampled episodes each)".into(),
+        title: format!("Before and after RL ({episodes} sampled episodes each)"),
         header: ["", "mean reward", "accuracy", "memory", "searches, known", "searches, others"]
             .map(String::from)
             .to_vec(),
@@ -568,7 +696,7 @@ fn before_after_view(ctx: &mut RunCtx, before: &Stats, after: &Stats) {
 /// Phase "probe": the gradient of the policy-gradient loss with respect to
 /// the logits of the last batch, position by position. Returns the largest
 /// |∂loss/∂logit| at positions that predict a token the world wrote.
-fn gradient_probe(p: &Params, ctx: &mut RunCtx, policy: &Gpt, batch: &Batch) -> Result<f64> {
+fn gradient_probe(p: &Params, ctx: &mut RunCtx, policy: &dyn CausalLm, batch: &Batch) -> Result<f64> {
     let t = batch.mask.dim(1)?;
     let logits = policy.forward(&batch.x)?.narrow(1, 0, t)?.to_device(&Device::Cpu)?;
     let probe = candle_core::Var::from_tensor(&logits.detach())?;
@@ -596,10 +724,12 @@ fn gradient_probe(p: &Params, ctx: &mut RunCtx, policy: &Gpt, batch: &Batch) -> 
 }
 
 /// An episode of the last batch that searched, token by token with its advantages.
-fn episode_view(ctx: &mut RunCtx, p: &Params, tok: &Bpe, batch: &Batch, rs: &[Rollout]) {
+fn episode_view(ctx: &mut RunCtx, p: &Params, s: &Setup, batch: &Batch, rs: &[Rollout]) {
     let Some((r, row)) = rs.iter().zip(&batch.rows).find(|(r, _)| r.session.episode.searches > 0) else { return };
+    let tok = &s.tok;
     let mut cells = Vec::new();
-    let mut pos = 1usize;
+    // Row positions count the BOS token, when the model has one.
+    let mut pos = usize::from(s.fmt.bos.is_some());
     for (role, ids) in &r.ids {
         for &id in ids {
             let kind = match role {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-const FACTS: &str = include_str!("../../assets/world/facts.tsv");
+pub(crate) const FACTS: &str = include_str!("../../assets/world/facts.tsv");
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fact {

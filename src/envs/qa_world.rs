@@ -104,11 +104,13 @@ impl QaWorld {
         QaWorld { kb, cfg }
     }
 
-    /// What a search returns: the place's capital and flag, or nothing.
+    /// What a search returns: the place's capital and flag (or its capital
+    /// alone when the table has no flag for it), or nothing.
     pub fn search(&self, query: &str) -> String {
         let q = query.trim();
         match (self.kb.get(q, "capital"), self.kb.get(q, "flag")) {
             (Some(c), Some(f)) => format!("Obs: {q} capital {c}, flag {f}\n"),
+            (Some(c), None) => format!("Obs: {q} capital {c}\n"),
             _ => "Obs: no result\n".to_string(),
         }
     }
@@ -229,5 +231,13 @@ mod tests {
         assert!(!ep.answered);
         assert_eq!(parse_action(" search[ A ] "), QaAction::Search("A".into()));
         assert_eq!(w.search("Nowhere"), "Obs: no result\n");
+    }
+
+    #[test]
+    fn a_place_without_a_flag_is_found_by_its_capital() {
+        let kb = FactTable::parse("France\tcapital\tParis\nZond\tcapital\tBris\nZond\tflag\tblue\n").unwrap();
+        let w = QaWorld::new(kb, QaConfig::default());
+        assert_eq!(w.search(" France "), "Obs: France capital Paris\n");
+        assert_eq!(w.search("Zond"), "Obs: Zond capital Bris, flag blue\n");
     }
 }

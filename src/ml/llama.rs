@@ -527,6 +527,22 @@ impl Llama {
         m
     }
 
+    /// [`detached`](Llama::detached), with the adapters copied: a reference
+    /// policy that later steps of this model's optimizer leave as it is (they
+    /// write the adapters in place). The base weights stay shared.
+    pub fn frozen_copy(&self) -> Result<Llama> {
+        let mut m = self.detached();
+        for layer in &mut m.layers {
+            for t in LORA_TARGETS {
+                if let Some(l) = &mut layer.proj_mut(t).expect("a known target").lora {
+                    l.a = l.a.copy()?;
+                    l.b = l.b.copy()?;
+                }
+            }
+        }
+        Ok(m)
+    }
+
     /// A second model on the same (frozen, shared, not copied) base weights with
     /// fresh adapters: the way to train two arms from one loaded checkpoint.
     pub fn fork_with_lora(&self, cfg: &LoraConfig) -> Result<Llama> {

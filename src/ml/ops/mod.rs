@@ -56,11 +56,8 @@ impl FrozenLinear {
         let (w, _) = cpu_rows(ws, w_layout)?;
         let (d_out, d_in) = self.w.dims2()?;
         let m = a.len() / cols.max(1);
-        let (wv, n) = if transpose_w {
-            (View::rm(w, d_out, d_in).t(), d_out)
-        } else {
-            (View::rm(w, d_out, d_in), d_in)
-        };
+        let (wv, n) =
+            if transpose_w { (View::rm(w, d_out, d_in).t(), d_out) } else { (View::rm(w, d_out, d_in), d_in) };
         if wv.rows != cols {
             candle_core::bail!("frozen linear: input width {cols} does not match the weight {:?}", self.w.dims());
         }
@@ -236,14 +233,16 @@ mod log_softmax_tests {
             let b = Tensor::from_vec((0..n).map(|i| i as f32 / 10.0).collect::<Vec<f32>>(), n, &dev).unwrap();
             let y = linear(x.as_tensor(), &w, Some(&b)).unwrap();
             let wt = w.t().unwrap();
-            let reference =
-                x.as_tensor().reshape((2 * m, k)).unwrap().matmul(&wt).unwrap().broadcast_add(&b).unwrap();
+            let reference = x.as_tensor().reshape((2 * m, k)).unwrap().matmul(&wt).unwrap().broadcast_add(&b).unwrap();
             let reference = reference.reshape((2, m, n)).unwrap();
-            let g = Tensor::from_vec((0..2 * m * n).map(|i| (i % 7) as f32 - 3.0).collect::<Vec<f32>>(), (2, m, n), &dev)
-                .unwrap();
+            let g =
+                Tensor::from_vec((0..2 * m * n).map(|i| (i % 7) as f32 - 3.0).collect::<Vec<f32>>(), (2, m, n), &dev)
+                    .unwrap();
             let close = |a: &Tensor, b: &Tensor| {
-                let (a, b) =
-                    (a.flatten_all().unwrap().to_vec1::<f32>().unwrap(), b.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+                let (a, b) = (
+                    a.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+                    b.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+                );
                 assert_eq!(a.len(), b.len());
                 for (u, v) in a.iter().zip(&b) {
                     assert!((u - v).abs() < 1e-4, "{u} vs {v}");
