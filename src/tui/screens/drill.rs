@@ -153,7 +153,7 @@ pub const HELP: &[Hint] = &[
     ("↑↓ j k", "move (config, log, views, runs, sweep)"),
     ("PgDn PgUp", "scroll inside a teaching view longer than its pane"),
     ("Enter", "config: edit the parameter (Enter saves, Esc cancels) · Runs list: open the run"),
-    ("p", "switch preset quick ↔ full"),
+    ("p", "next preset (quick, full, and real where a drill has one)"),
     ("m  + -", "smoothing on/off · stronger/weaker (bias-corrected EMA)"),
     ("L", "log-scale y"),
     ("w", "x axis: step ↔ wall time"),
