@@ -255,7 +255,19 @@ fn run_real(drill: &str, sets: &[(&str, &str)]) -> (Vec<agentlab::drills::Event>
     let events: Vec<Event> = h.rx.iter().collect();
     h.join();
     let report = events.iter().find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None }).unwrap();
+    assert!(
+        matches!(report.status, agentlab::drills::RunStatus::Passed | agentlab::drills::RunStatus::ClaimsFailed),
+        "{:?}",
+        report.status
+    );
     (events, report)
+}
+
+/// The ids of the claims (and observations) a run reported, sorted.
+fn claim_ids(report: &agentlab::drills::Report) -> Vec<&str> {
+    let mut ids: Vec<&str> = report.claims.iter().map(|c| c.id.as_str()).collect();
+    ids.sort();
+    ids
 }
 
 fn logs(events: &[agentlab::drills::Event]) -> Vec<&str> {
@@ -269,15 +281,11 @@ fn logs(events: &[agentlab::drills::Event]) -> Vec<&str> {
 /// minutes; its measured claims are in the drill's README.)
 #[test]
 fn react_drill_runs_the_real_preset_on_smollm2() {
-    use agentlab::drills::RunStatus;
     let (events, report) = run_real(
         "react-tool-call-loop",
         &[("steps", "6"), ("train_tasks", "50"), ("eval_tasks", "20"), ("probes", "1")],
     );
-    assert!(matches!(report.status, RunStatus::Passed | RunStatus::ClaimsFailed), "{:?}", report.status);
-    let mut ids: Vec<&str> = report.claims.iter().map(|c| c.id.as_str()).collect();
-    ids.sort();
-    assert_eq!(ids, ["hallucination_gap", "sft_gain"]);
+    assert_eq!(claim_ids(&report), ["hallucination_gap", "sft_gain"]);
     let logs = logs(&events);
     assert!(logs.iter().any(|l| l.contains("LoRA rank 8") && l.contains("134515008 parameters")), "{logs:?}");
 }
@@ -288,18 +296,21 @@ fn react_drill_runs_the_real_preset_on_smollm2() {
 /// world's observation tokens get no gradient through the real model either.
 #[test]
 fn turn_credit_drill_runs_the_real_preset_on_smollm2() {
-    use agentlab::drills::RunStatus;
     let (events, report) = run_real(
         "turn-credit-assignment",
         &[("warm_steps", "8"), ("rl_steps", "2"), ("eval_questions", "8"), ("lora_layers", "2")],
     );
-    assert!(matches!(report.status, RunStatus::Passed | RunStatus::ClaimsFailed), "{:?}", report.status);
-    let mut ids: Vec<&str> = report.claims.iter().map(|c| c.id.as_str()).collect();
-    ids.sort();
-    assert_eq!(ids, ["observation_logit_grad", "reward_gain", "search_decisions_gain", "search_gain_unknown"]);
+    assert_eq!(
+        claim_ids(&report),
+        ["observation_logit_grad", "reward_gain", "search_decisions_gain", "search_gain_unknown"]
+    );
     let grad = report.claims.iter().find(|c| c.id == "observation_logit_grad").unwrap();
     assert!(grad.pass && grad.measured == 0.0, "{grad:?}");
     let logs = logs(&events);
+    // Zero at the observations means something only if the agent's tokens got a gradient.
+    let probe = logs.iter().find(|l| l.contains("at agent positions")).expect("the gradient probe ran");
+    let agent: f64 = probe.rsplit(": ").next().and_then(|v| v.parse().ok()).expect("a number");
+    assert!(agent > 0.0, "{probe}");
     let known = logs.iter().find(|l| l.contains("names the capital of")).expect("the known-countries probe ran");
     assert!(known.contains("France"), "{known}");
 }

@@ -42,11 +42,6 @@ pub struct FrozenLinear {
     w: Tensor,
 }
 
-/// A contiguous f32 CPU tensor's values.
-fn cpu_values(t: &Tensor) -> Result<Vec<f32>> {
-    t.flatten_all()?.to_vec1::<f32>()
-}
-
 impl FrozenLinear {
     /// `out = a @ w` (`transpose_w` false: `a [m, out]`) or `a @ wᵀ` (`a [m, in]`).
     fn product(&self, a: &[f32], cols: usize, transpose_w: bool) -> Result<Vec<f32>> {
@@ -84,8 +79,12 @@ impl candle_core::CustomOp1 for FrozenLinear {
     }
 
     fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
-        let (m, n) = grad_res.dims2()?;
-        let dx = self.product(&cpu_values(grad_res)?, n, false)?;
+        let grad = grad_res.contiguous()?;
+        let (m, _) = grad.dims2()?;
+        let (guard, layout) = grad.storage_and_layout();
+        let candle_core::Storage::Cpu(gs) = &*guard else { candle_core::bail!("frozen linear: a CPU gradient only") };
+        let (dy, n) = cpu_rows(gs, layout)?;
+        let dx = self.product(dy, n, false)?;
         Ok(Some(Tensor::from_vec(dx, (m, self.w.dim(1)?), grad_res.device())?))
     }
 }
