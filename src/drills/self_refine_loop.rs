@@ -24,18 +24,31 @@
 //!
 //! Phases of `run`: data → sft → self-refine (held-out problems) → self-critic
 //! probe (the model judges itself) → STaR rounds → report.
+//!
+//! With `model` set to a real pretrained model (`smollm2`, …) the same loop
+//! runs on it with LoRA adapters (`super::model_start`): the problem is the
+//! user's message in the model's chat template after a five-word system
+//! message, and the assistant's message is the same text as the tiny
+//! model's (`2260|.^..>2360`), one token per character, ended by the
+//! template's end-of-turn token. The untrained model cannot add; what it
+//! does here it learns in the LoRA SFT.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use serde::Deserialize;
 
+use super::model_start::{real_start, Format, Model};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::KeepBest;
-use crate::envs::refine_arith::{corrupt, critique, critique_score, passes, score, Problem, ALPHABET, REV_OPEN};
+use crate::envs::refine_arith::{
+    corrupt, critic_tail, critique, critique_score, passes, revise_tail, score, Problem, ALPHABET, CRIT_OPEN, REV_OPEN,
+};
+use crate::envs::Role;
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::sample::GenConfig;
+use crate::ml::tokenizer::{Bpe, CharTokenizer, Tokenize, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct SelfRefineLoop;
@@ -72,59 +85,160 @@ pub struct Params {
     pub d_model: usize,
     pub n_layers: usize,
     pub n_heads: usize,
+    pub model: String,
+    pub lora_rank: usize,
+    pub lora_layers: usize,
 }
 
-/// `text` as a training example; `trained[i]` says whether character i is in the loss.
-fn example(tok: &CharTokenizer, parts: &[(&str, bool)]) -> Example {
-    let mut tokens = Vec::new();
-    let mut train = Vec::new();
-    for (text, trained) in parts {
-        let ids = tok.encode(text);
-        train.extend(std::iter::repeat_n(*trained, ids.len()));
-        tokens.extend(ids);
+/// A real chat model's system message: the task in a few words. The
+/// notation (`|`, the marks, `>`) is what the SFT teaches; every token here
+/// is paid for in every training sequence: a two-sentence message that
+/// explained the marks about doubled the length of every sequence, and the
+/// time of every step.
+const SYSTEM: &str = "Add; write the sum reversed.";
+
+/// How the drill's text becomes one model's tokens.
+enum Codec {
+    /// The tiny GPT's vocabulary: one token per character of [`ALPHABET`].
+    Chars(CharTokenizer),
+    /// A real model's BPE: the problem through the chat template, everything
+    /// after it one token per character, so that a draft or a critique reads
+    /// the same whether the model wrote it or it was put in its prompt (a BPE
+    /// would merge `..` in one and not in the other).
+    Chat(Box<ChatCodec>),
+}
+
+struct ChatCodec {
+    tok: Bpe,
+    fmt: Format,
+    /// The single token of each character of [`ALPHABET`].
+    chars: Vec<(char, u32)>,
+}
+
+impl Codec {
+    fn chat(tok: Bpe, fmt: Format) -> Result<Codec> {
+        let mut chars = Vec::new();
+        for c in ALPHABET.chars() {
+            match tok.encode(&c.to_string())[..] {
+                [id] => chars.push((c, id)),
+                _ => bail!("the model's vocabulary has no single token for {c:?}, which the critique notation needs"),
+            }
+        }
+        Ok(Codec::Chat(Box::new(ChatCodec { tok, fmt, chars })))
     }
-    tokens.push(EOS);
-    train.push(true);
+
+    /// Ids of `text` after the problem (drafts, critiques, marks).
+    fn tail(&self, text: &str) -> Vec<u32> {
+        match self {
+            Codec::Chars(tok) => tok.encode(text),
+            Codec::Chat(c) => text
+                .chars()
+                .flat_map(|ch| match c.chars.iter().find(|(k, _)| *k == ch) {
+                    Some((_, id)) => vec![*id],
+                    None => c.tok.encode(&ch.to_string()),
+                })
+                .collect(),
+        }
+    }
+
+    /// Ids of the problem `p` and then `tail`: what the model continues.
+    fn prompt(&self, p: &Problem, tail: &str) -> Vec<u32> {
+        match self {
+            Codec::Chars(tok) => tok.encode(&format!("{}{tail}", p.prompt())),
+            Codec::Chat(c) => {
+                let mut ids: Vec<u32> = c.fmt.bos.into_iter().collect();
+                ids.extend(c.fmt.encode(&c.tok, Role::Prompt, &p.prompt()));
+                ids.extend(self.tail(tail));
+                ids
+            }
+        }
+    }
+
+    /// The end of a draft or a revision (the chat template's end of turn).
+    fn eos(&self) -> u32 {
+        match self {
+            Codec::Chars(_) => EOS,
+            Codec::Chat(c) => c.fmt.eos,
+        }
+    }
+
+    /// The token that ends a critique (`>`).
+    fn rev_stop(&self) -> u32 {
+        self.tail(&REV_OPEN.to_string())[0]
+    }
+
+    /// A generated draft, critique or revision as text. A real model may
+    /// write a token that carries a mark and a separator together (`.>`), so
+    /// its text ends at the first separator.
+    fn text(&self, ids: &[u32]) -> String {
+        match self {
+            Codec::Chars(tok) => tok.decode(ids),
+            Codec::Chat(c) => c.tok.decode(ids).split([CRIT_OPEN, REV_OPEN]).next().unwrap_or_default().to_string(),
+        }
+    }
+
+    /// One token as text, for the token view.
+    fn token_text(&self, id: u32) -> String {
+        if id == self.eos() {
+            return "⏎".into();
+        }
+        match self {
+            Codec::Chars(tok) => tok.token(id).to_string(),
+            // Special tokens (`<|im_start|>`) shown too: they are what the model reads.
+            Codec::Chat(c) => c.tok.tokenizer().decode(&[id], false).unwrap_or_default(),
+        }
+    }
+}
+
+/// The problem `p`, then `tail` untrained and `trained` in the loss, then the end token (in the loss).
+fn example(c: &Codec, p: &Problem, tail: &str, trained: &str) -> Example {
+    let mut tokens = c.prompt(p, tail);
+    let mut train = vec![false; tokens.len()];
+    let ids = c.tail(trained);
+    train.extend(std::iter::repeat_n(true, ids.len() + 1));
+    tokens.extend(ids);
+    tokens.push(c.eos());
     Example::new(tokens, train)
 }
 
-fn draft_example(tok: &CharTokenizer, p: &Problem, answer: &str) -> Example {
-    example(tok, &[(&p.prompt(), false), (answer, true)])
+fn draft_example(c: &Codec, p: &Problem, answer: &str) -> Example {
+    example(c, p, "", answer)
 }
 
 /// `prompt draft|critique>revision⏎`, loss on the critique and the revision.
-fn refine_example(tok: &CharTokenizer, p: &Problem, draft: &str, crit: &str, revision: &str) -> Example {
-    example(tok, &[(&format!("{}{draft}|", p.prompt()), false), (&format!("{crit}>{revision}"), true)])
+fn refine_example(c: &Codec, p: &Problem, draft: &str, crit: &str, revision: &str) -> Example {
+    example(c, p, &critic_tail(draft), &format!("{crit}{REV_OPEN}{revision}"))
 }
 
 /// One SFT example: a first draft, or a refinement trace from a synthetic draft.
-fn sft_example(tok: &CharTokenizer, p: &Problem, draft_frac: f64, correct_frac: f64, rng: &mut Rng) -> Example {
+fn sft_example(c: &Codec, p: &Problem, draft_frac: f64, correct_frac: f64, rng: &mut Rng) -> Example {
     let gold = p.answer();
     if rng.bool(draft_frac) {
-        return draft_example(tok, p, &gold);
+        return draft_example(c, p, &gold);
     }
     let draft = if rng.bool(correct_frac) { gold.clone() } else { corrupt(&gold, rng) };
-    refine_example(tok, p, &draft, &critique(&draft, &gold), &gold)
+    refine_example(c, p, &draft, &critique(&draft, &gold), &gold)
 }
 
 struct Gen<'a> {
-    tok: &'a CharTokenizer,
+    codec: &'a Codec,
     width: usize,
 }
 
 impl Gen<'_> {
-    /// Greedy completions of `prompts`, as text without the stop token.
-    fn complete(&self, model: &Gpt, prompts: &[String], stop: u32) -> Result<Vec<String>> {
-        if prompts.is_empty() {
+    /// Greedy completions of each problem followed by its tail, as text up to the stop token.
+    fn complete(&self, model: &dyn CausalLm, items: &[(&Problem, String)], stop: u32) -> Result<Vec<String>> {
+        if items.is_empty() {
             return Ok(Vec::new());
         }
-        let ids: Vec<Vec<u32>> = prompts.iter().map(|p| self.tok.encode(p)).collect();
-        let out = generate(model, &ids, &GenConfig::greedy(self.width + 1, vec![stop, EOS]), &mut Rng::new(0))?;
-        Ok(out.iter().map(|o| self.tok.decode(&o.iter().copied().filter(|&t| t != stop).collect::<Vec<_>>())).collect())
+        let ids: Vec<Vec<u32>> = items.iter().map(|(p, tail)| self.codec.prompt(p, tail)).collect();
+        let eos = self.codec.eos();
+        let out = model.generate(&ids, &GenConfig::greedy(self.width + 1, vec![stop, eos]), &mut Rng::new(0))?;
+        Ok(out.iter().map(|o| self.codec.text(&o.iter().copied().filter(|&t| t != stop).collect::<Vec<_>>())).collect())
     }
 
-    fn drafts(&self, model: &Gpt, probs: &[Problem]) -> Result<Vec<String>> {
-        self.complete(model, &probs.iter().map(|p| p.prompt()).collect::<Vec<_>>(), EOS)
+    fn drafts(&self, model: &dyn CausalLm, probs: &[Problem]) -> Result<Vec<String>> {
+        self.complete(model, &probs.iter().map(|p| (p, String::new())).collect::<Vec<_>>(), self.codec.eos())
     }
 }
 
@@ -137,8 +251,14 @@ struct Episode {
 }
 
 /// Run Self-Refine on `probs`, all episodes batched round by round.
-fn refine_loop(model: &Gpt, g: &Gen, probs: &[Problem], rounds: usize, critic: Critic) -> Result<Vec<Episode>> {
-    let rev_stop = g.tok.encode(&REV_OPEN.to_string())[0];
+fn refine_loop(
+    model: &dyn CausalLm,
+    g: &Gen,
+    probs: &[Problem],
+    rounds: usize,
+    critic: Critic,
+) -> Result<Vec<Episode>> {
+    let rev_stop = g.codec.rev_stop();
     let golds: Vec<String> = probs.iter().map(|p| p.answer()).collect();
     // Critique and selection score of one version of each listed episode.
     let judge = |idx: &[usize], texts: &[String]| -> Result<Vec<(String, f64)>> {
@@ -147,7 +267,8 @@ fn refine_loop(model: &Gpt, g: &Gen, probs: &[Problem], rounds: usize, critic: C
                 Ok(idx.iter().zip(texts).map(|(&i, t)| (critique(t, &golds[i]), score(t, &golds[i]))).collect())
             }
             Critic::Model => {
-                let prompts: Vec<String> = idx.iter().zip(texts).map(|(&i, t)| probs[i].critic_prompt(t)).collect();
+                let prompts: Vec<(&Problem, String)> =
+                    idx.iter().zip(texts).map(|(&i, t)| (&probs[i], critic_tail(t))).collect();
                 let crits = g.complete(model, &prompts, rev_stop)?;
                 Ok(crits
                     .into_iter()
@@ -177,11 +298,11 @@ fn refine_loop(model: &Gpt, g: &Gen, probs: &[Problem], rounds: usize, critic: C
         if active.is_empty() {
             break;
         }
-        let prompts: Vec<String> = active
+        let prompts: Vec<(&Problem, String)> = active
             .iter()
-            .map(|&i| probs[i].revise_prompt(eps[i].versions.last().unwrap(), eps[i].critiques.last().unwrap()))
+            .map(|&i| (&probs[i], revise_tail(eps[i].versions.last().unwrap(), eps[i].critiques.last().unwrap())))
             .collect();
-        let revisions = g.complete(model, &prompts, EOS)?;
+        let revisions = g.complete(model, &prompts, g.codec.eos())?;
         let judged = judge(&active, &revisions)?;
         for ((&i, rev), (c, sel)) in active.iter().zip(revisions).zip(judged) {
             let truth = score(&rev, &golds[i]);
@@ -226,14 +347,16 @@ impl TypedDrill for SelfRefineLoop {
     }
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
-        let tok = CharTokenizer::new(ALPHABET, &[]);
-        let g = Gen { tok: &tok, width: p.digits + 1 };
+        ctx.phase("data");
+        let (model, codec) = start(p, ctx)?;
+        let model = model.lm();
+        let g = Gen { codec: &codec, width: p.digits + 1 };
         let mut rng = Rng::new(ctx.seed);
         let problems = data(p, ctx, &g, &mut rng);
-        let model = sft(p, ctx, &g, &problems, &mut rng)?;
+        sft(p, ctx, model, &g, &problems, &mut rng)?;
 
         ctx.phase("self-refine");
-        let eps = refine_loop(&model, &g, &problems.test, p.rounds, p.critic)?;
+        let eps = refine_loop(model, &g, &problems.test, p.rounds, p.critic)?;
         let refined = Refined::measure(&eps, p.rounds);
         for (t, (latest, best, pass)) in refined.stats.iter().enumerate() {
             ctx.metric(t, "round: score of latest version", *latest);
@@ -254,9 +377,9 @@ impl TypedDrill for SelfRefineLoop {
         episode_view(ctx, &problems.test, &eps, "Self-Refine episodes (SFT model)");
 
         ctx.phase("self-critic probe");
-        let probe = self_critic_view(ctx, &model, &g, &problems.test, &eps, p.rounds)?;
+        let probe = self_critic_view(ctx, model, &g, &problems.test, &eps, p.rounds)?;
 
-        let star = star_rounds(p, ctx, &model, &g, &problems, &eps, &mut rng)?;
+        let star = star_rounds(p, ctx, model, &g, &problems, &eps, &mut rng)?;
 
         ctx.phase("report");
         ctx.log(format!(
@@ -269,6 +392,7 @@ impl TypedDrill for SelfRefineLoop {
         ));
         ctx.claim("refine_gain", refined.kept - refined.first)?;
         ctx.claim("star_gain", star.after_first - star.before)?;
+        ctx.claim("star_draft_score_gain", star.score_after_first - star.score_before)?;
         ctx.claim("verifier_beats_self_critic", refined.kept - probe.kept)?;
         ctx.claim("self_critic_misses_own_errors", probe.approves_own_errors)?;
         Ok(())
@@ -302,16 +426,20 @@ impl Problems {
 
 /// Phase "data": the held-out problems and one refinement trace to look at.
 fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
-    ctx.phase("data");
     let mut test_rng = rng.fork(7);
     let test: Vec<Problem> = (0..p.test_size).map(|_| Problem::random(p.digits, &mut test_rng)).collect();
     let held = test.iter().map(|q| (q.a, q.b)).collect();
     let problems = Problems { digits: p.digits, test, held };
-    let shown = {
-        let q = problems.fresh(&mut rng.fork(9));
-        let draft = corrupt(&q.answer(), &mut rng.fork(10));
-        refine_example(g.tok, &q, &draft, &critique(&draft, &q.answer()), &q.answer())
-    };
+    let q = problems.fresh(&mut rng.fork(9));
+    let draft = corrupt(&q.answer(), &mut rng.fork(10));
+    let shown = refine_example(g.codec, &q, &draft, &critique(&draft, &q.answer()), &q.answer());
+    if let Codec::Chat(_) = g.codec {
+        ctx.log(format!(
+            "one refinement trace is {} tokens, {} of them the chat template, the system message and the problem",
+            shown.tokens.len(),
+            g.codec.prompt(&q, "").len()
+        ));
+    }
     ctx.view(View::Tokens {
         title: "One refinement trace of the SFT data".into(),
         tokens: shown
@@ -319,7 +447,7 @@ fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
             .iter()
             .zip(&shown.train)
             .map(|(&t, &trained)| TokenCell {
-                text: if t == EOS { "⏎".into() } else { g.tok.token(t).to_string() },
+                text: g.codec.token_text(t),
                 kind: if trained { TokenKind::Trained } else { TokenKind::Prompt },
                 value: None,
             })
@@ -330,9 +458,17 @@ fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
     problems
 }
 
-/// Phase "sft": a tiny GPT learns drafts and (draft, critique, revision) traces.
-fn sft(p: &Params, ctx: &mut RunCtx, g: &Gen, problems: &Problems, rng: &mut Rng) -> Result<Gpt> {
-    let cfg = GptConfig::new(g.tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 4 * g.width + 2 * p.digits + 8);
+/// The model to train and how text becomes its tokens: a tiny GPT from
+/// scratch on characters, or LoRA adapters on a real model's frozen base.
+fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
+    if p.model != "tiny" {
+        let (start, tok, fmt) = real_start(&p.model, p.lora_rank, p.lora_layers, SYSTEM, ctx)?;
+        ctx.log(format!("{}-digit addition, the problem as the user's message", p.digits));
+        return Ok((start.fork(ctx.seed)?, Codec::chat(tok, fmt)?));
+    }
+    let tok = CharTokenizer::new(ALPHABET, &[]);
+    let width = p.digits + 1;
+    let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 4 * width + 2 * p.digits + 8);
     let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
     ctx.log(format!(
         "{}-digit addition; tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
@@ -342,8 +478,13 @@ fn sft(p: &Params, ctx: &mut RunCtx, g: &Gen, problems: &Problems, rng: &mut Rng
         p.n_heads,
         model.num_params()
     ));
+    Ok((Model::Tiny(model), Codec::Chars(tok)))
+}
+
+/// Phase "sft": the model learns drafts and (draft, critique, revision) traces.
+fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &Problems, rng: &mut Rng) -> Result<()> {
     ctx.phase("sft");
-    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.lr, p.steps / 20, p.steps))?;
+    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.lr, p.steps / 20, p.steps))?;
     let probe = &problems.test[..problems.test.len().min(128)];
     let total = p.steps + p.star_iters * p.star_steps;
     for step in 0..p.steps {
@@ -351,18 +492,18 @@ fn sft(p: &Params, ctx: &mut RunCtx, g: &Gen, problems: &Problems, rng: &mut Rng
         let ex: Vec<Example> = (0..p.batch)
             .map(|_| {
                 let q = problems.fresh(rng);
-                sft_example(g.tok, &q, p.draft_frac, p.correct_draft_frac, rng)
+                sft_example(g.codec, &q, p.draft_frac, p.correct_draft_frac, rng)
             })
             .collect();
-        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
+        let st = trainer.sft_step(model, &ex.iter().collect::<Vec<_>>())?;
         ctx.metric(step, "loss", st.loss);
         if (step + 1) % (p.steps / 5).max(1) == 0 {
-            let pr = pass_rate(&g.drafts(&model, probe)?, probe);
+            let pr = pass_rate(&g.drafts(model, probe)?, probe);
             ctx.metric(step, "first-draft pass (SFT, probe)", pr);
         }
         ctx.progress(step + 1, total, 0);
     }
-    Ok(model)
+    Ok(())
 }
 
 /// Mean true scores of a set of Self-Refine episodes.
@@ -395,6 +536,9 @@ struct Star {
     before: f64,
     after_first: f64,
     after_last: f64,
+    /// Mean first-draft score (share of digits right) before STaR and after round 1.
+    score_before: f64,
+    score_after_first: f64,
 }
 
 /// Phases "STaR round i": run the loop on fresh problems, keep the final
@@ -403,7 +547,7 @@ struct Star {
 fn star_rounds(
     p: &Params,
     ctx: &mut RunCtx,
-    model: &Gpt,
+    model: &dyn CausalLm,
     g: &Gen,
     problems: &Problems,
     sft_eps: &[Episode],
@@ -413,7 +557,9 @@ fn star_rounds(
     let before = pass_rate(&sft_eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), test);
     ctx.metric(0, "STaR: first-draft pass rate", before);
     ctx.metric(0, "STaR: pass rate after refine", round_stats(sft_eps, p.rounds)[p.rounds].2);
-    let mut star = Star { before, after_first: before, after_last: before };
+    let score_before = round_stats(sft_eps, p.rounds)[0].0;
+    let mut star =
+        Star { before, after_first: before, after_last: before, score_before, score_after_first: score_before };
     let mut last_eps = None;
     let mut step = p.steps;
     let total = p.steps + p.star_iters * p.star_steps;
@@ -432,11 +578,11 @@ fn star_rounds(
             }
             kept += 1;
             wrong_kept += usize::from(!ok);
-            data.push(draft_example(g.tok, q, answer));
+            data.push(draft_example(g.codec, q, answer));
             // The refinement step that produced the kept answer, in the model's own words.
             if e.best.best > 0 {
                 let k = e.best.best;
-                data.push(refine_example(g.tok, q, &e.versions[k - 1], &e.critiques[k - 1], answer));
+                data.push(refine_example(g.codec, q, &e.versions[k - 1], &e.critiques[k - 1], answer));
             }
         }
         let drafts_ok = collected.iter().zip(&probs).filter(|(e, q)| passes(&e.versions[0], &q.answer())).count();
@@ -464,11 +610,16 @@ fn star_rounds(
         let st = round_stats(&eps, p.rounds);
         if it == 1 {
             star.after_first = after;
+            star.score_after_first = st[0].0;
         }
         star.after_last = after;
         ctx.metric(it, "STaR: first-draft pass rate", after);
         ctx.metric(it, "STaR: pass rate after refine", st[p.rounds].2);
-        ctx.log(format!("after STaR round {it}: first-draft pass rate {after:.3}, after refine {:.3}", st[p.rounds].2));
+        ctx.log(format!(
+            "after STaR round {it}: first-draft pass rate {after:.3} (mean score {:.3}, was {score_before:.3} before STaR), after refine {:.3}",
+            st[0].0,
+            st[p.rounds].2
+        ));
         last_eps = Some(eps);
     }
     if let Some(eps) = last_eps {
@@ -513,7 +664,7 @@ struct SelfCritic {
 /// how often does it approve its own mistakes, and what happens to the scores.
 fn self_critic_view(
     ctx: &mut RunCtx,
-    model: &Gpt,
+    model: &dyn CausalLm,
     g: &Gen,
     probs: &[Problem],
     verifier_eps: &[Episode],

@@ -94,13 +94,23 @@ impl Problem {
 
     /// The prompt of a revision: the draft and its critique.
     pub fn revise_prompt(&self, draft: &str, critique: &str) -> String {
-        format!("{}{draft}{CRIT_OPEN}{critique}{REV_OPEN}", self.prompt())
+        format!("{}{}", self.prompt(), revise_tail(draft, critique))
     }
 
     /// The prompt under which the model writes its own critique.
     pub fn critic_prompt(&self, draft: &str) -> String {
-        format!("{}{draft}{CRIT_OPEN}", self.prompt())
+        format!("{}{}", self.prompt(), critic_tail(draft))
     }
+}
+
+/// What follows the problem before a revision: `draft|critique>`.
+pub fn revise_tail(draft: &str, critique: &str) -> String {
+    format!("{draft}{CRIT_OPEN}{critique}{REV_OPEN}")
+}
+
+/// What follows the problem before a critique: `draft|`.
+pub fn critic_tail(draft: &str) -> String {
+    format!("{draft}{CRIT_OPEN}")
 }
 
 /// Fraction of the gold answer's positions that `answer` gets right.
