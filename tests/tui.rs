@@ -975,21 +975,27 @@ fn home_shows_one_selection_at_a_time() {
     assert_eq!(s.matches('▶').count(), 1, "{s}");
 }
 
-/// Claim texts are the lesson: wrapped in the claims panel, never cut.
+/// Claim texts are the lesson: wrapped in the claims panel, never cut, for
+/// each preset the claims of that preset (the `real` preset's are longer).
 #[test]
 fn claim_texts_are_wrapped_not_cut() {
     let mut a = app_at(120, 40);
     open_drill(&mut a, "self-refine-loop");
-    let lines = draw(&mut a, 120, 40);
-    let start = lines.iter().position(|l| l.contains("╭ Claims")).expect("a claims panel");
-    let panel: Vec<String> = lines[start + 1..]
-        .iter()
-        .take_while(|l| !l.starts_with('╰'))
-        .map(|l| l.chars().skip(1).take_while(|&c| c != '│').collect::<String>())
-        .collect();
-    let text = panel.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
-    for c in &a.content.drill("self-refine-loop").unwrap().claims {
-        assert!(text.contains(&c.text), "claim {} cut:\n{}", c.id, panel.join("\n"));
+    for preset in ["quick", "real"] {
+        let lines = draw(&mut a, 120, 40);
+        assert!(lines.iter().any(|l| l.contains(&format!("preset {preset}"))), "{}", lines.join("\n"));
+        let start = lines.iter().position(|l| l.contains("╭ Claims")).expect("a claims panel");
+        let panel: Vec<String> = lines[start + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with('╰'))
+            .map(|l| l.chars().skip(1).take_while(|&c| c != '│').collect::<String>())
+            .collect();
+        let text = panel.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
+        let claims = &a.content.drill("self-refine-loop").unwrap().claims;
+        for c in claims.iter().filter(|c| c.applies_to(preset)) {
+            assert!(text.contains(&c.text), "{preset}: claim {} cut:\n{}", c.id, panel.join("\n"));
+        }
+        key(&mut a, KeyCode::Char('p'));
     }
 }
 
