@@ -710,7 +710,8 @@ fn self_critic_view(
     let frac = |a: usize, b: usize| if b > 0 { format!("{:.3} ({a}/{b})", a as f64 / b as f64) } else { "–".into() };
     ctx.log(format!(
         "self-critic: approves {approved_wrong} of {wrong} wrong first drafts; true score {first:.3} → {self_final:.3} \
-         (verifier critic: → {ver_final:.3}); kept answer got worse in {fall} episodes"
+         (verifier critic: → {ver_final:.3}); the kept answer got worse in {fall} of {} episodes",
+        eps.len()
     ));
     ctx.view(View::Table {
         title: "The model as its own critic (no verifier in the loop)".into(),

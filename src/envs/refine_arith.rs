@@ -91,16 +91,6 @@ impl Problem {
     pub fn has_carry(&self) -> bool {
         self.carry_dropped() != self.answer()
     }
-
-    /// The prompt of a revision: the draft and its critique.
-    pub fn revise_prompt(&self, draft: &str, critique: &str) -> String {
-        format!("{}{}", self.prompt(), revise_tail(draft, critique))
-    }
-
-    /// The prompt under which the model writes its own critique.
-    pub fn critic_prompt(&self, draft: &str) -> String {
-        format!("{}{}", self.prompt(), critic_tail(draft))
-    }
 }
 
 /// What follows the problem before a revision: `draft|critique>`.
@@ -179,7 +169,8 @@ mod tests {
         assert_eq!(critique("0x1", "001"), ".?.");
         assert_eq!(score("10", "001"), 1.0 / 3.0);
         assert!(passes("001", "001") && !passes("0010", "001"));
-        assert_eq!(p.revise_prompt("101", "v.."), "99+01=101|v..>");
+        assert_eq!(format!("{}{}", p.prompt(), revise_tail("101", "v..")), "99+01=101|v..>");
+        assert_eq!(format!("{}{}", p.prompt(), critic_tail("101")), "99+01=101|");
         assert_eq!(critique_score(".v.", 3), 2.0 / 3.0);
     }
 
