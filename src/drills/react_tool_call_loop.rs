@@ -246,17 +246,14 @@ pub(crate) fn turns(lm: &Lm, contexts: &[Vec<u32>], max_new: usize, memo: &mut M
     let out = lm.model.generate_with(contexts, &cfg, &mut Rng::new(0), memo)?;
     Ok(out
         .iter()
-        .map(|o| match (&lm.fmt.chat, o.strip_suffix(&[lm.fmt.eos])) {
+        .map(|o| {
+            let line = lm.fmt.line(lm.tok, o);
             // A chat model's line ended by its end-of-turn token ends like one ended by a newline.
-            (Some(_), Some(line)) => {
-                let text = lm.tok.decode(line);
-                if text.ends_with('\n') {
-                    text
-                } else {
-                    format!("{text}\n")
-                }
+            if lm.fmt.chat.is_some() && o.last() == Some(&lm.fmt.eos) && !line.ends_with('\n') {
+                line + "\n"
+            } else {
+                line
             }
-            _ => lm.tok.decode(o),
         })
         .collect())
 }

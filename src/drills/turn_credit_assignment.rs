@@ -302,8 +302,7 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
         None => None,
     };
     if real_known.is_some() {
-        kb = FactTable::parse(&format!("{}{REAL_CAPITALS}", crate::envs::kb::FACTS))
-            .map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
+        kb.extend(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
     }
     let world = QaWorld::new(kb.clone(), cfg);
     let question = |place: &str, known: bool| Question {

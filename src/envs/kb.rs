@@ -31,8 +31,14 @@ impl FactTable {
 
     /// Parse `entity<TAB>attribute<TAB>value` lines; `#` starts a comment line.
     pub fn parse(text: &str) -> Result<FactTable, String> {
-        let mut facts = Vec::new();
-        let mut index = BTreeMap::new();
+        let mut table = FactTable { facts: Vec::new(), index: BTreeMap::new() };
+        table.extend(text)?;
+        Ok(table)
+    }
+
+    /// Add the facts of `text` (lines as in [`FactTable::parse`]); a later
+    /// fact about the same entity and attribute is the one `get` returns.
+    pub fn extend(&mut self, text: &str) -> Result<(), String> {
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() || line.starts_with('#') {
                 continue;
@@ -41,10 +47,14 @@ impl FactTable {
             let [entity, attribute, value] = parts.as_slice() else {
                 return Err(format!("line {}: expected entity, attribute and value separated by tabs", i + 1));
             };
-            index.insert((entity.to_lowercase(), attribute.to_lowercase()), facts.len());
-            facts.push(Fact { entity: entity.to_string(), attribute: attribute.to_string(), value: value.to_string() });
+            self.index.insert((entity.to_lowercase(), attribute.to_lowercase()), self.facts.len());
+            self.facts.push(Fact {
+                entity: entity.to_string(),
+                attribute: attribute.to_string(),
+                value: value.to_string(),
+            });
         }
-        Ok(FactTable { facts, index })
+        Ok(())
     }
 
     pub fn facts(&self) -> &[Fact] {
@@ -122,5 +132,14 @@ mod tests {
         assert_eq!(hits[0].entity, e);
         assert_eq!(hits[0].attribute, "capital");
         assert!(FactTable::parse("a\tb").is_err());
+    }
+
+    #[test]
+    fn extending_a_table_adds_facts_and_later_ones_win() {
+        let mut t = FactTable::parse("Vesk\tcapital\tTolbri\n").unwrap();
+        t.extend("France\tcapital\tParis\nVesk\tcapital\tNilbu\n").unwrap();
+        assert_eq!(t.facts().len(), 3);
+        assert_eq!((t.get("france", "capital"), t.get("Vesk", "capital")), (Some("Paris"), Some("Nilbu")));
+        assert!(t.extend("bad line").unwrap_err().contains("line 1"));
     }
 }
