@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use agentlab::ml::llama::{self as qwen2, Llama as Qwen2};
-use agentlab::ml::lm::CausalLm;
+use agentlab::ml::lm::{CausalLm, Scored};
 use agentlab::ml::loss::masked_cross_entropy;
 use agentlab::ml::optim::{AdamW, AdamWConfig};
 use agentlab::ml::rng::Rng;
@@ -179,6 +179,60 @@ fn lora_trains_adapters_only() {
     let after = model.vars()["model.layers.0.self_attn.q_proj.weight"].as_tensor().clone();
     let moved = (after - base).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
     assert_eq!(moved, 0.0, "the base stays frozen");
+}
+
+/// The RL path's log-probabilities skip the LM head where nothing is scored:
+/// at the kept positions they, their entropies and their gradients equal
+/// those of the full logits; elsewhere they are 0.
+#[test]
+fn scored_logprobs_skip_unkept_positions_and_keep_values_and_gradients() {
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, 5);
+    let mut model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap();
+    model.add_lora(&qwen2::LoraConfig::new(4, 8.0, 9)).unwrap();
+    let ids: Vec<u32> = (0..2 * 9).map(|i| (i * 53 % VOCAB) as u32).collect();
+    let x = Tensor::from_vec(ids, (2, 9), &Device::Cpu).unwrap();
+    let targets = x.narrow(1, 1, 8).unwrap();
+    let keep_rows = [[0f32, 1., 1., 0., 0., 1., 1., 1.], [1., 0., 0., 0., 1., 1., 0., 0.]];
+    let keep = Tensor::new(&keep_rows, &Device::Cpu).unwrap();
+
+    let logits = model.forward(&x).unwrap().narrow(1, 0, 8).unwrap();
+    let full = Scored::from_logits(&logits, &targets, true).unwrap();
+    let ours = model.scored_logprobs(&x, &targets, &keep, true).unwrap();
+    let rows = |t: &Tensor| t.to_vec2::<f32>().unwrap();
+    let (fl, ol) = (rows(&full.logp), rows(&ours.logp));
+    let (fe, oe) = (rows(full.entropy.as_ref().unwrap()), rows(ours.entropy.as_ref().unwrap()));
+    for (b, kr) in keep_rows.iter().enumerate() {
+        for (t, &k) in kr.iter().enumerate() {
+            if k > 0.0 {
+                assert!((fl[b][t] - ol[b][t]).abs() < 1e-5, "logp at {b},{t}: {} vs {}", fl[b][t], ol[b][t]);
+                assert!((fe[b][t] - oe[b][t]).abs() < 1e-5, "entropy at {b},{t}");
+                assert!(ol[b][t] < 0.0 && oe[b][t] > 0.0);
+            } else {
+                assert_eq!((ol[b][t], oe[b][t]), (0.0, 0.0), "skipped position {b},{t}");
+            }
+        }
+    }
+
+    // The same loss through either path gives every adapter the same gradient.
+    let loss = |logp: &Tensor| (logp * &keep).unwrap().sum_all().unwrap();
+    let (gf, go) = (loss(&full.logp).backward().unwrap(), loss(&ours.logp).backward().unwrap());
+    let trainable = model.trainable_vars();
+    assert!(!trainable.is_empty());
+    for v in &trainable {
+        let (a, b) = (gf.get(v.as_tensor()).unwrap(), go.get(v.as_tensor()).unwrap());
+        let diff = (a - b).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+        let scale = a.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+        assert!(diff <= 1e-5 * scale.max(1.0), "gradient differs by {diff} (scale {scale})");
+    }
+    let some_grad = trainable
+        .iter()
+        .any(|v| go.get(v.as_tensor()).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap() > 0.0);
+    assert!(some_grad, "the adapters get a gradient through the kept positions");
+
+    let none = model.scored_logprobs(&x, &targets, &keep.zeros_like().unwrap(), false).unwrap();
+    assert_eq!(none.logp.abs().unwrap().sum_all().unwrap().to_scalar::<f32>().unwrap(), 0.0);
+    assert!(none.entropy.is_none());
 }
 
 fn load_err(dir: &Path) -> String {

@@ -44,7 +44,6 @@ use crate::ml::sample::{Decoding, GenConfig};
 use crate::ml::tokenizer::{Bpe, Tokenize, PAD};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::{mean_std, Baseline};
-use crate::rl::entropy::entropy_from_logits;
 use crate::rl::kl::kl_k3;
 use crate::rl::pg::{aggregate, masked_pg_loss, Aggregation};
 use crate::rl::ppo::ppo_clip_loss;
@@ -590,13 +589,14 @@ fn update(
     rs: &[Rollout],
     groups: &GroupStats,
 ) -> Result<()> {
-    let t = batch.mask.dim(1)?;
-    let ref_logp = token_logprobs(&reference.forward(&batch.x)?.narrow(1, 0, t)?, &batch.targets)?.detach();
+    // Log-probabilities only where the loss reads them (`mask`; the KL and
+    // the entropy read `agent_mask`, a part of it), the reference at the same places.
+    let ref_logp = reference.scored_logprobs(&batch.x, &batch.targets, &batch.mask, false)?.logp.detach();
     let (mut loss_v, mut kl_v, mut clip_frac, mut entropy) = (0.0, 0.0, 0.0, 0.0);
     let mut old_logp: Option<Tensor> = None;
     for epoch in 0..p.ppo_epochs {
-        let logits = policy.forward(&batch.x)?.narrow(1, 0, t)?;
-        let logp = token_logprobs(&logits, &batch.targets)?;
+        let scored = policy.scored_logprobs(&batch.x, &batch.targets, &batch.mask, epoch == 0)?;
+        let logp = scored.logp;
         let old = old_logp.get_or_insert_with(|| logp.detach()).clone();
         // One epoch is the plain policy gradient. With more, the same rollouts
         // are reused and the clipped ratio to the sampling policy keeps the
@@ -612,9 +612,8 @@ fn update(
         let loss = if p.kl_coef > 0.0 { (&pg + (&kl * p.kl_coef)?)? } else { pg };
         loss_v = trainer.step(&loss, "RL loss")?.loss;
         kl_v = kl.to_scalar::<f32>()? as f64;
-        if epoch == 0 {
-            let ent = entropy_from_logits(&logits.detach())?;
-            entropy = aggregate(&ent, &batch.agent_mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
+        if let Some(ent) = &scored.entropy {
+            entropy = aggregate(ent, &batch.agent_mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
         }
     }
     let st = stats(rs);

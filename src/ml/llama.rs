@@ -33,7 +33,7 @@ use candle_nn::VarMap;
 use serde::Deserialize;
 
 use super::gpt::apply_rope;
-use super::lm::{CausalLm, Memo};
+use super::lm::{CausalLm, Memo, Scored};
 use super::ops;
 use super::rng::Rng;
 use super::sample::{pick, GenConfig};
@@ -690,6 +690,32 @@ impl CausalLm for Llama {
         let rows = hidden.reshape((b * t, self.cfg.hidden_size))?.index_select(&Tensor::new(kept, &self.device)?, 0)?;
         let logits = self.head(&rows)?;
         super::loss::masked_cross_entropy(&logits, &Tensor::from_vec(targets, n, &self.device)?)
+    }
+
+    /// The LM head runs only where `keep` is non-zero (the agent's tokens of
+    /// an RL batch, a fifth to a half of its positions); the rows it skips
+    /// would each cost a 49 152 × 576 matmul and a log-softmax over 49 152
+    /// logits, forward and backward.
+    fn scored_logprobs(&self, tokens: &Tensor, targets: &Tensor, keep: &Tensor, entropy: bool) -> Result<Scored> {
+        let (b, t) = targets.dims2()?;
+        let full = tokens.dim(1)?;
+        let pos =
+            Tensor::arange(0u32, full as u32, &self.device)?.unsqueeze(0)?.broadcast_as((b, full))?.contiguous()?;
+        let mask = ops::causal_mask(full, &self.device)?.to_dtype(self.dtype)?;
+        let hidden = self.hidden(&tokens.to_dtype(DType::U32)?, &pos, &mask, None)?.narrow(1, 0, t)?;
+        let keep: Vec<f32> = keep.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?;
+        let kept: Vec<u32> = (0..keep.len() as u32).filter(|&i| keep[i as usize] != 0.0).collect();
+        let zeros = || Tensor::zeros((b, t), self.dtype, &self.device);
+        if kept.is_empty() {
+            return Ok(Scored { logp: zeros()?, entropy: if entropy { Some(zeros()?) } else { None } });
+        }
+        let kept = Tensor::new(kept, &self.device)?;
+        let rows = hidden.reshape((b * t, self.cfg.hidden_size))?.index_select(&kept, 0)?;
+        let chosen = targets.flatten_all()?.index_select(&kept, 0)?;
+        let scored = Scored::from_logits(&self.head(&rows)?, &chosen, entropy)?;
+        // Back to [B,T], 0 at the skipped positions (index_add passes gradients through).
+        let place = |v: &Tensor| zeros()?.flatten_all()?.index_add(&kept, v, 0)?.reshape((b, t));
+        Ok(Scored { logp: place(&scored.logp)?, entropy: scored.entropy.as_ref().map(place).transpose()? })
     }
 
     fn vars(&self) -> BTreeMap<String, Var> {

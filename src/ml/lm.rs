@@ -42,6 +42,17 @@ pub trait CausalLm {
     fn masked_loss(&self, tokens: &Tensor, labels: &Tensor) -> Result<Tensor> {
         super::loss::masked_cross_entropy(&self.forward(tokens)?, labels)
     }
+    /// What a policy-gradient loss reads: `log π(targets[b,t] | tokens[b,..=t])`
+    /// as `[B,T]` for `targets [B,T]` (u32; `tokens` may be longer), and, with
+    /// `entropy`, each position's next-token entropy `[B,T]` (detached). Only
+    /// positions where `keep [B,T]` is non-zero are needed: a model may skip
+    /// the LM head elsewhere and return 0 there, so give a reference policy
+    /// the same `keep` as the policy it is compared with.
+    fn scored_logprobs(&self, tokens: &Tensor, targets: &Tensor, keep: &Tensor, entropy: bool) -> Result<Scored> {
+        let _ = keep;
+        let logits = self.forward(tokens)?.narrow(1, 0, targets.dim(1)?)?;
+        Scored::from_logits(&logits, targets, entropy)
+    }
     /// Longest sequence the model accepts.
     fn context(&self) -> usize;
     fn vocab(&self) -> usize;
@@ -62,6 +73,24 @@ pub trait CausalLm {
     ) -> Result<Vec<Vec<u32>>> {
         let _ = memo;
         self.generate(prompts, cfg, rng)
+    }
+}
+
+/// Log-probabilities of chosen tokens and, when asked, the entropies of the
+/// distributions they were drawn from ([`CausalLm::scored_logprobs`]).
+pub struct Scored {
+    pub logp: Tensor,
+    pub entropy: Option<Tensor>,
+}
+
+impl Scored {
+    /// From logits `[.., V]` and the chosen tokens `[..]`: one log-softmax
+    /// serves both the chosen token's log-probability and the entropy.
+    pub fn from_logits(logits: &Tensor, targets: &Tensor, entropy: bool) -> Result<Scored> {
+        let lp = super::ops::log_softmax(logits)?;
+        let logp = super::loss::pick_tokens(&lp, targets)?;
+        let entropy = if entropy { Some(crate::rl::entropy::entropy_from_logprobs(&lp.detach())?) } else { None };
+        Ok(Scored { logp, entropy })
     }
 }
 

@@ -41,8 +41,12 @@ pub fn masked_ce_sum(logits: &Tensor, labels: &Tensor) -> Result<(Tensor, f64)> 
 
 /// Log-probability of each given token: `log softmax(logits)[tokens]`, `[B,T,V] × [B,T] → [B,T]`.
 pub fn token_logprobs(logits: &Tensor, tokens: &Tensor) -> Result<Tensor> {
+    pick_tokens(&super::ops::log_softmax(logits)?, tokens)
+}
+
+/// The entries `logp[.., tokens[..]]` of log-probabilities `[.., V]`: `[..]`.
+pub fn pick_tokens(logp: &Tensor, tokens: &Tensor) -> Result<Tensor> {
     // gather needs contiguous operands; callers often pass shifted views (`narrow`).
-    let logp = super::ops::log_softmax(logits)?;
     let index = tokens.to_dtype(DType::U32)?.contiguous()?.unsqueeze(D::Minus1)?;
     logp.gather(&index, D::Minus1)?.squeeze(D::Minus1)
 }

@@ -6,8 +6,12 @@ use candle_core::{Result, Tensor, D};
 
 /// `[.., V]` logits → `[..]` entropies.
 pub fn entropy_from_logits(logits: &Tensor) -> Result<Tensor> {
-    let logp = candle_nn::ops::log_softmax(logits, D::Minus1)?;
-    (logp.exp()? * &logp)?.sum(D::Minus1)?.neg()
+    entropy_from_logprobs(&candle_nn::ops::log_softmax(logits, D::Minus1)?)
+}
+
+/// `[.., V]` log-probabilities (a log-softmax already computed) → `[..]` entropies.
+pub fn entropy_from_logprobs(logp: &Tensor) -> Result<Tensor> {
+    (logp.exp()? * logp)?.sum(D::Minus1)?.neg()
 }
 
 #[cfg(test)]
