@@ -63,6 +63,30 @@ fn home_lists_tracks_drills_and_keys_at_80x24() {
     assert!(screen(&draw(&mut a, 80, 24)).contains("Track 1 · Agent Foundations"));
 }
 
+/// The home screen's drill details tell claims from observations, and say
+/// which presets a claim is about.
+#[test]
+fn home_drill_details_mark_observations_and_presets() {
+    let mut a = app_at(200, 45);
+    key(&mut a, KeyCode::Tab);
+    let mut s = String::new();
+    for _ in 0..30 {
+        s = screen(&draw(&mut a, 200, 45));
+        if s.contains("Self-Refine and STaR") {
+            break;
+        }
+        key(&mut a, KeyCode::Down);
+    }
+    assert!(s.contains("Track 6 · 3 claims, 2 observations"), "{s}");
+    assert_eq!(s.matches("  ○ ").count(), 2, "two observations: {s}");
+    assert_eq!(s.matches("  • ").count(), 3, "three claims: {s}");
+    assert!(s.contains("· observation"), "{s}");
+    // One observation is not "1 observations".
+    key(&mut a, KeyCode::Down);
+    let s = screen(&draw(&mut a, 200, 45));
+    assert!(s.contains("GRPO with verifiable rewards") && s.contains("6 claims, 1 observation ·"), "{s}");
+}
+
 #[test]
 fn reader_opens_track_3_and_searches_at_80x24() {
     let mut a = app();

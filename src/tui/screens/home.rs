@@ -223,9 +223,25 @@ fn track_detail(content: &Content, summary: &Summary, track: u8) -> Vec<Line<'st
 fn drill_detail(content: &Content, id: &str) -> Vec<Line<'static>> {
     let Some(d) = content.drill(id) else { return Vec::new() };
     let mut lines = vec![heading(d.title.clone()), Line::raw(""), Line::raw(d.objective.clone()), Line::raw("")];
-    lines.push(Line::raw(format!("Track {} · {} claims · {} parameters", d.track, d.claims.len(), d.params.len())));
+    let observed = d.claims.iter().filter(|c| c.observation).count();
+    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut counts = count(d.claims.len() - observed, "claim");
+    if observed > 0 {
+        counts += &format!(", {}", count(observed, "observation"));
+    }
+    lines.push(Line::raw(format!("Track {} · {counts} · {} parameters", d.track, d.params.len())));
+    // An observation is measured and shown, never passed or failed; a claim
+    // of some presets only is not checked on the others.
     for c in &d.claims {
-        lines.push(Line::raw(format!("  • {} {} {}", c.text, c.op.symbol(), c.threshold)));
+        let mut text =
+            format!("  {} {} {} {}", if c.observation { "○" } else { "•" }, c.text, c.op.symbol(), c.threshold);
+        if c.observation {
+            text.push_str(" · observation");
+        }
+        if !c.presets.is_empty() {
+            text.push_str(&format!(" · {} preset{}", c.presets.join(", "), if c.presets.len() > 1 { "s" } else { "" }));
+        }
+        lines.push(Line::raw(text));
     }
     lines.push(Line::raw(""));
     lines.push(dim("Next: Enter opens the drill.".into()));
