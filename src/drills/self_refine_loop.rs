@@ -556,8 +556,9 @@ fn star_rounds(
     let test = &problems.test;
     let before = pass_rate(&sft_eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), test);
     ctx.metric(0, "STaR: first-draft pass rate", before);
-    ctx.metric(0, "STaR: pass rate after refine", round_stats(sft_eps, p.rounds)[p.rounds].2);
-    let score_before = round_stats(sft_eps, p.rounds)[0].0;
+    let sft_stats = round_stats(sft_eps, p.rounds);
+    ctx.metric(0, "STaR: pass rate after refine", sft_stats[p.rounds].2);
+    let score_before = sft_stats[0].0;
     let mut star =
         Star { before, after_first: before, after_last: before, score_before, score_after_first: score_before };
     let mut last_eps = None;

@@ -570,15 +570,26 @@ impl Llama {
         self.vars().values().map(|v| v.elem_count()).sum()
     }
 
-    /// Logits `[B,T,V]` with explicit positions `[B,T]` (u32) and an additive
-    /// mask broadcastable to `[B,H,T,T]` (causal, plus padding when left-padded).
-    pub fn run(&self, tokens: &Tensor, positions: &Tensor, mask: &Tensor) -> Result<Tensor> {
-        self.head(&self.hidden(tokens, positions, mask, None)?)
-    }
-
     /// The LM head on final hidden states `[.., d] → [.., V]`.
     pub fn head(&self, hidden: &Tensor) -> Result<Tensor> {
         ops::linear(hidden, self.lm_head.as_ref().unwrap_or(&self.embed), None)
+    }
+
+    /// The LM head only at the flat positions `kept` (indices into B·T) of
+    /// hidden states `[B,T,d]`: logits `[N,V]`. Each skipped row saves a
+    /// vocabulary-wide matmul and log-softmax (49 152 × 576 for SmolLM2).
+    fn head_at(&self, hidden: &Tensor, kept: &Tensor) -> Result<Tensor> {
+        let (b, t, d) = hidden.dims3()?;
+        self.head(&hidden.reshape((b * t, d))?.index_select(kept, 0)?)
+    }
+
+    /// Final hidden states `[B,T,d]` of sequences read from position 0
+    /// (causal mask, no cache): what training and scoring read.
+    fn hidden_from_start(&self, tokens: &Tensor) -> Result<Tensor> {
+        let (b, t) = tokens.dims2()?;
+        let pos = Tensor::arange(0u32, t as u32, &self.device)?.unsqueeze(0)?.broadcast_as((b, t))?.contiguous()?;
+        let mask = ops::causal_mask(t, &self.device)?.to_dtype(self.dtype)?;
+        self.hidden(&tokens.to_dtype(DType::U32)?, &pos, &mask, None)
     }
 
     /// Final (normed) hidden states `[B,T,d]`. With a cache, the new positions
@@ -666,20 +677,14 @@ impl Llama {
 
 impl CausalLm for Llama {
     fn forward(&self, tokens: &Tensor) -> Result<Tensor> {
-        let (b, t) = tokens.dims2()?;
-        let pos = Tensor::arange(0u32, t as u32, &self.device)?.unsqueeze(0)?.broadcast_as((b, t))?.contiguous()?;
-        let mask = ops::causal_mask(t, &self.device)?.to_dtype(self.dtype)?;
-        self.run(&tokens.to_dtype(DType::U32)?, &pos, &mask)
+        self.head(&self.hidden_from_start(tokens)?)
     }
 
     /// The LM head (a 49 152 × 576 matmul per position for SmolLM2) runs only
     /// at the scored positions: with the agent's lines as the only targets,
     /// that is a fifth of them.
     fn masked_loss(&self, tokens: &Tensor, labels: &Tensor) -> Result<Tensor> {
-        let (b, t) = tokens.dims2()?;
-        let pos = Tensor::arange(0u32, t as u32, &self.device)?.unsqueeze(0)?.broadcast_as((b, t))?.contiguous()?;
-        let mask = ops::causal_mask(t, &self.device)?.to_dtype(self.dtype)?;
-        let hidden = self.hidden(&tokens.to_dtype(DType::U32)?, &pos, &mask, None)?;
+        let hidden = self.hidden_from_start(tokens)?;
         let labels: Vec<i64> = labels.flatten_all()?.to_dtype(DType::I64)?.to_vec1()?;
         let kept: Vec<u32> = (0..labels.len() as u32).filter(|&i| labels[i as usize] >= 0).collect();
         if kept.is_empty() {
@@ -687,22 +692,15 @@ impl CausalLm for Llama {
         }
         let targets: Vec<i64> = kept.iter().map(|&i| labels[i as usize]).collect();
         let n = kept.len();
-        let rows = hidden.reshape((b * t, self.cfg.hidden_size))?.index_select(&Tensor::new(kept, &self.device)?, 0)?;
-        let logits = self.head(&rows)?;
+        let logits = self.head_at(&hidden, &Tensor::new(kept, &self.device)?)?;
         super::loss::masked_cross_entropy(&logits, &Tensor::from_vec(targets, n, &self.device)?)
     }
 
     /// The LM head runs only where `keep` is non-zero (the agent's tokens of
-    /// an RL batch, a fifth to a half of its positions); the rows it skips
-    /// would each cost a 49 152 × 576 matmul and a log-softmax over 49 152
-    /// logits, forward and backward.
+    /// an RL batch), forward and backward.
     fn scored_logprobs(&self, tokens: &Tensor, targets: &Tensor, keep: &Tensor, entropy: bool) -> Result<Scored> {
         let (b, t) = targets.dims2()?;
-        let full = tokens.dim(1)?;
-        let pos =
-            Tensor::arange(0u32, full as u32, &self.device)?.unsqueeze(0)?.broadcast_as((b, full))?.contiguous()?;
-        let mask = ops::causal_mask(full, &self.device)?.to_dtype(self.dtype)?;
-        let hidden = self.hidden(&tokens.to_dtype(DType::U32)?, &pos, &mask, None)?.narrow(1, 0, t)?;
+        let hidden = self.hidden_from_start(tokens)?.narrow(1, 0, t)?;
         let keep: Vec<f32> = keep.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?;
         let kept: Vec<u32> = (0..keep.len() as u32).filter(|&i| keep[i as usize] != 0.0).collect();
         let zeros = || Tensor::zeros((b, t), self.dtype, &self.device);
@@ -710,9 +708,8 @@ impl CausalLm for Llama {
             return Ok(Scored { logp: zeros()?, entropy: if entropy { Some(zeros()?) } else { None } });
         }
         let kept = Tensor::new(kept, &self.device)?;
-        let rows = hidden.reshape((b * t, self.cfg.hidden_size))?.index_select(&kept, 0)?;
         let chosen = targets.flatten_all()?.index_select(&kept, 0)?;
-        let scored = Scored::from_logits(&self.head(&rows)?, &chosen, entropy)?;
+        let scored = Scored::from_logits(&self.head_at(&hidden, &kept)?, &chosen, entropy)?;
         // Back to [B,T], 0 at the skipped positions (index_add passes gradients through).
         let place = |v: &Tensor| zeros()?.flatten_all()?.index_add(&kept, v, 0)?.reshape((b, t));
         Ok(Scored { logp: place(&scored.logp)?, entropy: scored.entropy.as_ref().map(place).transpose()? })
