@@ -331,6 +331,115 @@ pub(crate) struct RawDrill {
     pub presets: BTreeMap<String, toml::Table>,
     #[serde(default, rename = "claim")]
     pub claims: Vec<ClaimSpec>,
+    #[serde(default, rename = "chart")]
+    pub charts: Vec<ChartSpec>,
+}
+
+/// One chart of a drill, declared in `drill.toml` as `[[chart]]`: the series
+/// it draws together (the arms of a comparison, so a crossover is seen by
+/// eye) and what its x axis counts. A series no chart names is drawn alone,
+/// over the step.
+///
+/// ```toml
+/// [[chart]]
+/// title = "pass@k against k, per temperature"
+/// series = ["pass@k/*"]
+/// x = "k"
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartSpec {
+    pub title: String,
+    /// Series names, or patterns where `*` stands for any text. A series
+    /// joins the first chart one of whose patterns it matches; its label in
+    /// the legend is the text the last `*` matched (the whole name when the
+    /// pattern has none).
+    pub series: Vec<String>,
+    /// What the x axis counts: `step` unless the series are over something else (`k`, `turn`, …).
+    #[serde(default = "ChartSpec::default_x")]
+    pub x: String,
+}
+
+impl ChartSpec {
+    fn default_x() -> String {
+        "step".into()
+    }
+
+    /// The legend label of `name` in this chart, or `None` when no pattern matches it.
+    pub fn label_of(&self, name: &str) -> Option<String> {
+        self.series.iter().find_map(|p| match_pattern(p, name))
+    }
+}
+
+/// Match `name` against `pattern` (`*` = any text, possibly empty); the
+/// label is what the last `*` matched, or the whole name when there is no `*`.
+fn match_pattern(pattern: &str, name: &str) -> Option<String> {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return (pattern == name).then(|| name.to_string());
+    }
+    // First and last literal parts are anchored; the middle ones are found
+    // left to right, each star taking the least it can, but the last star
+    // takes everything up to the final literal.
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    let rest = name.strip_prefix(first)?;
+    if rest.len() < last.len() || !rest.ends_with(last) {
+        return None;
+    }
+    let mut middle = &rest[..rest.len() - last.len()];
+    for lit in &parts[1..parts.len() - 1] {
+        let at = middle.find(lit)?;
+        middle = &middle[at + lit.len()..];
+    }
+    Some(middle.to_string())
+}
+
+/// Series drawn together in one chart: indices into the series list, each
+/// with its legend label, in the order the series arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartGroup {
+    pub title: String,
+    pub x: String,
+    /// (index into the series names, legend label); one member for a series drawn alone.
+    pub members: Vec<(usize, String)>,
+}
+
+impl ChartGroup {
+    /// A lone series: its chart is titled with its name and has no legend.
+    pub fn is_single(&self) -> bool {
+        self.members.len() == 1
+    }
+}
+
+/// Group series `names` (in arrival order) into the charts `charts` declares;
+/// series no chart names stand alone. Charts come in the order their first
+/// series arrived.
+pub fn group_series<S: AsRef<str>>(charts: &[ChartSpec], names: &[S]) -> Vec<ChartGroup> {
+    let mut groups: Vec<ChartGroup> = Vec::new();
+    let mut group_of_chart: Vec<Option<usize>> = vec![None; charts.len()];
+    for (i, name) in names.iter().enumerate() {
+        let name = name.as_ref();
+        let hit = charts.iter().enumerate().find_map(|(c, spec)| spec.label_of(name).map(|l| (c, l)));
+        match hit {
+            Some((c, label)) => match group_of_chart[c] {
+                Some(g) => groups[g].members.push((i, label)),
+                None => {
+                    group_of_chart[c] = Some(groups.len());
+                    groups.push(ChartGroup {
+                        title: charts[c].title.clone(),
+                        x: charts[c].x.clone(),
+                        members: vec![(i, label)],
+                    });
+                }
+            },
+            None => groups.push(ChartGroup {
+                title: name.to_string(),
+                x: "step".into(),
+                members: vec![(i, name.to_string())],
+            }),
+        }
+    }
+    groups
 }
 
 /// A drill as the content describes it; the code that runs it lives in `src/drills/`.
@@ -344,6 +453,8 @@ pub struct DrillMeta {
     pub params: Vec<ParamSpec>,
     pub presets: BTreeMap<String, BTreeMap<String, ParamValue>>,
     pub claims: Vec<ClaimSpec>,
+    /// Series drawn together (see [`ChartSpec`]).
+    pub charts: Vec<ChartSpec>,
     pub readme: String,
 }
 
@@ -397,6 +508,14 @@ impl DrillMeta {
                 errors.push(format!("claim `{}` names preset `{p}`, which the drill does not have", c.id));
             }
         }
+        for c in &raw.charts {
+            if c.series.is_empty() {
+                errors.push(format!("chart \"{}\" names no series", c.title));
+            }
+            if c.title.trim().is_empty() || c.x.trim().is_empty() {
+                errors.push("a chart needs a title and an x (what its axis counts)".into());
+            }
+        }
         if raw.claims.is_empty() {
             errors.push("a drill needs at least one claim".into());
         }
@@ -415,6 +534,7 @@ impl DrillMeta {
             params: raw.params,
             presets,
             claims: raw.claims,
+            charts: raw.charts,
             readme,
         })
     }
@@ -425,6 +545,11 @@ impl DrillMeta {
 
     pub fn claim(&self, id: &str) -> Option<&ClaimSpec> {
         self.claims.iter().find(|c| c.id == id)
+    }
+
+    /// The charts a run with these series draws (see [`group_series`]).
+    pub fn chart_groups<S: AsRef<str>>(&self, names: &[S]) -> Vec<ChartGroup> {
+        group_series(&self.charts, names)
     }
 
     /// The drill as a run of `preset` sees it: only the claims about that preset.
@@ -450,5 +575,57 @@ impl DrillMeta {
             values.insert(k.clone(), v.clone());
         }
         Ok(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(title: &str, series: &[&str], x: &str) -> ChartSpec {
+        ChartSpec { title: title.into(), series: series.iter().map(|s| s.to_string()).collect(), x: x.into() }
+    }
+
+    #[test]
+    fn patterns_match_and_label_with_the_last_star() {
+        assert_eq!(match_pattern("pass@k/*", "pass@k/T=0.25").as_deref(), Some("T=0.25"));
+        assert_eq!(match_pattern("pass@k/*", "pass^k/T=0.25"), None);
+        assert_eq!(match_pattern("*/reward", "sound/reward").as_deref(), Some("sound"));
+        assert_eq!(match_pattern("*/reward", "sound/reward_std"), None);
+        assert_eq!(match_pattern("acc A (*) · *", "acc A (rev) · ewc").as_deref(), Some("ewc"));
+        assert_eq!(match_pattern("acc A (*) · *", "acc B (rev) · ewc"), None);
+        assert_eq!(match_pattern("loss", "loss").as_deref(), Some("loss"));
+        assert_eq!(match_pattern("loss", "loss2"), None);
+        assert_eq!(match_pattern("a*b", "ab").as_deref(), Some(""));
+        assert_eq!(match_pattern("ab*b", "ab"), None, "the literal parts may not overlap");
+    }
+
+    #[test]
+    fn series_group_into_declared_charts_in_arrival_order() {
+        let charts = [chart("pass@k by T", &["pass@k/*"], "k"), chart("reward", &["*/reward"], "step")];
+        let names = ["loss", "sound/reward", "pass@k/T=1", "proxy/reward", "pass@k/T=2"];
+        let g = group_series(&charts, &names);
+        let summary: Vec<String> = g.iter().map(|g| format!("{} [{}] {:?}", g.title, g.x, g.members)).collect();
+        assert_eq!(
+            summary,
+            [
+                r#"loss [step] [(0, "loss")]"#,
+                r#"reward [step] [(1, "sound"), (3, "proxy")]"#,
+                r#"pass@k by T [k] [(2, "T=1"), (4, "T=2")]"#,
+            ]
+        );
+        assert!(g[0].is_single() && !g[1].is_single());
+    }
+
+    #[test]
+    fn a_chart_without_series_is_refused() {
+        let toml = "id = \"t\"\ntitle = \"T\"\ntrack = 0\nobjective = \"o\"\n[presets.quick]\n\n\
+                    [[claim]]\nid = \"acc\"\ntext = \"accuracy\"\nop = \">=\"\nthreshold = 0.8\n\n\
+                    [[chart]]\ntitle = \"empty\"\nseries = []\n";
+        let errs = DrillMeta::parse(toml, "# t").unwrap_err();
+        assert!(errs.iter().any(|e| e.contains("names no series")), "{errs:?}");
+        let ok = toml.replace("series = []", "series = [\"a/*\"]\nx = \"k\"");
+        let meta = DrillMeta::parse(&ok, "# t").unwrap();
+        assert_eq!(meta.charts[0].x, "k");
     }
 }

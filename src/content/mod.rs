@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use include_dir::{include_dir, Dir};
 
-pub use drill_meta::{ClaimSpec, Cmp, DrillMeta, ParamKind, ParamSpec, ParamValue};
+pub use drill_meta::{ChartGroup, ChartSpec, ClaimSpec, Cmp, DrillMeta, ParamKind, ParamSpec, ParamValue};
 pub use exercise_meta::{ExerciseMeta, Mistake};
 pub use links::Link;
 pub use quiz::{Answer, Kind, Level, QuizItem, QuizSet};
