@@ -10,6 +10,7 @@ use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::content::ChartGroup;
 use crate::runner::{load_events, series, Point};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,23 +75,45 @@ pub fn render_run(run_dir: &Path, format: Format, style: Style) -> Result<Vec<u8
     if let Some(note) = crate::runner::incomplete(&record, &events) {
         title.push_str(&format!(" · {note} (partial)"));
     }
-    render(format, &title, &all, style)
+    // The drill's `[[chart]]`s group the series as the drill screen does.
+    let charts = record
+        .config
+        .as_ref()
+        .and_then(|c| crate::content::Content::embedded().ok()?.drill(&c.drill).map(|m| m.charts.clone()))
+        .unwrap_or_default();
+    let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+    let groups = crate::content::drill_meta::group_series(&charts, &names);
+    render_groups(format, &title, &all, &groups, style)
 }
 
 /// Named series in a grid of line charts, as PNG or SVG bytes. Drawing
 /// happens in memory; writing the file is the caller's (so that a bad path
 /// is an I/O error with its message, not the image library's).
 pub fn render(format: Format, title: &str, all: &[(String, Vec<Point>)], style: Style) -> Result<Vec<u8>> {
+    let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+    render_groups(format, title, all, &crate::content::drill_meta::group_series(&[], &names), style)
+}
+
+/// [`render`] with the series in `groups` (see [`crate::content::drill_meta::group_series`]):
+/// one panel per group, its curves in the palette's colours with a legend,
+/// its x axis named by the group.
+pub fn render_groups(
+    format: Format,
+    title: &str,
+    all: &[(String, Vec<Point>)],
+    groups: &[ChartGroup],
+    style: Style,
+) -> Result<Vec<u8>> {
     register_fonts();
-    let cols = if all.len() > 1 { 2 } else { 1 };
-    let rows = all.len().div_ceil(cols);
+    let cols = if groups.len() > 1 { 2 } else { 1 };
+    let rows = groups.len().div_ceil(cols).max(1);
     let size = (560 * cols as u32, 60 + 300 * rows as u32);
     match format {
         Format::Png => {
             let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
             {
                 let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
-                draw(&root, title, all, cols, rows, style)?;
+                draw(&root, title, all, groups, cols, rows, style)?;
                 root.present().map_err(|e| anyhow!("drawing: {e}"))?;
             }
             let mut png = Vec::new();
@@ -103,7 +126,7 @@ pub fn render(format: Format, title: &str, all: &[(String, Vec<Point>)], style: 
             let mut svg = String::new();
             {
                 let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-                draw(&root, title, all, cols, rows, style)?;
+                draw(&root, title, all, groups, cols, rows, style)?;
                 root.present().map_err(|e| anyhow!("drawing: {e}"))?;
             }
             Ok(svg.into_bytes())
@@ -111,10 +134,14 @@ pub fn render(format: Format, title: &str, all: &[(String, Vec<Point>)], style: 
     }
 }
 
+/// A curve of a panel: its legend label, its number of points, its (x, y) as drawn.
+type Curve<'a> = (&'a str, usize, Vec<(f64, f64)>);
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     all: &[(String, Vec<Point>)],
+    groups: &[ChartGroup],
     cols: usize,
     rows: usize,
     style: Style,
@@ -126,12 +153,16 @@ where
     root.fill(&WHITE).map_err(err)?;
     let root = root.titled(title, ("sans-serif", 22).into_font()).map_err(err)?;
     let cells = root.split_evenly((rows, cols));
-    for (i, (name, pts)) in all.iter().enumerate() {
-        let area = &cells[i];
-        let xy = style.apply(pts);
-        let (x0, x1) = x_range(xy.iter().map(|p| p.0));
-        let (y0, y1) = value_range(xy.iter().map(|p| p.1));
-        let caption = match (style.smoothing_for(pts.len()), style.log_y) {
+    for (g, group) in groups.iter().enumerate() {
+        let area = &cells[g];
+        let curves: Vec<Curve> =
+            group.members.iter().map(|(i, label)| (label.as_str(), all[*i].1.len(), style.apply(&all[*i].1))).collect();
+        let (x0, x1) = x_range(curves.iter().flat_map(|c| c.2.iter().map(|p| p.0)));
+        let (y0, y1) = value_range(curves.iter().flat_map(|c| c.2.iter().map(|p| p.1)));
+        // Smoothing as the screen does it: only the long series are smoothed.
+        let longest = curves.iter().map(|c| c.1).max().unwrap_or(0);
+        let name = &group.title;
+        let caption = match (style.smoothing_for(longest), style.log_y) {
             (Some(b), true) => format!("{name} (EMA {b:.2}, log y)"),
             (Some(b), false) => format!("{name} (EMA {b:.2})"),
             (None, true) => format!("{name} (log y)"),
@@ -140,27 +171,45 @@ where
         let mut chart = ChartBuilder::on(area)
             .caption(caption, ("sans-serif", 18).into_font())
             .margin(10)
-            .x_label_area_size(28)
+            .x_label_area_size(40)
             .y_label_area_size(52)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(err)?;
         let log_y = style.log_y;
         chart
             .configure_mesh()
-            .x_desc("step")
+            .x_desc(group.x.as_str())
             .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| short(if log_y { 10f64.powf(*y) } else { *y }))
             .light_line_style(RGBColor(235, 235, 235))
             .draw()
             .map_err(err)?;
-        let colour = PALETTE[i % PALETTE.len()];
-        // Wide strokes get miter spikes at sharp turns in plotters' bitmap
-        // backend; noisy series (many points) are drawn one pixel wide.
-        let width = if xy.len() > 60 { 1 } else { 2 };
-        chart.draw_series(LineSeries::new(xy.iter().copied(), colour.stroke_width(width))).map_err(err)?;
-        if xy.len() < 20 {
-            // Sparse series: mark each measured point.
-            chart.draw_series(xy.iter().map(|&p| Circle::new(p, 3, colour.filled()))).map_err(err)?;
+        for (j, (label, _, xy)) in curves.iter().enumerate() {
+            // A lone series keeps its own colour; a group's curves take the palette in order.
+            let colour = PALETTE[if group.is_single() { g } else { j } % PALETTE.len()];
+            // Wide strokes get miter spikes at sharp turns in plotters' bitmap
+            // backend; noisy series (many points) are drawn one pixel wide.
+            let width = if xy.len() > 60 { 1 } else { 2 };
+            let line =
+                chart.draw_series(LineSeries::new(xy.iter().copied(), colour.stroke_width(width))).map_err(err)?;
+            if !group.is_single() {
+                line.label(*label)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2)));
+            }
+            if xy.len() < 20 {
+                // Sparse series: mark each measured point.
+                chart.draw_series(xy.iter().map(|&p| Circle::new(p, 3, colour.filled()))).map_err(err)?;
+            }
+        }
+        if !group.is_single() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.8))
+                .border_style(RGBColor(200, 200, 200))
+                .label_font(("sans-serif", 13).into_font())
+                .draw()
+                .map_err(err)?;
         }
     }
     Ok(())
@@ -168,6 +217,8 @@ where
 
 /// Compact axis labels: 0.003, 1.2e-5, 35.
 fn short(y: f64) -> String {
+    // Rounding noise next to 0 (−6.9e-18) reads as 0.
+    let y = if y.abs() < 1e-12 { 0.0 } else { y };
     let a = y.abs();
     if a != 0.0 && !(1e-3..1e5).contains(&a) {
         format!("{y:.1e}")
@@ -374,5 +425,32 @@ mod tests {
         assert_eq!(few.iter().map(|p| p.1).collect::<Vec<_>>(), vec![0.0, 1.0, 0.0, 1.0, 0.0]);
         let many = style.apply(&pts(MIN_POINTS_TO_SMOOTH));
         assert!(many.iter().skip(1).all(|p| p.1 > 0.0 && p.1 < 1.0), "smoothed");
+    }
+
+    /// A group is one panel: its curves with a legend, its x axis named by the group.
+    #[test]
+    fn a_group_is_one_panel_with_a_legend_and_its_x() {
+        use crate::content::ChartSpec;
+        let curve = |v: f64| -> Vec<Point> {
+            (1..=16).map(|k| Point { step: k as f64, t: 0.0, value: v * k as f64 / 16.0 }).collect()
+        };
+        let all = vec![
+            ("sft/loss".to_string(), curve(2.0)),
+            ("pass@k/T=0.25".to_string(), curve(0.8)),
+            ("pass@k/T=1".to_string(), curve(0.9)),
+        ];
+        let charts = [ChartSpec { title: "pass@k against k".into(), series: vec!["pass@k/*".into()], x: "k".into() }];
+        let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+        let groups = crate::content::drill_meta::group_series(&charts, &names);
+        assert_eq!(groups.len(), 2);
+        let svg =
+            String::from_utf8(render_groups(Format::Svg, "run", &all, &groups, Style::default()).unwrap()).unwrap();
+        let texts: Vec<&str> = svg.split('>').filter_map(|t| t.split('<').next()).map(str::trim).collect();
+        for want in ["pass@k against k", "T=0.25", "T=1", "k", "step", "sft/loss"] {
+            assert!(texts.contains(&want), "{want} missing: {texts:?}");
+        }
+        assert!(!texts.contains(&"pass@k/T=1"), "a group's curves are labelled by what differs");
+        // Rounding noise next to 0 reads as 0.
+        assert_eq!(short(-6.9e-18), "0");
     }
 }

@@ -117,3 +117,18 @@ pub fn mastery(f: f64) -> Color {
         ORANGE
     }
 }
+
+/// A chart's title value ("EMA 0.900 · last 0.873").
+pub fn chart_value() -> Style {
+    Style::default().fg(Color::Gray)
+}
+
+/// The title of a chart that draws several series (each has its colour in the legend).
+pub fn chart_title() -> Style {
+    Style::default().fg(Color::White).add_modifier(Modifier::BOLD)
+}
+
+/// The previous run's curves under the current ones.
+pub fn previous_run() -> Style {
+    Style::default().fg(Color::DarkGray)
+}

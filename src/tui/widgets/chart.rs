@@ -1,12 +1,12 @@
-//! A live line chart of one metric series (ratatui `Chart`, braille dots),
-//! with optional bias-corrected EMA smoothing, log-scale y, x by step or by
+//! A live line chart of one metric series, or of a group of compared series
+//! with a legend (ratatui `Chart`, braille dots), with optional bias-corrected EMA smoothing, log-scale y, x by step or by
 //! wall time, and the previous run of the drill overlaid in a dimmer colour.
 
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, BorderType, Borders, Chart, Dataset, GraphType};
+use ratatui::widgets::{Axis, Block, BorderType, Borders, Chart, Dataset, GraphType, Paragraph};
 use ratatui::Frame;
 
 use crate::plot::{value_range, x_range};
@@ -69,66 +69,217 @@ fn fmt(v: f64, log: bool) -> String {
     }
 }
 
-use crate::tui::theme::series as colour;
+use crate::tui::theme::{self, series as colour};
 
-/// Draw one series (and the previous run's, if any) into `area`.
-pub fn draw(
-    frame: &mut Frame,
-    area: Rect,
-    name: &str,
-    idx: usize,
-    pts: &[Point],
-    prev: Option<&[Point]>,
-    opts: ChartOpts,
-) {
+/// One curve of a chart: its legend label, its points, and the previous
+/// run's points of the same series (drawn grey).
+#[derive(Debug, Clone, Copy)]
+pub struct Member<'a> {
+    pub label: &'a str,
+    pub pts: &'a [Point],
+    pub prev: Option<&'a [Point]>,
+}
+
+/// What a chart draws: a title, what its x axis counts, and its curves.
+/// `colour` is the first curve's colour index (a lone series keeps its own
+/// colour; the curves of a group take the colours that follow it).
+#[derive(Debug, Clone)]
+pub struct Spec<'a> {
+    pub title: &'a str,
+    pub x: &'a str,
+    pub colour: usize,
+    pub members: Vec<Member<'a>>,
+}
+
+/// The x axis's name as drawn: seconds when x is time, else what the chart declares.
+pub fn x_name(x: &str, opts: ChartOpts) -> &str {
+    if opts.x_time {
+        "s"
+    } else {
+        x
+    }
+}
+
+/// The two x labels: the first value, and the last one with the axis's name
+/// ("0" … "step 300", "1" … "k 16", "0 s" … "30 s").
+pub fn x_labels(x0: f64, x1: f64, x: &str, opts: ChartOpts) -> [String; 2] {
+    if opts.x_time {
+        [format!("{x0:.0} s"), format!("{x1:.0} s")]
+    } else {
+        [short_x(x0), format!("{x} {}", short_x(x1))]
+    }
+}
+
+fn short_x(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 || x.abs() >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The legend: one coloured mark and label per curve (with its last value
+/// when that fits), then "grey: previous run" when one is drawn; packed
+/// into at most `max_lines` lines of `width` columns, never dropped: what
+/// does not fit ends the last line with `…`.
+pub fn legend_lines(
+    items: &[(String, String, Color)],
+    prev: bool,
+    width: usize,
+    max_lines: usize,
+) -> Vec<Line<'static>> {
+    use unicode_width::UnicodeWidthStr;
+    let pack = |with_values: bool| -> Vec<Vec<(String, Style)>> {
+        let mut entries: Vec<(String, Style)> = items
+            .iter()
+            .map(|(label, value, c)| {
+                let text = if with_values && !value.is_empty() {
+                    format!("━ {label} {value}")
+                } else {
+                    format!("━ {label}")
+                };
+                (text, Style::default().fg(*c))
+            })
+            .collect();
+        if prev {
+            entries.push(("grey: previous run".to_string(), theme::dim()));
+        }
+        let mut lines: Vec<Vec<(String, Style)>> = vec![Vec::new()];
+        let mut used = 0usize;
+        for (text, style) in entries {
+            let w = text.width();
+            let line = lines.last_mut().expect("a line");
+            if !line.is_empty() && used + 2 + w > width {
+                lines.push(vec![(text, style)]);
+                used = w;
+            } else {
+                if !line.is_empty() {
+                    line.push(("  ".into(), Style::default()));
+                    used += 2;
+                }
+                line.push((text, style));
+                used += w;
+            }
+        }
+        lines
+    };
+    let mut lines = pack(true);
+    if lines.len() > max_lines {
+        lines = pack(false);
+    }
+    let max_lines = max_lines.max(1);
+    let cut = lines.len() > max_lines;
+    lines.truncate(max_lines);
+    let mut out: Vec<Line<'static>> = Vec::new();
+    for (i, parts) in lines.into_iter().enumerate() {
+        let last = i + 1 == max_lines;
+        let mut spans = Vec::new();
+        let mut used = 0usize;
+        for (text, style) in parts {
+            let room = width.saturating_sub(used + usize::from(cut && last));
+            let text = if text.width() > room { crate::tui::widgets::ellipsize(&text, room) } else { text };
+            used += text.width();
+            // The mark takes the curve's colour; the label reads in the normal colour.
+            match text.strip_prefix("━") {
+                Some(rest) if style != theme::dim() => {
+                    spans.push(Span::styled("━", style.add_modifier(Modifier::BOLD)));
+                    spans.push(Span::raw(rest.to_string()));
+                }
+                _ => spans.push(Span::styled(text, style)),
+            }
+        }
+        if cut && last {
+            spans.push(Span::styled("…", theme::dim()));
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+/// Draw one chart: a lone series (titled with its name and last value), or
+/// a group of compared series in the theme's colours with a legend; the
+/// previous run's curves in grey, labelled in the legend.
+pub fn draw(frame: &mut Frame, area: Rect, spec: &Spec, opts: ChartOpts) {
     let max_points = (area.width as usize * 2).max(16);
-    let cur = prepare(pts, opts, max_points);
-    let old = prev.map(|p| prepare(p, opts, max_points)).unwrap_or_default();
-    let all = || cur.iter().chain(old.iter());
+    let single = spec.members.len() == 1;
+    let col = |j: usize| colour(spec.colour + j);
+    let cur: Vec<Vec<(f64, f64)>> = spec.members.iter().map(|m| prepare(m.pts, opts, max_points)).collect();
+    let old: Vec<Vec<(f64, f64)>> =
+        spec.members.iter().map(|m| m.prev.map(|p| prepare(p, opts, max_points)).unwrap_or_default()).collect();
+    let all = || cur.iter().chain(old.iter()).flatten();
     let (x0, x1) = x_range(all().map(|p| p.0));
     let (y0, y1) = value_range(all().map(|p| p.1));
-    let value = title_value(pts, opts);
-    let title = Line::from(vec![
-        Span::styled(format!(" {name} "), Style::default().fg(colour(idx)).add_modifier(Modifier::BOLD)),
-        Span::styled(if value.is_empty() { value } else { format!("{value} ") }, Style::default().fg(Color::Gray)),
-    ]);
-    let x_label = |x: f64| if opts.x_time { format!("{x:.0} s") } else { format!("{x:.0}") };
+    let any_prev = old.iter().any(|o| !o.is_empty());
+    let title = if single {
+        let value = title_value(spec.members[0].pts, opts);
+        Line::from(vec![
+            Span::styled(format!(" {} ", spec.title), Style::default().fg(col(0)).add_modifier(Modifier::BOLD)),
+            Span::styled(if value.is_empty() { value } else { format!("{value} ") }, theme::chart_value()),
+        ])
+    } else {
+        Line::from(Span::styled(format!(" {} ", spec.title), theme::chart_title()))
+    };
+    let axis_style = theme::dim();
+    let block =
+        Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(axis_style).title(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    // The legend: every curve of a group, and the grey of a previous run.
+    let items: Vec<(String, String, Color)> = if single {
+        Vec::new()
+    } else {
+        spec.members.iter().enumerate().map(|(j, m)| (m.label.to_string(), last_value(m.pts, opts), col(j))).collect()
+    };
+    let legend = if items.is_empty() && !any_prev {
+        Vec::new()
+    } else {
+        let max_lines = (inner.height as usize / 3).clamp(1, 3);
+        legend_lines(&items, any_prev, inner.width as usize, max_lines)
+    };
+    let [legend_area, plot] =
+        Layout::vertical([Constraint::Length(legend.len() as u16), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(legend), legend_area);
     let mut datasets = Vec::new();
-    if !old.is_empty() {
+    for o in old.iter().filter(|o| !o.is_empty()) {
         datasets.push(
             Dataset::default()
                 .marker(symbols::Marker::Braille)
                 .graph_type(GraphType::Line)
-                .style(Style::default().fg(Color::DarkGray))
-                .data(&old),
+                .style(theme::previous_run())
+                .data(o),
         );
     }
-    datasets.push(
-        Dataset::default()
-            .marker(symbols::Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(Style::default().fg(colour(idx)))
-            .data(&cur),
-    );
-    let axis_style = Style::default().fg(Color::DarkGray);
+    for (j, c) in cur.iter().enumerate() {
+        datasets.push(
+            Dataset::default()
+                .marker(symbols::Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(Style::default().fg(col(j)))
+                .data(c),
+        );
+    }
+    let [xl0, xl1] = x_labels(x0, x1, spec.x, opts);
     let chart = Chart::new(datasets)
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_type(BorderType::Rounded)
-                .border_style(axis_style)
-                .title(title),
-        )
-        .x_axis(
-            Axis::default().style(axis_style).bounds([x0, x1]).labels([Span::raw(x_label(x0)), Span::raw(x_label(x1))]),
-        )
+        .legend_position(None)
+        .x_axis(Axis::default().style(axis_style).bounds([x0, x1]).labels([Span::raw(xl0), Span::raw(xl1)]))
         .y_axis(
             Axis::default()
                 .style(axis_style)
                 .bounds([y0, y1])
                 .labels([Span::raw(fmt(y0, opts.log_y)), Span::raw(fmt(y1, opts.log_y))]),
         );
-    frame.render_widget(chart, area);
+    if plot.height >= 2 && plot.width >= 4 {
+        frame.render_widget(chart, plot);
+    }
+}
+
+/// The last value a curve shows (smoothed when it is), for the legend.
+fn last_value(pts: &[Point], opts: ChartOpts) -> String {
+    let style = opts.style();
+    match style.smoothed(pts).last() {
+        Some(v) => fmt(*v, false),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -179,11 +330,19 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
-        term.draw(|f| draw(f, f.area(), "heldout_acc", 0, &pts, None, ChartOpts::default())).unwrap();
+        let lone = |title: &'static str, pts: &'static [Point]| Spec {
+            title,
+            x: "step",
+            colour: 0,
+            members: vec![Member { label: title, pts, prev: None }],
+        };
+        let pts: &'static [Point] = Box::leak(pts.into_boxed_slice());
+        let one: &'static [Point] = Box::leak(Box::new(one));
+        term.draw(|f| draw(f, f.area(), &lone("heldout_acc", pts), ChartOpts::default())).unwrap();
         let t = text(&term);
         assert!(t.contains("heldout_acc 0.731"), "{t}");
         assert!(t.contains(" 79") && t.contains("99") && !t.contains("79.000"), "{t}");
-        term.draw(|f| draw(f, f.area(), "acc", 0, &one, None, ChartOpts::default())).unwrap();
+        term.draw(|f| draw(f, f.area(), &lone("acc", one), ChartOpts::default())).unwrap();
         let t = text(&term);
         assert!(!t.contains('-'), "no negative axis label for an accuracy of 0.35: {t}");
         assert!(t.contains("0.33") && t.contains("0.36"), "{t}");

@@ -8,7 +8,7 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
-use super::{sweep_tab, window, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
+use super::{sweep_tab, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
 use crate::tui::theme::{accent, table_header, GAUGE_BLUE, GAUGE_TRACK};
 use crate::tui::widgets::{chart, claims, column_widths, ellipsize, token_mask, wrap_all, wrap_words};
@@ -29,10 +29,16 @@ pub(super) fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> 
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
-    // The objective (wrapped) and one line for preset and source, always seen.
-    let objective_h = crate::tui::widgets::wrap_words(&s.meta.objective, area.width as usize).len().clamp(1, 3) as u16;
-    let [top, main, gauge] =
-        Layout::vertical([Constraint::Length(objective_h + 1), Constraint::Min(8), Constraint::Length(1)]).areas(area);
+    // The objective (wrapped, at most a few lines: the README tells the rest)
+    // and one line for preset and source, always seen.
+    let objective = objective_lines(&s.meta.objective, area.width as usize, area.height);
+    let [top, status_row, main, gauge] = Layout::vertical([
+        Constraint::Length(objective.len() as u16),
+        Constraint::Length(1),
+        Constraint::Min(8),
+        Constraint::Length(1),
+    ])
+    .areas(area);
     // Objective and where the shown run comes from.
     let source = match (&s.viewing, s.running()) {
         (Some(name), _) => match &s.viewing_preset {
@@ -44,23 +50,20 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         (None, false) if s.view.report.is_some() => "last run".to_string(),
         _ => "no run yet: s starts one".to_string(),
     };
+    frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
     frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(Span::raw(s.meta.objective.clone())),
-            Line::from(vec![
-                Span::styled(
-                    format!("track {} · preset {} · ", s.meta.track, s.preset_label()),
-                    Style::default().fg(Color::DarkGray),
-                ),
-                Span::styled(
-                    s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(),
-                    Style::default().fg(Color::Yellow),
-                ),
-                Span::styled(source, Style::default().fg(Color::Yellow)),
-            ]),
-        ])
-        .wrap(Wrap { trim: true }),
-        top,
+        Paragraph::new(Line::from(vec![
+            Span::styled(
+                format!("track {} · preset {} · ", s.meta.track, s.preset_label()),
+                Style::default().fg(Color::DarkGray),
+            ),
+            Span::styled(
+                s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(),
+                Style::default().fg(Color::Yellow),
+            ),
+            Span::styled(source, Style::default().fg(Color::Yellow)),
+        ])),
+        status_row,
     );
 
     let left_w = (area.width / 3).clamp(30, 52);
@@ -71,7 +74,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let preset = s.viewed_preset.as_deref().unwrap_or(&s.preset);
     let claim_lines =
         claims::lines(&s.meta.for_preset(preset), &s.view.claims, left.width.saturating_sub(2) as usize, ended);
-    let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5);
+    // …and leave the config at least 6 rows (a few parameters and their help).
+    let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5).min(left.height.saturating_sub(6).max(3));
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
     // Too many to show whole: say where every claim is told in full.
@@ -101,6 +105,29 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         Tab::Sweep => sweep_tab::draw(frame, pane, s),
     }
     draw_gauge(frame, gauge, s);
+}
+
+/// The objective wrapped to `width`, at most 3 lines (2 below 30 rows, 1
+/// below 20); a longer one ends in `… (r: README)`.
+fn objective_lines(objective: &str, width: usize, height: u16) -> Vec<String> {
+    let cap = match height {
+        h if h >= 30 => 3,
+        h if h >= 20 => 2,
+        _ => 1,
+    };
+    let mut lines = wrap_words(objective, width);
+    if lines.len() > cap {
+        lines.truncate(cap);
+        let last = lines.pop().unwrap_or_default();
+        let more = " … (r: README)";
+        let keep = width.saturating_sub(more.width());
+        let head = if last.width() > keep { ellipsize(&last, keep).trim_end_matches('…').to_string() } else { last };
+        lines.push(format!("{}{more}", head.trim_end()));
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
 }
 
 const SEED_LABEL: &str = "seed";
@@ -168,23 +195,42 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     let help_lines = wrap_words(&help, area.width.saturating_sub(2) as usize).len() as u16;
     let help_h = help_lines.clamp(1, 4).min(area.height.saturating_sub(4) / 2).max(1) + 1;
     let [list_area, help_area] = Layout::vertical([Constraint::Min(2), Constraint::Length(help_h)]).areas(area);
-    let mut st = ListState::default().with_selected(Some(s.cursor));
-    let list = List::new(items)
-        .block(
-            panel(
-                match s.edited_keys().len() {
-                    0 => format!(" Config · {} ", s.preset),
-                    n => format!(" Config · {}, {n} edited ", s.preset),
-                },
-                s.focus == Focus::Config,
-            )
-            .borders(Borders::TOP | Borders::LEFT | Borders::RIGHT),
-        )
-        .highlight_style(if s.focus == Focus::Config {
-            Style::default().add_modifier(Modifier::REVERSED)
-        } else {
-            Style::default()
-        });
+    // More rows than fit: a window around the cursor, and a last row that
+    // says how many are above and below.
+    let total = items.len();
+    let h = list_area.height.saturating_sub(1) as usize;
+    let (offset, rows, more) = if total <= h || h < 2 {
+        (0, total, None)
+    } else {
+        let rows = h - 1;
+        let offset = s.cursor.saturating_sub(rows - 1).min(total - rows);
+        let below = total - offset - rows;
+        let more = match (offset, below) {
+            (0, b) => format!("↓ {b} more"),
+            (a, 0) => format!("↑ {a} above"),
+            (a, b) => format!("↑ {a} above · ↓ {b} more"),
+        };
+        (offset, rows, Some(more))
+    };
+    let mut items: Vec<ListItem> = items.into_iter().skip(offset).take(rows).collect();
+    if let Some(more) = more {
+        items.push(ListItem::new(Line::from(Span::styled(more, Style::default().fg(Color::DarkGray)))));
+    }
+    let mut st = ListState::default().with_selected(s.cursor.checked_sub(offset).filter(|&c| c < rows));
+    // The preset and the seed are always in sight, in the top border.
+    let title = match s.edited_keys().len() {
+        0 => format!(" Config · {} ", s.preset),
+        n => format!(" Config · {}, {n} edited ", s.preset),
+    };
+    let seed = format!(" seed {} ", shown_value(s, s.meta.params.len(), s.seed.to_string(), 12));
+    let mut block = panel(title.clone(), s.focus == Focus::Config);
+    // Where both fit (on a narrow pane the preset's title wins; the seed row is a ↓ away).
+    if title.width() + seed.width() + 4 <= area.width as usize {
+        block = block.title(Line::from(seed).right_aligned());
+    }
+    let list = List::new(items).block(block.borders(Borders::TOP | Borders::LEFT | Borders::RIGHT)).highlight_style(
+        if s.focus == Focus::Config { Style::default().add_modifier(Modifier::REVERSED) } else { Style::default() },
+    );
     frame.render_stateful_widget(list, list_area, &mut st);
     frame.render_widget(
         Paragraph::new(Span::styled(help, Style::default().fg(Color::DarkGray))).wrap(Wrap { trim: true }).block(
@@ -222,20 +268,31 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
         );
         return;
     }
-    let (cols, rows) = grid(area, series.len());
+    // Series a `[[chart]]` of the drill names are drawn together.
+    let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
+    let groups = s.meta.chart_groups(&names);
+    let (cols, rows) = grid(area, groups.len());
     let per_page = cols * rows;
-    let pages = series.len().div_ceil(per_page);
+    let pages = groups.len().div_ceil(per_page);
     let page = s.chart_page.min(pages - 1);
+    let shown = &groups[page * per_page..((page + 1) * per_page).min(groups.len())];
     let [status, charts] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
     let smooth = match s.opts.smoothing {
         Some(b) => format!("EMA {b:.3}"),
         None => "raw".into(),
     };
+    // The x of the charts on this page: one name when they share it.
+    let mut xs: Vec<&str> = shown.iter().map(|g| chart::x_name(&g.x, s.opts)).collect();
+    xs.dedup();
+    let x = match xs.as_slice() {
+        [one] => format!("x {one} (w)"),
+        _ => "x per chart (w: time)".to_string(),
+    };
     let mut parts = vec![
         format!("page {}/{} ([ ])", page + 1, pages),
         format!("{smooth} (m, + -)"),
         format!("y {} (L)", if s.opts.log_y { "log" } else { "linear" }),
-        format!("x {} (w)", if s.opts.x_time { "seconds" } else { "step" }),
+        x,
     ];
     if s.previous.is_some() {
         parts.push("grey = previous run".into());
@@ -247,10 +304,22 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
     for (r, row_area) in row_areas.iter().enumerate() {
         let cells = Layout::horizontal(vec![Constraint::Ratio(1, cols as u32); cols]).split(*row_area);
         for (c, cell) in cells.iter().enumerate() {
-            let i = page * per_page + r * cols + c;
-            let Some((name, pts)) = series.get(i) else { continue };
-            let prev = s.previous.as_ref().and_then(|p| p.iter().find(|(n, _)| n == name)).map(|(_, p)| p.as_slice());
-            chart::draw(frame, *cell, name, i, pts, prev, s.opts);
+            let g = page * per_page + r * cols + c;
+            let Some(group) = groups.get(g) else { continue };
+            let members = group
+                .members
+                .iter()
+                .map(|(i, label)| {
+                    let (name, pts) = &series[*i];
+                    let prev =
+                        s.previous.as_ref().and_then(|p| p.iter().find(|(n, _)| n == name)).map(|(_, p)| p.as_slice());
+                    chart::Member { label: label.as_str(), pts: pts.as_slice(), prev }
+                })
+                .collect();
+            // A lone series keeps a colour of its own; a group's curves take the palette from its start.
+            let colour = if group.is_single() { g } else { 0 };
+            let spec = chart::Spec { title: &group.title, x: &group.x, colour, members };
+            chart::draw(frame, *cell, &spec, s.opts);
         }
     }
 }
@@ -320,16 +389,86 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
 }
 
 fn draw_log(frame: &mut Frame, area: Rect, s: &State) {
-    let n = s.view.logs.len();
-    let shown = window(n, area.height.saturating_sub(2) as usize, s.log_scroll);
-    let end = shown.end;
-    let lines: Vec<Line> = s.view.logs[shown].iter().map(|l| Line::raw(l.clone())).collect();
+    let logs = &s.view.logs;
+    let n = logs.len();
+    let (w, h) = (area.width.saturating_sub(2) as usize, area.height.saturating_sub(2) as usize);
+    // The entry the view ends at (the newest when following).
+    let end = s.log_scroll.map_or(n, |i| (i + 1).min(n));
+    // Whole lines, wrapped: the rows of the entries before `end`, newest at
+    // the bottom; near the top the rows stay filled with the entries after it.
+    let mut rows: Vec<String> = Vec::new();
+    let mut first = end;
+    while first > 0 && rows.len() < h {
+        first -= 1;
+        let mut r = wrap_hanging(&logs[first], w);
+        r.append(&mut rows);
+        rows = r;
+    }
+    let mut next = end;
+    while rows.len() < h && next < n {
+        rows.extend(wrap_hanging(&logs[next], w));
+        next += 1;
+    }
+    let shown_end = next;
+    let skip = rows.len().saturating_sub(h).min(if next > end { 0 } else { usize::MAX });
+    let lines: Vec<Line> = rows.into_iter().skip(skip).take(h).map(Line::raw).collect();
     let title = if s.log_scroll.is_some() {
-        format!(" Log {end}/{n} (scrolled: ↓ to the end to follow) ")
+        format!(" Log {shown_end}/{n} (scrolled: ↓ to the end to follow) ")
     } else {
         format!(" Log ({n} lines, following) ")
     };
     frame.render_widget(Paragraph::new(lines).block(panel(title, s.focus == Focus::Pane)), area);
+}
+
+/// A log line broken into rows of at most `width` columns, at a space where
+/// there is one; the rows after the first are indented two columns, so a
+/// continuation is told from a new line. No character is lost.
+pub(super) fn wrap_hanging(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthChar;
+    const INDENT: &str = "  ";
+    let mut out = Vec::new();
+    let mut rest = text.trim_end();
+    let mut room = width.max(1);
+    let mut prefix = "";
+    loop {
+        if rest.width() <= room {
+            out.push(format!("{prefix}{rest}"));
+            return out;
+        }
+        // The longest head of `rest` that fits…
+        let mut used = 0;
+        let mut cut = 0;
+        for (i, c) in rest.char_indices() {
+            let cw = c.width().unwrap_or(0);
+            if used + cw > room {
+                break;
+            }
+            used += cw;
+            cut = i + c.len_utf8();
+        }
+        if cut == 0 {
+            // Not even one character fits: take one anyway.
+            cut = rest.chars().next().map_or(rest.len(), char::len_utf8);
+        }
+        // …ended at its last space when it has one (the space is dropped).
+        let (line, tail) = if rest[cut..].starts_with(' ') {
+            (&rest[..cut], &rest[cut..])
+        } else {
+            match rest[..cut].rfind(' ') {
+                Some(sp) if !rest[..sp].trim().is_empty() => (&rest[..sp], &rest[sp + 1..]),
+                _ => (&rest[..cut], &rest[cut..]),
+            }
+        };
+        out.push(format!("{prefix}{}", line.trim_end()));
+        rest = tail.trim_start();
+        if width > INDENT.len() + 4 {
+            prefix = INDENT;
+            room = width - INDENT.len();
+        }
+        if rest.is_empty() {
+            return out;
+        }
+    }
 }
 
 fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
@@ -518,7 +657,8 @@ fn draw_gauge(frame: &mut Frame, area: Rect, s: &State) {
         }
         None => run_gauge(s),
     };
-    let label = fit_parts(&parts, area.width as usize);
+    // A space either side: the filled bar never runs into the text.
+    let label = format!(" {} ", fit_parts(&parts, (area.width as usize).saturating_sub(2)));
     frame.render_widget(
         Gauge::default().ratio(ratio).label(label).gauge_style(Style::default().fg(colour).bg(GAUGE_TRACK)),
         area,

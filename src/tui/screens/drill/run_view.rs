@@ -93,9 +93,15 @@ impl RunView {
         Some(per * (total - step) as f64)
     }
 
+    /// Tokens per second over the last seconds; `None` where the drill
+    /// counts no tokens (its progress carries 0): no "0.0K tok/s" that only
+    /// says nothing is counted.
     pub fn tokens_per_s(&self) -> Option<f64> {
         let (t0, k0) = *self.rate.first()?;
         let (t1, k1) = *self.rate.last()?;
+        if k1 == 0 {
+            return None;
+        }
         let dt = t1.duration_since(t0).as_secs_f64();
         (dt > 0.2).then(|| (k1.saturating_sub(k0)) as f64 / dt)
     }
