@@ -156,7 +156,7 @@ pub const HELP: &[Hint] = &[
     ("p", "next preset (quick, full, and real where a drill has one)"),
     ("m  + -", "smoothing on/off · stronger/weaker (bias-corrected EMA)"),
     ("L", "log-scale y"),
-    ("w", "x axis: step ↔ wall time"),
+    ("w", "x axis: what each chart counts (step, k, round…) ↔ wall time"),
     ("[ ]", "previous / next page of charts"),
     ("e", "export the shown run's charts to PNG"),
     ("r", "read the drill's README (the lesson)"),
