@@ -438,7 +438,7 @@ const BANDS_MIN_H: u16 = 10;
 /// header, a short legend, and the rest for the chart.
 const COMPACT_H: u16 = 14;
 /// Rows of the per-seed table shown under the bands when there is room.
-const SEED_ROWS_UNDER_BANDS: usize = 8;
+const SEED_ROWS_UNDER_BANDS: usize = 4;
 
 /// What the Sweep tab shows under its header, given the rows it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -474,7 +474,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let resumes = v.sweep.partial().is_some() && !v.is_live() && s.sweep_config().same_sweep(&v.sweep.config);
     let compact = inner.height < COMPACT_H;
     let header = if compact {
-        vec![compact_header(v, inner.width as usize)]
+        // A small pane says only what is unusual: under way, or partial.
+        let usual = v.phase == SweepPhase::Done && v.sweep.partial().is_none();
+        if usual {
+            Vec::new()
+        } else {
+            vec![compact_header(v, inner.width as usize)]
+        }
     } else {
         pack(header(v, resumes), inner.width as usize)
     };
@@ -578,9 +584,16 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
     let n = v.bands.len();
     let Some(c) = v.bands.get(chosen % n.max(1)) else { return };
     let width = area.width as usize;
-    let mut title = vec![Span::styled(ellipsize(&c.title, width), accent().add_modifier(Modifier::BOLD))];
-    if n > 1 {
-        title.push(Span::styled(format!("chart {}/{n} (←→)", chosen % n + 1), dim()));
+    // Compact: the x axis loses its labels (two rows of a chart of four), so the title names x.
+    let which = match compact {
+        true if n > 1 => format!("{}/{n} · x {}", chosen % n + 1, c.x),
+        true => format!("x {}", c.x),
+        false => format!("chart {}/{n} (←→)", chosen % n + 1),
+    };
+    let title_w = if compact { width.saturating_sub(which.chars().count() + 1) } else { width };
+    let mut title = vec![Span::styled(ellipsize(&c.title, title_w), accent().add_modifier(Modifier::BOLD))];
+    if n > 1 || compact {
+        title.push(Span::styled(which.clone(), dim()));
     }
     let mut legend: Vec<Span<'static>> = c
         .arms
@@ -602,11 +615,13 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
         legend.push(Span::styled(seeds, dim()));
     }
     let lone = c.arms.len() == 1 && c.arms[0].label == c.title;
-    let mut lines = if compact && lone && n == 1 { Vec::new() } else { pack(title, width) };
-    if compact && lone && n > 1 {
-        // The legend names the chart: only which of how many.
-        lines = vec![Line::styled(format!("chart {}/{n} (←→)", chosen % n + 1), dim())];
-    }
+    let mut lines = match (compact, lone, n) {
+        // The legend names the chart: at most which of how many.
+        (true, true, _) => vec![Line::styled(format!("chart {which}"), dim())],
+        // One line: the title gives way to the count.
+        (true, false, _) => vec![Line::from(title)],
+        (false, _, _) => pack(title, width),
+    };
     lines.extend(pack(legend, width));
     let [text_area, chart_area] =
         Layout::vertical([Constraint::Length(lines.len() as u16), Constraint::Min(0)]).areas(area);
@@ -618,7 +633,7 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
     // The plot inside the axes: the y labels and the axis take the left, the x labels and the axis two rows.
     let label_w = y_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 1;
     let cols = chart_area.width.saturating_sub(label_w) as usize * 2;
-    let rows = chart_area.height.saturating_sub(2) as usize * 4;
+    let rows = chart_area.height.saturating_sub(if compact { 0 } else { 2 }) as usize * 4;
     let fills: Vec<[Vec<(f64, f64)>; 2]> =
         c.arms.iter().map(|a| band_dots(&a.points, [(x0, x1), (y0, y1)], cols, rows)).collect();
     let means: Vec<Vec<(f64, f64)>> = c.arms.iter().map(|a| a.points.iter().map(|p| (p.x, p.mean)).collect()).collect();
@@ -641,13 +656,13 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
     }));
     let axis = dim();
     let x_label = |x: f64| if x.fract() == 0.0 { format!("{x:.0}") } else { value(x) };
+    let x_axis = Axis::default().style(axis).bounds([x0, x1]);
+    let x_axis = match compact {
+        true => x_axis,
+        false => x_axis.labels([Span::raw(x_label(x0)), Span::raw(format!("{} {}", c.x, x_label(x1)))]),
+    };
     let chart = Chart::new(datasets)
-        .x_axis(
-            Axis::default()
-                .style(axis)
-                .bounds([x0, x1])
-                .labels([Span::raw(x_label(x0)), Span::raw(format!("{} {}", c.x, x_label(x1)))]),
-        )
+        .x_axis(x_axis)
         .y_axis(Axis::default().style(axis).bounds([y0, y1]).labels(y_labels.map(Span::raw)));
     frame.render_widget(chart, chart_area);
 }
