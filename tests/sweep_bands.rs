@@ -300,7 +300,7 @@ fn the_same_sweep_command_continues_an_interrupted_sweep() {
 
     let again = agentlab(home.path(), &[&args[..], &["--resume"]].concat());
     let (out, err) = text(&again);
-    assert!(out.contains("resuming") && out.contains("seeds 1 already done (1 of 2); running 2"), "{out}{err}");
+    assert!(out.contains("resuming") && out.contains("seed 1 already done (1 of 2); running 2"), "{out}{err}");
     assert!(out.contains("[2/2] seed   2") && !out.contains("seed   1 "), "only seed 2 runs:\n{out}");
     let runs_after = std::fs::read_dir(home.path().join("runs/sft-basics")).unwrap().count();
     assert_eq!(runs_after, runs_before + 1, "one new run");

@@ -388,9 +388,13 @@ pub fn drill_sweep(
         let done: Vec<u64> = record.done.iter().map(|r| r.seed).collect();
         let pending = record.pending(&config);
         say(format!(
-            "↻ resuming {}: seeds {} already done ({} of {n}); running {}",
+            "↻ resuming {}: {} already done ({} of {n}); running {}",
             path.display(),
-            if done.is_empty() { "none".into() } else { sweep::seeds_label(&done) },
+            match done.len() {
+                0 => "no seed".into(),
+                1 => format!("seed {}", done[0]),
+                _ => format!("seeds {}", sweep::seeds_label(&done)),
+            },
             done.len(),
             if pending.is_empty() { "none".into() } else { sweep::seeds_label(&pending) },
         ));
