@@ -40,9 +40,10 @@ enum Command {
         #[command(subcommand)]
         cmd: DrillCmd,
     },
-    /// Draw a saved run's charts (PNG/SVG) or write its metrics as CSV.
+    /// Draw a saved run's charts, or a sweep's seed bands (PNG/SVG), or write them as CSV.
     Export {
-        /// A run directory (runs/<drill>/<timestamp>, as `drill run` prints).
+        /// A run directory (runs/<drill>/<timestamp>, as `drill run` prints), or a sweep:
+        /// its record (sweeps/<drill>/<timestamp>.json, as `drill sweep` prints) or that folder (its newest).
         run_dir: PathBuf,
         #[arg(long, conflicts_with_all = ["svg", "csv"])]
         png: bool,
@@ -50,9 +51,12 @@ enum Command {
         svg: bool,
         #[arg(long)]
         csv: bool,
-        /// Output file (default: inside the run directory).
+        /// Output file (default: inside the run directory; beside a sweep's record).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// A sweep: only the charts whose title or series contain this text (default: every chart).
+        #[arg(long, value_name = "NAME")]
+        chart: Option<String>,
     },
     /// Pretrain the lab's base model (shipped in assets/models/base; minutes on a CPU).
     Pretrain {
@@ -239,6 +243,10 @@ enum DrillCmd {
         /// One JSON line per seed, then the whole sweep as JSON.
         #[arg(long)]
         json: bool,
+        /// Continue the unfinished sweep of the same drill, preset, parameters and seeds
+        /// (the same command without it does too; with it, nothing to continue is an error).
+        #[arg(long)]
+        resume: bool,
     },
 }
 
@@ -330,8 +338,8 @@ fn main() -> ExitCode {
             DrillCmd::Run { id, preset, seed, sets, model, uses, device, json } => {
                 cli::drill_run(&content, &id, &preset, seed, &sets, model.as_deref(), &uses, device, json)
             }
-            DrillCmd::Sweep { id, preset, seeds, sets, model, device, jobs, json } => {
-                cli::drill_sweep(&content, &id, &preset, &seeds, &sets, model.as_deref(), device, jobs, json)
+            DrillCmd::Sweep { id, preset, seeds, sets, model, device, jobs, json, resume } => {
+                cli::drill_sweep(&content, &id, &preset, &seeds, &sets, model.as_deref(), device, jobs, json, resume)
             }
         },
         Command::Model { cmd } => match cmd {
@@ -346,7 +354,9 @@ fn main() -> ExitCode {
                 cli::exercise::check(&content, &id, file.as_deref(), json, review)
             }
         },
-        Command::Export { run_dir, png: _, svg, csv, out } => cli::export(&run_dir, svg, csv, out.as_deref()),
+        Command::Export { run_dir, png: _, svg, csv, out, chart } => {
+            cli::export(&content, &run_dir, svg, csv, out.as_deref(), chart.as_deref())
+        }
         Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
         Command::Doctor { json } => cli::doctor(json),
         Command::Bench { json, only, seconds, device, model, profile } => {

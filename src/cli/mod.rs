@@ -332,7 +332,11 @@ fn drill_params<'a>(
 }
 
 /// `agentlab drill sweep ID …`: the same run for many seeds; per claim, how
-/// often it held and the spread of its value. Saved under the data dir.
+/// often it held and the spread of its value. Saved under the data dir after
+/// every seed; when the newest saved sweep of the same drill, preset,
+/// parameters and seeds did not finish (killed, cancelled), this continues
+/// it with the missing seeds. `resume` (`--resume`) insists: with nothing
+/// to continue it is a bad argument.
 /// Exit 0: every claim held on every seed; 1: not; 2: bad arguments.
 #[allow(clippy::too_many_arguments)]
 pub fn drill_sweep(
@@ -345,6 +349,7 @@ pub fn drill_sweep(
     device: crate::ml::device::DeviceChoice,
     jobs: usize,
     json: bool,
+    resume: bool,
 ) -> Result<ExitCode> {
     use crate::runner::sweep;
     let parsed = drill_params(content, id, preset, sets, model, device)
@@ -358,15 +363,46 @@ pub fn drill_sweep(
     };
     let config = sweep::SweepConfig { drill: id.to_string(), preset: preset.to_string(), params, seeds, device };
     let n = config.seeds.len();
+    let sweeps_root = crate::paths::sweeps_dir()?;
+    let mut record = match sweep::resumable(&sweeps_root, &config) {
+        Some((path, saved)) => sweep::Record::resume(path, &saved),
+        None if resume => {
+            eprintln!(
+                "agentlab: --resume: no unfinished sweep of {id} with preset {preset}, these parameters and seeds {} \
+                 (leave --resume out to start one)",
+                sweep::seeds_label(&config.seeds)
+            );
+            return Ok(ExitCode::from(2));
+        }
+        None => sweep::Record::fresh(&sweeps_root),
+    };
+    // What is resumed goes to stderr under --json: stdout stays one JSON line per seed, then the sweep.
+    let say = |line: String| if json { eprintln!("{line}") } else { println!("{line}") };
     if !json {
         println!(
             "▶ sweep of {id} · preset {preset} · {n} seeds ({}) · {jobs} at a time",
             sweep::seeds_label(&config.seeds)
         );
     }
+    if let Some(path) = &record.path {
+        let done: Vec<u64> = record.done.iter().map(|r| r.seed).collect();
+        let pending = record.pending(&config);
+        say(format!(
+            "↻ resuming {}: {} already done ({} of {n}); running {}",
+            path.display(),
+            match done.len() {
+                0 => "no seed".into(),
+                1 => format!("seed {}", done[0]),
+                _ => format!("seeds {}", sweep::seeds_label(&done)),
+            },
+            done.len(),
+            if pending.is_empty() { "none".into() } else { sweep::seeds_label(&pending) },
+        ));
+    }
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let mut done = 0;
-    let result = sweep::run_sweep(meta, &config, &crate::paths::runs_dir()?, jobs, &cancel, |r| {
+    let mut done = record.done.len();
+    let runs_root = crate::paths::runs_dir()?;
+    let result = sweep::run_sweep(meta, &config, &runs_root, jobs, &cancel, &mut record, |r| {
         done += 1;
         if json {
             if let Ok(line) = serde_json::to_string(r) {
@@ -387,7 +423,10 @@ pub fn drill_sweep(
             );
         }
     })?;
-    let path = sweep::save(&result, &crate::paths::sweeps_dir()?)?;
+    let path = match record.finish(&result)? {
+        Some(p) => p,
+        None => sweep::save(&result, &sweeps_root)?,
+    };
     if json {
         println!("{}", serde_json::to_string(&result)?);
     } else {
@@ -505,17 +544,56 @@ pub fn drill_run(
     })
 }
 
-/// `agentlab export RUN_DIR [--png|--svg|--csv] [--out FILE]` (PNG by default).
-/// `--out -` writes CSV or SVG to stdout. A run that did not finish is
-/// exported as far as it went, and stderr says so.
-pub fn export(run_dir: &std::path::Path, svg: bool, csv: bool, out: Option<&std::path::Path>) -> Result<ExitCode> {
-    use crate::plot::Format;
+/// `agentlab export RUN_DIR|SWEEP [--png|--svg|--csv] [--out FILE] [--chart NAME]`
+/// (PNG by default). A run directory draws its series; a sweep (its
+/// `.json` record, or the folder of a drill's sweeps: the newest) draws its
+/// seed bands, `--chart` picking the charts whose title or series contain
+/// NAME. `--out -` writes CSV or SVG to stdout. A run or a sweep that did
+/// not finish is exported as far as it went, and stderr says so.
+pub fn export(
+    content: &Content,
+    path: &std::path::Path,
+    svg: bool,
+    csv: bool,
+    out: Option<&std::path::Path>,
+    chart: Option<&str>,
+) -> Result<ExitCode> {
+    let run_dir = path;
     if !run_dir.join("metrics.jsonl").is_file() {
-        return Err(anyhow!(
-            "{} is not a run directory (no metrics.jsonl): use a path that `agentlab drill run` printed",
-            run_dir.display()
-        ));
+        let is_sweep = path.is_dir() || path.extension().is_some_and(|e| e == "json");
+        if !path.exists() || !is_sweep {
+            return Err(anyhow!(
+                "{} is neither a run directory (no metrics.jsonl) nor a sweep (a .json file under \
+                 sweeps/<drill>/, or that folder): use a path that `agentlab drill run` or `agentlab drill sweep` printed",
+                path.display()
+            ));
+        }
+        return export_sweep(content, path, svg, csv, out, chart);
     }
+    if chart.is_some() {
+        return Err(anyhow!("--chart picks among a sweep's band charts; a run's export draws every series"));
+    }
+    let (kind, ext, to_stdout) = export_target(svg, csv, out)?;
+    let record = crate::runner::load_run(run_dir);
+    let events = crate::runner::load_events(run_dir)?;
+    if let Some(note) = crate::runner::incomplete(&record, &events) {
+        eprintln!("agentlab: this run was {note}; the export shows what was saved");
+    }
+    let bytes = match kind {
+        "CSV" => crate::plot::csv(run_dir)?.into_bytes(),
+        "SVG" => crate::plot::render_run(run_dir, crate::plot::Format::Svg, Default::default())?,
+        _ => crate::plot::render_run(run_dir, crate::plot::Format::Png, Default::default())?,
+    };
+    let default = match ext {
+        "csv" => run_dir.join("metrics.csv"),
+        e => run_dir.join(format!("charts.{e}")),
+    };
+    write_export(&bytes, to_stdout, out, default)
+}
+
+/// What an export writes: ("PNG", "png", false) by default; whether `--out -`
+/// asks for stdout (refused for a PNG); a bad `--out` is refused before anything is drawn.
+fn export_target(svg: bool, csv: bool, out: Option<&std::path::Path>) -> Result<(&'static str, &'static str, bool)> {
     let (kind, ext) = match (csv, svg) {
         (true, _) => ("CSV", "csv"),
         (false, true) => ("SVG", "svg"),
@@ -531,30 +609,92 @@ pub fn export(run_dir: &std::path::Path, svg: bool, csv: bool, out: Option<&std:
     if let Some(path) = out.filter(|_| !to_stdout) {
         check_out_path(path, kind, ext)?;
     }
-    let record = crate::runner::load_run(run_dir);
-    let events = crate::runner::load_events(run_dir)?;
-    if let Some(note) = crate::runner::incomplete(&record, &events) {
-        eprintln!("agentlab: this run was {note}; the export shows what was saved");
-    }
-    let bytes = match (csv, svg) {
-        (true, _) => crate::plot::csv(run_dir)?.into_bytes(),
-        (false, true) => crate::plot::render_run(run_dir, Format::Svg, Default::default())?,
-        (false, false) => crate::plot::render_run(run_dir, Format::Png, Default::default())?,
-    };
+    Ok((kind, ext, to_stdout))
+}
+
+/// Write an export's bytes to stdout, to `--out`, or to `default`; print where.
+fn write_export(
+    bytes: &[u8],
+    to_stdout: bool,
+    out: Option<&std::path::Path>,
+    default: std::path::PathBuf,
+) -> Result<ExitCode> {
     if to_stdout {
         use std::io::Write;
         let mut stdout = std::io::stdout().lock();
-        stdout.write_all(&bytes)?;
+        stdout.write_all(bytes)?;
         stdout.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let path = out.map(std::path::Path::to_path_buf).unwrap_or_else(|| match ext {
-        "csv" => run_dir.join("metrics.csv"),
-        e => run_dir.join(format!("charts.{e}")),
-    });
+    let path = out.map(std::path::Path::to_path_buf).unwrap_or(default);
     std::fs::write(&path, bytes).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
     println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `agentlab export SWEEP …`: the seed bands of a saved sweep (see
+/// [`crate::plot::band`]): every chart of its drill, or those `--chart`
+/// names; the default file sits beside the sweep's record (`<stamp>.png`).
+fn export_sweep(
+    content: &Content,
+    path: &std::path::Path,
+    svg: bool,
+    csv: bool,
+    out: Option<&std::path::Path>,
+    chart: Option<&str>,
+) -> Result<ExitCode> {
+    use crate::plot::band;
+    use crate::runner::sweep;
+    let (kind, ext, to_stdout) = export_target(svg, csv, out)?;
+    let (file, sw) = sweep::load(path).map_err(|e| {
+        anyhow!(
+            "{e:#}: export takes a run directory (with metrics.jsonl) or a sweep (a .json record under \
+             sweeps/<drill>/, or that folder)"
+        )
+    })?;
+    if path.is_dir() {
+        eprintln!("agentlab: the newest sweep in {}: {}", path.display(), file.display());
+    }
+    let drill = &sw.config.drill;
+    let meta = content
+        .drill(drill)
+        .ok_or_else(|| anyhow!("{} is a sweep of \"{drill}\", which this lab has no drill of", file.display()))?;
+    if let Some(p) = sw.partial() {
+        eprintln!("agentlab: this sweep is partial ({p}); the export shows the seeds it finished");
+    }
+    let streams = sweep::SeedStreams::load(&sw, Some(&file));
+    if !streams.missing.is_empty() {
+        eprintln!(
+            "agentlab: seeds {} are left out: their runs' metrics.jsonl cannot be read",
+            sweep::seeds_label(&streams.missing)
+        );
+    }
+    if streams.seeds.is_empty() {
+        return Err(anyhow!(
+            "{}: no seed of this sweep finished with its metrics on disk: nothing to draw",
+            file.display()
+        ));
+    }
+    let mut charts = band::band_charts(meta, &streams.series);
+    if let Some(q) = chart {
+        let titles: Vec<String> = charts.iter().map(|c| format!("\"{}\"", c.title)).collect();
+        charts.retain(|c| c.matches(q));
+        if charts.is_empty() {
+            return Err(anyhow!("no chart of this sweep matches --chart \"{q}\" (its charts: {})", titles.join(", ")));
+        }
+    }
+    let title = format!(
+        "{drill} · preset {} · seeds {}{}",
+        sw.config.preset,
+        sweep::seeds_label(&streams.seeds),
+        sw.partial().map(|p| format!(" · partial: {p}")).unwrap_or_default()
+    );
+    let bytes = match kind {
+        "CSV" => band::csv(&charts).into_bytes(),
+        "SVG" => band::render(crate::plot::Format::Svg, &title, &charts)?,
+        _ => band::render(crate::plot::Format::Png, &title, &charts)?,
+    };
+    write_export(&bytes, to_stdout, out, file.with_extension(ext))
 }
 
 /// Refuse an `--out` file that cannot be what was asked for: a PNG named

@@ -2,6 +2,8 @@
 //! CSV. Fonts are embedded (DejaVu Sans), so nothing depends on the system's
 //! font libraries.
 
+pub mod band;
+
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 

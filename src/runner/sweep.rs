@@ -8,6 +8,13 @@
 //! READMEs quote sweeps of seeds 1–20; `agentlab drill sweep` and the drill
 //! screen (`S`) run them, and every sweep is saved as
 //! `<data>/sweeps/<drill>/<timestamp>.json` next to the runs it made.
+//!
+//! The record is written again (atomically) each time a seed finishes, so a
+//! sweep killed halfway leaves the seeds it finished; running the same sweep
+//! again (same drill, preset, parameters and seeds) continues with the seeds
+//! that are missing ([`resumable`], [`Record`]). Each seed's metric stream
+//! stays in its run directory; [`SeedStreams`] reads them back for the seed
+//! bands ([`crate::plot::band`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +24,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::{start, RunConfig};
+use super::{load_events, series, start, Point, RunConfig};
 use crate::content::{Cmp, DrillMeta};
 use crate::drills::{fmt_value, Event, ParamMap, RunStatus};
 use crate::ml::device::DeviceChoice;
@@ -65,6 +72,18 @@ pub struct SweepConfig {
     pub device: DeviceChoice,
 }
 
+impl SweepConfig {
+    /// Whether `other` is the same sweep: drill, preset, parameters and
+    /// seeds. The device is left out: `auto` and `cpu` pick the same CPU,
+    /// and a sweep resumed from the other front end (TUI, CLI) is still it.
+    pub fn same_sweep(&self, other: &SweepConfig) -> bool {
+        self.drill == other.drill
+            && self.preset == other.preset
+            && self.params == other.params
+            && self.seeds == other.seeds
+    }
+}
+
 /// One claim's value on one seed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimValue {
@@ -94,9 +113,21 @@ pub struct ClaimStats {
     /// Seeds on which it held, out of `runs`.
     pub held: usize,
     pub runs: usize,
+    /// NaN (mean) and ±∞ (min, max) while no seed measured the claim: JSON
+    /// writes them as `null`, read back as NaN.
+    #[serde(deserialize_with = "nan_if_null")]
     pub mean: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub min: f64,
+    #[serde(deserialize_with = "nan_if_null")]
     pub max: f64,
+}
+
+/// A number, or NaN for the `null` JSON writes for a non-finite one: a
+/// record saved before any seed measured a claim (a first seed that failed)
+/// must load again.
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A whole sweep, as saved.
@@ -110,6 +141,12 @@ pub struct Sweep {
     pub total_wall_s: f64,
     /// False when the sweep was cancelled before every seed ran.
     pub complete: bool,
+    /// True in the record saved after each seed while the sweep runs, false
+    /// once it ended (every seed ran, or it was cancelled): a record left
+    /// true that nothing writes any more was interrupted (killed). Records
+    /// from before it, written only at the end, read as false.
+    #[serde(default)]
+    pub in_progress: bool,
 }
 
 impl Sweep {
@@ -150,7 +187,22 @@ impl Sweep {
         };
         // A seed whose run was cancelled did not run either.
         let complete = results.len() == config.seeds.len() && results.iter().all(|r| r.status != RunStatus::Cancelled);
-        Sweep { config, results, claims, median_wall_s, total_wall_s, complete }
+        Sweep { config, results, claims, median_wall_s, total_wall_s, complete, in_progress: false }
+    }
+
+    /// Seeds whose run finished (a cancelled one did not).
+    pub fn done(&self) -> usize {
+        self.results.iter().filter(|r| r.status != RunStatus::Cancelled).count()
+    }
+
+    /// "3 of 5 seeds, interrupted" for a sweep that did not run every seed
+    /// (killed, or cancelled); `None` for a complete one.
+    pub fn partial(&self) -> Option<String> {
+        if self.complete {
+            return None;
+        }
+        let how = if self.in_progress { "interrupted" } else { "cancelled" };
+        Some(format!("{} of {} seeds, {how}", self.done(), self.config.seeds.len()))
     }
 
     /// Every claim (not observation) held on every seed, and every run finished.
@@ -169,7 +221,7 @@ impl Sweep {
             seeds_label(&self.config.seeds),
             self.median_wall_s,
             self.total_wall_s,
-            if self.complete { "" } else { " · INCOMPLETE" }
+            self.partial().map(|p| format!(" · INCOMPLETE: {p}")).unwrap_or_default()
         );
         s.push_str(&format!("{:<32} {:>7} {:>10} {:>10} {:>10}   threshold\n", "claim", "held", "mean", "min", "max"));
         for c in &self.claims {
@@ -208,25 +260,101 @@ pub fn seeds_label(seeds: &[u64]) -> String {
     }
 }
 
-/// Run every seed of `config` (at most `jobs` at a time) and return the
-/// sweep. `on_result` sees each seed as it finishes (in finishing order);
-/// `cancel` stops the sweep after the runs under way (which it cancels too).
+/// Where a sweep is saved as it goes, and what an earlier, interrupted try
+/// of the same sweep already did.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    /// `<data>/sweeps`; `None`: nothing is saved.
+    root: Option<PathBuf>,
+    /// The file, once there is one: a fresh sweep names it at its first
+    /// save, a resumed one keeps its own.
+    pub path: Option<PathBuf>,
+    /// Seeds the earlier try finished (in seed order).
+    pub done: Vec<SeedResult>,
+    /// The earlier try's wall time.
+    pub wall_s: f64,
+}
+
+impl Record {
+    /// A new sweep, saved under `sweeps_root`.
+    pub fn fresh(sweeps_root: &Path) -> Record {
+        Record { root: Some(sweeps_root.to_path_buf()), ..Record::default() }
+    }
+
+    /// A sweep that saves nothing (tests, previews).
+    pub fn unsaved() -> Record {
+        Record::default()
+    }
+
+    /// Continue `saved` (read from `path`): its finished seeds count as done;
+    /// a seed it cancelled runs again.
+    pub fn resume(path: PathBuf, saved: &Sweep) -> Record {
+        let done: Vec<SeedResult> =
+            saved.results.iter().filter(|r| r.status != RunStatus::Cancelled).cloned().collect();
+        let root = path.parent().and_then(Path::parent).map(Path::to_path_buf);
+        Record { root, path: Some(path), done, wall_s: saved.total_wall_s }
+    }
+
+    /// The seeds of `config` still to run, in its order.
+    pub fn pending(&self, config: &SweepConfig) -> Vec<u64> {
+        config.seeds.iter().copied().filter(|s| !self.done.iter().any(|r| r.seed == *s)).collect()
+    }
+
+    /// Write `sweep` to the record's file (naming it at the first save).
+    /// Returns the path; `None` for an unsaved record.
+    fn write(&mut self, sweep: &Sweep) -> Result<Option<PathBuf>> {
+        let Some(root) = &self.root else { return Ok(None) };
+        let path = match &self.path {
+            Some(p) => p.clone(),
+            None => fresh_path(root, &sweep.config.drill),
+        };
+        crate::fsutil::write_atomic(&path, &serde_json::to_vec_pretty(sweep)?)?;
+        self.path = Some(path.clone());
+        Ok(Some(path))
+    }
+
+    /// Save the ended sweep; `Ok(None)` when no seed of it ever finished
+    /// (nothing worth saving) or the record saves nothing.
+    pub fn finish(&mut self, sweep: &Sweep) -> Result<Option<PathBuf>> {
+        if self.path.is_none() && sweep.done() == 0 {
+            return Ok(None);
+        }
+        self.write(sweep)
+    }
+}
+
+/// The saved sweep that running `config` again continues: the newest saved
+/// sweep of the same drill, preset, parameters and seeds
+/// ([`SweepConfig::same_sweep`]), when it did not run every seed.
+pub fn resumable(sweeps_root: &Path, config: &SweepConfig) -> Option<(PathBuf, Sweep)> {
+    list(sweeps_root, &config.drill).into_iter().find(|(_, s)| s.config.same_sweep(config)).filter(|(_, s)| !s.complete)
+}
+
+/// Run the seeds of `config` that `record` has not done (at most `jobs` at
+/// a time) and return the whole sweep, the record's seeds included. Each
+/// seed that finishes is saved at once in the record's file (marked
+/// `in_progress`), so a killed sweep keeps it; the caller saves the end
+/// ([`Record::finish`]). `on_result` sees each new seed as it finishes (in
+/// finishing order); `cancel` stops the sweep after the runs under way
+/// (which it cancels too).
 pub fn run_sweep(
     meta: &DrillMeta,
     config: &SweepConfig,
     runs_root: &Path,
     jobs: usize,
     cancel: &AtomicBool,
+    record: &mut Record,
     mut on_result: impl FnMut(&SeedResult),
 ) -> Result<Sweep> {
     if config.seeds.is_empty() {
         bail!("a sweep needs at least one seed");
     }
     let started = std::time::Instant::now();
-    let queue: Mutex<std::vec::IntoIter<u64>> = Mutex::new(config.seeds.clone().into_iter());
+    let pending = record.pending(config);
+    let queue: Mutex<std::vec::IntoIter<u64>> = Mutex::new(pending.clone().into_iter());
     let (tx, rx) = mpsc::channel::<Result<SeedResult>>();
     let results = std::thread::scope(|scope| -> Result<Vec<SeedResult>> {
-        for _ in 0..jobs.clamp(1, config.seeds.len()) {
+        for _ in 0..jobs.clamp(1, pending.len().max(1)) {
             let tx = tx.clone();
             let queue = &queue;
             scope.spawn(move || loop {
@@ -241,15 +369,22 @@ pub fn run_sweep(
             });
         }
         drop(tx);
-        let mut out = Vec::new();
+        let mut out = record.done.clone();
         for r in rx {
             let r = r?;
             on_result(&r);
+            let finished = r.status != RunStatus::Cancelled;
             out.push(r);
+            if finished {
+                let wall = record.wall_s + started.elapsed().as_secs_f64();
+                let mut so_far = Sweep::summarise(meta, config.clone(), out.clone(), wall);
+                so_far.in_progress = true;
+                record.write(&so_far).context("saving the sweep after a seed")?;
+            }
         }
         Ok(out)
     })?;
-    Ok(Sweep::summarise(meta, config.clone(), results, started.elapsed().as_secs_f64()))
+    Ok(Sweep::summarise(meta, config.clone(), results, record.wall_s + started.elapsed().as_secs_f64()))
 }
 
 fn run_seed(
@@ -299,18 +434,99 @@ fn run_seed(
     })
 }
 
-/// Save a sweep as `<root>/<drill>/<timestamp>.json`; returns the path.
-pub fn save(sweep: &Sweep, sweeps_root: &Path) -> Result<PathBuf> {
+/// A new sweep file's name: `<root>/<drill>/<timestamp>[-n].json`.
+fn fresh_path(sweeps_root: &Path, drill: &str) -> PathBuf {
     let stamp = chrono::Local::now().format("%Y-%m-%dT%H-%M-%S").to_string();
-    let dir = sweeps_root.join(&sweep.config.drill);
+    let dir = sweeps_root.join(drill);
     let mut path = dir.join(format!("{stamp}.json"));
     let mut n = 1;
     while path.exists() {
         path = dir.join(format!("{stamp}-{n}.json"));
         n += 1;
     }
+    path
+}
+
+/// Save a sweep as `<root>/<drill>/<timestamp>.json`; returns the path.
+pub fn save(sweep: &Sweep, sweeps_root: &Path) -> Result<PathBuf> {
+    let path = fresh_path(sweeps_root, &sweep.config.drill);
     crate::fsutil::write_atomic(&path, &serde_json::to_vec_pretty(sweep)?)?;
     Ok(path)
+}
+
+/// Read a saved sweep: a sweep file, or a folder of them (its newest).
+/// The error says what the path is not.
+pub fn load(path: &Path) -> Result<(PathBuf, Sweep)> {
+    let file = if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        files.pop().with_context(|| format!("{} holds no sweep (no .json file)", path.display()))?
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let sweep = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a sweep record (as `agentlab drill sweep` saves)", file.display()))?;
+    Ok((file, sweep))
+}
+
+/// The metric streams of a sweep's seeds, for the seed bands: each seed
+/// whose run finished (passed or a claim failed), read from its run
+/// directory. A cancelled or failed run stopped early and would bend the
+/// bands; it is left out, and so is a run whose files are gone (`missing`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeedStreams {
+    pub seeds: Vec<u64>,
+    /// `series[i]`: seed `seeds[i]`'s metric series (see [`series`]).
+    pub series: Vec<Vec<(String, Vec<Point>)>>,
+    /// Finished seeds whose metrics could not be read.
+    pub missing: Vec<u64>,
+}
+
+impl SeedStreams {
+    /// Every finished seed of `sweep`; `record` is the sweep's file, used to
+    /// find runs whose data folder has moved.
+    pub fn load(sweep: &Sweep, record: Option<&Path>) -> SeedStreams {
+        let mut out = SeedStreams::default();
+        for r in &sweep.results {
+            out.add(r, record);
+        }
+        out
+    }
+
+    /// Add one seed (in seed order), if its run finished.
+    pub fn add(&mut self, r: &SeedResult, record: Option<&Path>) {
+        if !matches!(r.status, RunStatus::Passed | RunStatus::ClaimsFailed) || self.seeds.contains(&r.seed) {
+            return;
+        }
+        match seed_events(r, record) {
+            Some(series) => {
+                let at = self.seeds.partition_point(|s| *s < r.seed);
+                self.seeds.insert(at, r.seed);
+                self.series.insert(at, series);
+            }
+            None => self.missing.push(r.seed),
+        }
+    }
+}
+
+/// A seed's series from its run directory; when that path is gone, from the
+/// run of the same name under the runs folder beside the record's sweeps
+/// folder (`<data>/sweeps/<drill>/x.json` → `<data>/runs/<drill>/<run>`).
+fn seed_events(r: &SeedResult, record: Option<&Path>) -> Option<Vec<(String, Vec<Point>)>> {
+    let moved = || {
+        let data = record?.parent()?.parent()?.parent()?;
+        let drill = record?.parent()?.file_name()?;
+        Some(data.join("runs").join(drill).join(r.run_dir.file_name()?))
+    };
+    let dir = if r.run_dir.join("metrics.jsonl").is_file() { r.run_dir.clone() } else { moved()? };
+    let s = series(&load_events(&dir).ok()?);
+    (!s.is_empty()).then_some(s)
 }
 
 /// Saved sweeps of a drill, newest first.
@@ -367,13 +583,13 @@ impl Drop for SweepHandle {
     }
 }
 
-/// Run [`run_sweep`] on a thread and save the sweep under `sweeps_root` when
-/// it ends; each seed and the end arrive on the handle's channel.
+/// Run [`run_sweep`] on a thread, saving into `record` as seeds finish and
+/// when it ends; each seed and the end arrive on the handle's channel.
 pub fn spawn(
     meta: &DrillMeta,
     config: SweepConfig,
     runs_root: PathBuf,
-    sweeps_root: PathBuf,
+    mut record: Record,
     jobs: usize,
 ) -> Result<SweepHandle> {
     super::install_panic_filter();
@@ -386,12 +602,12 @@ pub fn spawn(
         .name(format!("drill-sweep-{}", meta.id))
         .spawn(move || {
             let seed_tx = tx.clone();
-            let ended = run_sweep(&meta, &config, &runs_root, jobs, &worker_cancel, |r| {
+            let ended = run_sweep(&meta, &config, &runs_root, jobs, &worker_cancel, &mut record, |r| {
                 let _ = seed_tx.send(SweepEvent::Seed(r.clone()));
             });
             let event = match ended {
                 Ok(sweep) => {
-                    let saved = save_if_any_finished(&sweep, &sweeps_root).map_err(|e| format!("{e:#}"));
+                    let saved = record.finish(&sweep).map_err(|e| format!("{e:#}"));
                     SweepEvent::Ended { sweep, saved }
                 }
                 Err(e) => SweepEvent::Failed(format!("{e:#}")),
@@ -400,14 +616,6 @@ pub fn spawn(
         })
         .context("starting the sweep thread")?;
     Ok(SweepHandle { rx, cancel })
-}
-
-/// Save a sweep unless every run in it was cancelled (or there is none).
-fn save_if_any_finished(sweep: &Sweep, sweeps_root: &Path) -> Result<Option<PathBuf>> {
-    if sweep.results.iter().all(|r| r.status == RunStatus::Cancelled) {
-        return Ok(None);
-    }
-    save(sweep, sweeps_root).map(Some)
 }
 
 #[cfg(test)]
@@ -459,5 +667,90 @@ mod tests {
         assert!(!sweep.complete && !sweep.all_held());
         assert_eq!((sweep.claims[0].held, sweep.claims[0].runs), (1, 1));
         assert_eq!(sweep.median_wall_s, 1.0, "the cancelled run's time is left out");
+        assert_eq!(sweep.partial().as_deref(), Some("1 of 2 seeds, cancelled"));
+    }
+
+    fn meta() -> DrillMeta {
+        let toml = "id = \"t\"\ntitle = \"T\"\ntrack = 0\nobjective = \"o\"\n[presets.quick]\n\n\
+                    [[claim]]\nid = \"acc\"\ntext = \"accuracy\"\nop = \">=\"\nthreshold = 0.8\n";
+        DrillMeta::parse(toml, "# t").unwrap()
+    }
+
+    fn config(seeds: Vec<u64>) -> SweepConfig {
+        SweepConfig {
+            drill: "t".into(),
+            preset: "quick".into(),
+            params: ParamMap::new(),
+            seeds,
+            device: DeviceChoice::Cpu,
+        }
+    }
+
+    fn result(seed: u64, status: RunStatus) -> SeedResult {
+        SeedResult { seed, status, wall_s: 2.0, claims: vec![], run_dir: PathBuf::new() }
+    }
+
+    /// A sweep killed after seed 1 (its record still `in_progress`) is found
+    /// again and continued with seeds 2–5 only; a seed it cancelled runs again.
+    #[test]
+    fn an_interrupted_sweep_resumes_with_the_seeds_it_lacks() {
+        let home = tempfile::tempdir().unwrap();
+        let root = home.path().join("sweeps");
+        let meta = meta();
+        let mut record = Record::fresh(&root);
+        let mut partial = Sweep::summarise(&meta, config(vec![1, 2, 3, 4, 5]), vec![result(1, RunStatus::Passed)], 2.0);
+        partial.in_progress = true;
+        let path = record.write(&partial).unwrap().unwrap();
+        assert!(path.starts_with(root.join("t")) && path.extension().unwrap() == "json");
+
+        let (found, saved) = resumable(&root, &config(vec![1, 2, 3, 4, 5])).expect("the partial sweep");
+        assert_eq!(found, path);
+        assert_eq!(saved.partial().as_deref(), Some("1 of 5 seeds, interrupted"));
+        let resumed = Record::resume(found.clone(), &saved);
+        assert_eq!(resumed.pending(&config(vec![1, 2, 3, 4, 5])), vec![2, 3, 4, 5]);
+        assert_eq!((resumed.path.as_deref(), resumed.wall_s), (Some(found.as_path()), 2.0));
+
+        // Another sweep (other seeds, another preset, other parameters) does not continue it.
+        assert!(resumable(&root, &config(vec![1, 2, 3])).is_none());
+        let mut other = config(vec![1, 2, 3, 4, 5]);
+        other.preset = "full".into();
+        assert!(resumable(&root, &other).is_none());
+        other = config(vec![1, 2, 3, 4, 5]);
+        other.params.insert("lr".into(), crate::content::ParamValue::Float(1e-3));
+        assert!(resumable(&root, &other).is_none());
+
+        // A cancelled seed is not done; a finished sweep is not resumed.
+        let cancelled = Sweep::summarise(
+            &meta,
+            config(vec![1, 2]),
+            vec![result(1, RunStatus::Passed), result(2, RunStatus::Cancelled)],
+            3.0,
+        );
+        assert_eq!(Record::resume(PathBuf::from("x.json"), &cancelled).pending(&config(vec![1, 2])), vec![2]);
+        let mut record = Record::resume(path.clone(), &saved);
+        let all: Vec<SeedResult> = (1..=5).map(|s| result(s, RunStatus::Passed)).collect();
+        record.finish(&Sweep::summarise(&meta, config(vec![1, 2, 3, 4, 5]), all, 10.0)).unwrap();
+        assert!(resumable(&root, &config(vec![1, 2, 3, 4, 5])).is_none(), "complete: a new sweep starts");
+        assert_eq!(list(&root, "t").len(), 1, "resumed in its own file");
+    }
+
+    /// A record saved before `in_progress` existed loads (as not in progress).
+    #[test]
+    fn an_old_sweep_record_still_loads() {
+        let mut v = serde_json::to_value(Sweep::summarise(&meta(), config(vec![1]), vec![], 0.0)).unwrap();
+        v.as_object_mut().unwrap().remove("in_progress");
+        let old: Sweep = serde_json::from_value(v).unwrap();
+        assert!(!old.in_progress && !old.complete);
+        assert_eq!(old.partial().as_deref(), Some("0 of 1 seeds, cancelled"));
+    }
+
+    /// Nothing finished, nothing saved: no empty record is left behind.
+    #[test]
+    fn a_sweep_with_no_finished_seed_saves_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let mut record = Record::fresh(home.path());
+        let sweep = Sweep::summarise(&meta(), config(vec![1]), vec![result(1, RunStatus::Cancelled)], 1.0);
+        assert_eq!(record.finish(&sweep).unwrap(), None);
+        assert!(list(home.path(), "t").is_empty());
     }
 }

@@ -31,6 +31,15 @@ pub fn series(i: usize) -> Color {
     SERIES[i % SERIES.len()]
 }
 
+/// Series `i`'s colour at half its brightness: the fill of a seed
+/// band under the mean line drawn in [`series`].
+pub fn series_faint(i: usize) -> Color {
+    match series(i) {
+        Color::Rgb(r, g, b) => Color::Rgb(r / 2, g / 2, b / 2),
+        c => c,
+    }
+}
+
 pub fn accent() -> Style {
     Style::default().fg(ACCENT)
 }

@@ -126,6 +126,11 @@ pub struct State {
     pub sweep_job: Option<SweepHandle>,
     /// Row of the per-seed table at the bottom of the view; `None` follows the newest.
     pub sweep_scroll: Option<usize>,
+    /// Which chart's seed bands the Sweep tab draws (`←→`), among the sweep's.
+    pub sweep_chart: usize,
+    /// Whether the Sweep tab draws the seed bands (`b`); the tables otherwise
+    /// (both when the pane holds both).
+    pub sweep_bands: bool,
     /// Your functions from exercises this drill trains with (`u`), by exercise id.
     pub uses: BTreeMap<String, UsedScript>,
     /// A message for the status line that arrived without a key (a sweep ended).
@@ -146,7 +151,7 @@ impl PartialEq for State {
 
 pub const HELP: &[Hint] = &[
     ("s", "start a run with the configuration on the left"),
-    ("S", "sweep: the same run for seeds 1–N (\"sweep seeds\")"),
+    ("S", "sweep: the same run for seeds 1–N (\"sweep seeds\"); an unfinished sweep of it resumes"),
     ("x", "cancel the running run or sweep"),
     ("Tab", "switch focus: configuration ↔ right pane"),
     ("1 2 3 4 5", "charts · teaching views · log · past runs · sweep"),
@@ -158,6 +163,8 @@ pub const HELP: &[Hint] = &[
     ("L", "log-scale y"),
     ("w", "x axis: what each chart counts (step, k, round…) ↔ wall time"),
     ("[ ]", "previous / next page of charts"),
+    ("← →", "Sweep tab: the chart whose seed bands are drawn (mean, ±1 sd, min–max)"),
+    ("b", "Sweep tab: seed bands ↔ claim and seed tables (both where they fit)"),
     ("e", "export the shown run's charts to PNG"),
     ("r", "read the drill's README (the lesson)"),
     ("u", "train with your own function from an exercise (drills that take one)"),
@@ -188,7 +195,7 @@ impl State {
         let params = meta.preset_values("quick").unwrap_or_default();
         let runs = runner::list_runs(&runs_root, &meta.id);
         let previous = runs.first().and_then(|r| runner::load_events(&r.dir).ok()).map(|e| runner::series(&e));
-        let sweep = newest_sweep(&sweeps_root, &meta.id);
+        let sweep = newest_sweep(&sweeps_root, meta);
         State {
             meta: meta.clone(),
             preset: "quick".into(),
@@ -219,6 +226,8 @@ impl State {
             sweep,
             sweep_job: None,
             sweep_scroll: None,
+            sweep_chart: 0,
+            sweep_bands: true,
             uses: BTreeMap::new(),
             notice: None,
         }
@@ -335,6 +344,9 @@ impl State {
                 (Focus::Config, _) => {
                     vec![("s", "start"), ("S", "sweep"), ("Enter", "edit"), ("1-5", "tabs"), ("r", "README")]
                 }
+                (Focus::Pane, Tab::Sweep) if self.sweep.as_ref().is_some_and(|v| !v.bands.is_empty()) => {
+                    vec![("s", "start"), ("S", "sweep"), ("←→", "chart"), ("b", "bands/tables"), ("1-5", "tabs")]
+                }
                 (Focus::Pane, Tab::Runs) if !self.runs.is_empty() => {
                     vec![("s", "start"), ("Enter", "open run"), ("Tab", "config"), ("1-5", "tabs"), ("r", "README")]
                 }
@@ -432,7 +444,7 @@ impl State {
         match e {
             SweepEvent::Seed(r) => self.apply_sweep_result(&r),
             SweepEvent::Ended { sweep, saved } => {
-                let view = SweepView::finished(sweep, saved.as_ref().ok().cloned().flatten());
+                let view = SweepView::finished(&self.meta, sweep, saved.as_ref().ok().cloned().flatten());
                 let phase = view.phase.label();
                 self.notice = Some(match &saved {
                     Ok(Some(path)) => format!("sweep {phase}: saved in {}", path.display()),
@@ -468,7 +480,7 @@ impl State {
 
     /// Show a finished sweep on the Sweep tab.
     pub fn set_sweep(&mut self, sweep: Sweep, saved: Option<PathBuf>) {
-        self.sweep = Some(SweepView::finished(sweep, saved));
+        self.sweep = Some(SweepView::finished(&self.meta, sweep, saved));
         self.sweep_scroll = None;
     }
 
@@ -491,17 +503,29 @@ impl State {
             return Action::Flash(format!("{} is not implemented in this build yet", self.meta.id));
         }
         let config = self.sweep_config();
+        // The same sweep left unfinished (killed, cancelled) continues with its missing seeds.
+        let record = match sweep::resumable(&self.sweeps_root, &config) {
+            Some((path, saved)) => sweep::Record::resume(path, &saved),
+            None => sweep::Record::fresh(&self.sweeps_root),
+        };
+        let done: Vec<u64> = record.done.iter().map(|r| r.seed).collect();
+        let view = SweepView::resumed(&self.meta, config.clone(), &record);
         // One run at a time: a sweep must not slow the runs it measures.
-        match sweep::spawn(&self.meta, config.clone(), self.runs_root.clone(), self.sweeps_root.clone(), 1) {
+        match sweep::spawn(&self.meta, config, self.runs_root.clone(), record, 1) {
             Ok(job) => {
                 self.sweep_job = Some(job);
-                self.sweep = Some(SweepView::live(&self.meta, config));
+                self.sweep = Some(view);
                 self.sweep_scroll = None;
                 self.tab = Tab::Sweep;
-                Action::Flash(format!(
-                    "sweep of seeds 1–{} started: one run after another (x cancels)",
-                    self.sweep_seeds
-                ))
+                Action::Flash(match done.len() {
+                    0 => format!("sweep of seeds 1–{} started: one run after another (x cancels)", self.sweep_seeds),
+                    k => format!(
+                        "sweep of seeds 1–{} resumed: seeds {} already done ({k} of {}), the rest one after another",
+                        self.sweep_seeds,
+                        sweep::seeds_label(&done),
+                        self.sweep_seeds
+                    ),
+                })
             }
             Err(e) => Action::Flash(format!("cannot start the sweep: {e:#}")),
         }
@@ -806,6 +830,12 @@ impl State {
             KeyCode::Char('[') => self.chart_page = self.chart_page.saturating_sub(1),
             KeyCode::Char(']') => self.chart_page += 1,
             KeyCode::Char('e') => return self.export(),
+            KeyCode::Left | KeyCode::Right if self.tab == Tab::Sweep => return self.pick_sweep_chart(key.code),
+            KeyCode::Char('b') if self.tab == Tab::Sweep => {
+                self.sweep_bands = !self.sweep_bands;
+                let what = if self.sweep_bands { "seed bands (b: tables)" } else { "claim and seed tables (b: bands)" };
+                return Action::Flash(format!("Sweep tab: {what}"));
+            }
             KeyCode::Char('r') => return Action::Readme(self.meta.id.clone()),
             KeyCode::Char('u') => return self.toggle_use(),
             KeyCode::Char('p') => {
@@ -846,6 +876,18 @@ impl State {
         Action::None
     }
 
+    /// `←` `→` on the Sweep tab: the previous or next chart of seed bands.
+    fn pick_sweep_chart(&mut self, code: KeyCode) -> Action {
+        let n = self.sweep.as_ref().map_or(0, |v| v.bands.len());
+        if n == 0 {
+            return Action::Flash("no seed bands: a sweep's finished runs draw them".into());
+        }
+        self.sweep_bands = true;
+        let at = self.sweep_chart % n;
+        self.sweep_chart = if code == KeyCode::Left { (at + n - 1) % n } else { (at + 1) % n };
+        Action::None
+    }
+
     fn move_cursor(&mut self, d: isize) {
         let step = |v: usize, n: usize| -> usize { (v as isize + d).clamp(0, n.saturating_sub(1) as isize) as usize };
         match (self.focus, self.tab) {
@@ -877,9 +919,9 @@ fn parse_sweep_seeds(text: &str) -> Result<u64, String> {
 }
 
 /// The newest saved sweep of a drill, if any.
-fn newest_sweep(sweeps_root: &Path, drill: &str) -> Option<SweepView> {
-    let (path, sweep) = sweep::list(sweeps_root, drill).into_iter().next()?;
-    Some(SweepView::finished(sweep, Some(path)))
+fn newest_sweep(sweeps_root: &Path, drill: &DrillMeta) -> Option<SweepView> {
+    let (path, sweep) = sweep::list(sweeps_root, drill.id.as_str()).into_iter().next()?;
+    Some(SweepView::finished(drill, sweep, Some(path)))
 }
 
 /// Move a scrolled position in a list of `n` lines by `d`; `None` follows

@@ -1,22 +1,27 @@
 //! The drill screen's Sweep tab: a seed sweep of the configuration (live,
-//! finished, or the newest saved one) as a header, a per-claim summary (how
-//! often each claim held, mean, min, max) and a per-seed table.
+//! finished, or the newest saved one) as a header, the seed bands of one
+//! chart (`←→` picks it: per arm the mean over the seeds as a line, ±1
+//! population standard deviation as a dotted band, min–max as sparse dots;
+//! see [`crate::plot::band`]), a per-claim summary (how often each claim
+//! held, mean, min, max) and a per-seed table. Where the pane is too short
+//! for the bands and the tables, `b` switches between them.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Axis, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
 use super::draw::{header_row, panel, status_cell};
 use super::{window, Focus, State};
 use crate::content::DrillMeta;
-use crate::drills::RunStatus;
-use crate::runner::sweep::{ClaimStats, SeedResult, Sweep, SweepConfig};
-use crate::tui::theme::{accent, dim, GAUGE_BLUE};
+use crate::plot::band::{band_charts, BandChart, BandPoint};
+use crate::runner::sweep::{ClaimStats, Record, SeedResult, SeedStreams, Sweep, SweepConfig};
+use crate::tui::theme::{self, accent, dim, GAUGE_BLUE};
 use crate::tui::widgets::ellipsize;
 
 /// Where a sweep shown on the Sweep tab stands.
@@ -26,6 +31,8 @@ pub enum SweepPhase {
     /// `x` was pressed: the run under way is stopping.
     Cancelling,
     Cancelled,
+    /// Loaded from a record its sweep never finished writing (killed).
+    Interrupted,
     Done,
     /// A run could not start (the message says why).
     Failed(String),
@@ -37,6 +44,7 @@ impl SweepPhase {
             SweepPhase::Running => "running",
             SweepPhase::Cancelling => "cancelling…",
             SweepPhase::Cancelled => "cancelled",
+            SweepPhase::Interrupted => "interrupted",
             SweepPhase::Done => "done",
             SweepPhase::Failed(_) => "failed",
         }
@@ -46,6 +54,7 @@ impl SweepPhase {
         match self {
             SweepPhase::Running | SweepPhase::Cancelling => Style::default().fg(Color::Yellow),
             SweepPhase::Cancelled => Style::default().fg(Color::DarkGray),
+            SweepPhase::Interrupted => Style::default().fg(Color::Yellow),
             SweepPhase::Done => accent(),
             SweepPhase::Failed(_) => Style::default().fg(Color::Red),
         }
@@ -65,24 +74,61 @@ pub struct SweepView {
     started: Option<Instant>,
     /// The whole seconds of elapsed time last drawn (see [`SweepView::tick`]).
     shown_s: u64,
+    /// Wall time of the seeds an earlier try of a resumed sweep ran.
+    earlier_s: f64,
+    /// The finished seeds' metric streams, and their bands per chart.
+    streams: SeedStreams,
+    pub bands: Vec<BandChart>,
 }
 
 impl SweepView {
     /// A sweep starting now, no seed done yet.
     pub fn live(meta: &DrillMeta, config: SweepConfig) -> SweepView {
-        SweepView {
-            sweep: Sweep::summarise(meta, config, Vec::new(), 0.0),
-            phase: SweepPhase::Running,
-            saved: None,
-            started: Some(Instant::now()),
-            shown_s: 0,
-        }
+        SweepView::resumed(meta, config, &Record::unsaved())
     }
 
-    /// A sweep that has ended: done if every seed ran, else cancelled.
-    pub fn finished(sweep: Sweep, saved: Option<PathBuf>) -> SweepView {
-        let phase = if sweep.complete { SweepPhase::Done } else { SweepPhase::Cancelled };
-        SweepView { sweep, phase, saved, started: None, shown_s: 0 }
+    /// A sweep starting now with the seeds `record` has done (none for a fresh one).
+    pub fn resumed(meta: &DrillMeta, config: SweepConfig, record: &Record) -> SweepView {
+        let sweep = Sweep::summarise(meta, config, record.done.clone(), record.wall_s);
+        let mut v = SweepView {
+            phase: SweepPhase::Running,
+            saved: record.path.clone(),
+            started: Some(Instant::now()),
+            shown_s: 0,
+            earlier_s: record.wall_s,
+            streams: SeedStreams::default(),
+            bands: Vec::new(),
+            sweep,
+        };
+        v.load_streams(meta);
+        v
+    }
+
+    /// A sweep that has ended: done if every seed ran, else interrupted
+    /// (its record was left mid-sweep) or cancelled.
+    pub fn finished(meta: &DrillMeta, sweep: Sweep, saved: Option<PathBuf>) -> SweepView {
+        let phase = match (sweep.complete, sweep.in_progress) {
+            (true, _) => SweepPhase::Done,
+            (false, true) => SweepPhase::Interrupted,
+            (false, false) => SweepPhase::Cancelled,
+        };
+        let mut v = SweepView {
+            sweep,
+            phase,
+            saved,
+            started: None,
+            shown_s: 0,
+            earlier_s: 0.0,
+            streams: SeedStreams::default(),
+            bands: Vec::new(),
+        };
+        v.load_streams(meta);
+        v
+    }
+
+    fn load_streams(&mut self, meta: &DrillMeta) {
+        self.streams = SeedStreams::load(&self.sweep, self.saved.as_deref());
+        self.bands = band_charts(meta, &self.streams.series);
     }
 
     pub fn is_live(&self) -> bool {
@@ -95,6 +141,11 @@ impl SweepView {
         results.push(r.clone());
         let config = self.sweep.config.clone();
         self.sweep = Sweep::summarise(meta, config, results, self.elapsed());
+        let before = self.streams.seeds.len();
+        self.streams.add(r, self.saved.as_deref());
+        if self.streams.seeds.len() != before {
+            self.bands = band_charts(meta, &self.streams.series);
+        }
     }
 
     /// The sweep stopped without its final summary: keep what arrived.
@@ -105,7 +156,7 @@ impl SweepView {
 
     /// Seeds whose run finished (a cancelled one did not).
     pub fn done(&self) -> usize {
-        self.sweep.results.iter().filter(|r| r.status != RunStatus::Cancelled).count()
+        self.sweep.done()
     }
 
     /// Whether a live sweep's elapsed time has reached a new second since
@@ -120,7 +171,7 @@ impl SweepView {
     /// Seconds since a live sweep started; the whole sweep's once it ended.
     pub fn elapsed(&self) -> f64 {
         match self.started {
-            Some(t) if self.is_live() => t.elapsed().as_secs_f64(),
+            Some(t) if self.is_live() => self.earlier_s + t.elapsed().as_secs_f64(),
             _ => self.sweep.total_wall_s,
         }
     }
@@ -214,7 +265,8 @@ fn pack(parts: Vec<Span<'static>>, width: usize) -> Vec<Line<'static>> {
     lines.into_iter().map(Line::from).collect()
 }
 
-fn header(v: &SweepView) -> Vec<Span<'static>> {
+/// `resumes`: `S` would continue this sweep (a partial one of the configuration on the left).
+fn header(v: &SweepView, resumes: bool) -> Vec<Span<'static>> {
     let sw = &v.sweep;
     let mut parts = vec![
         Span::styled(sw.config.drill.clone(), accent()),
@@ -225,7 +277,15 @@ fn header(v: &SweepView) -> Vec<Span<'static>> {
     if v.done() > 0 {
         parts.push(Span::raw(format!("median {:.1} s a run", sw.median_wall_s)));
     }
-    parts.push(Span::styled(v.phase.label(), v.phase.style().add_modifier(Modifier::BOLD)));
+    match sw.partial().filter(|_| !v.is_live()) {
+        Some(p) => {
+            parts.push(Span::styled(format!("partial: {p}"), v.phase.style().add_modifier(Modifier::BOLD)));
+            if resumes {
+                parts.push(Span::styled("S resumes", accent()));
+            }
+        }
+        None => parts.push(Span::styled(v.phase.label(), v.phase.style().add_modifier(Modifier::BOLD))),
+    }
     if let SweepPhase::Failed(m) = &v.phase {
         parts.push(Span::styled(m.clone(), v.phase.style()));
     }
@@ -372,26 +432,239 @@ fn seed_value(c: &ClaimStats, r: &SeedResult) -> (String, Style) {
     }
 }
 
+/// Rows the seed bands need at least: title, legend, and a chart of 7.
+const BANDS_MIN_H: u16 = 10;
+/// Below this many rows inside the panel the tab is compact: a one-line
+/// header, a short legend, and the rest for the chart.
+const COMPACT_H: u16 = 14;
+/// Rows of the per-seed table shown under the bands when there is room.
+const SEED_ROWS_UNDER_BANDS: usize = 4;
+
+/// What the Sweep tab shows under its header, given the rows it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SweepLayout {
+    /// The claims and the per-seed table (no bands, or `b` chose them).
+    Tables,
+    /// The seed bands alone (the pane is too short for both).
+    Bands,
+    /// The bands above, the tables below.
+    Both,
+}
+
+/// The tab's layout: the bands when there are some and `want_bands`, with
+/// the tables under them when `rows` holds both.
+pub(super) fn layout(has_bands: bool, want_bands: bool, rows: u16, summary_h: u16) -> SweepLayout {
+    if !has_bands || !want_bands {
+        SweepLayout::Tables
+    } else if rows >= BANDS_MIN_H + summary_h + 3 {
+        SweepLayout::Both
+    } else {
+        SweepLayout::Bands
+    }
+}
+
 pub(super) fn draw(frame: &mut Frame, area: Rect, s: &State) {
-    let block = panel(" Sweep ", s.focus == Focus::Pane);
+    let focused = s.focus == Focus::Pane;
     let Some(v) = &s.sweep else {
+        let block = panel(" Sweep ", focused);
         frame.render_widget(Paragraph::new(intro(s.sweep_seeds)).wrap(Wrap { trim: true }).block(block), area);
         return;
     };
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let header = pack(header(v), inner.width as usize);
+    let inner = panel("", false).inner(area);
+    let resumes = v.sweep.partial().is_some() && !v.is_live() && s.sweep_config().same_sweep(&v.sweep.config);
+    let compact = inner.height < COMPACT_H;
+    let header = if compact {
+        // A small pane says only what is unusual: under way, or partial.
+        let usual = v.phase == SweepPhase::Done && v.sweep.partial().is_none();
+        if usual {
+            Vec::new()
+        } else {
+            vec![compact_header(v, inner.width as usize)]
+        }
+    } else {
+        pack(header(v, resumes), inner.width as usize)
+    };
     let (summary, summary_h) = summary(&v.sweep, inner.width);
-    let [head_area, summary_area, caption, seeds] = Layout::vertical([
-        Constraint::Length(header.len() as u16),
-        Constraint::Length(summary_h),
-        Constraint::Length(1),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
+    let rows = inner.height.saturating_sub(header.len() as u16);
+    let shown = layout(!v.bands.is_empty(), s.sweep_bands, rows, summary_h);
+    // The keys of what is shown, in the panel's title.
+    let title = match (shown, v.bands.len()) {
+        (SweepLayout::Tables, 0) => " Sweep ".to_string(),
+        (SweepLayout::Tables, _) => " Sweep · b bands ".to_string(),
+        (SweepLayout::Bands, n) if n > 1 => " Sweep · ←→ chart · b tables ".to_string(),
+        (SweepLayout::Bands, _) => " Sweep · b tables ".to_string(),
+        (SweepLayout::Both, n) if n > 1 => " Sweep · ←→ chart · b hide bands ".to_string(),
+        (SweepLayout::Both, _) => " Sweep · b hide bands ".to_string(),
+    };
+    let block = panel(title, focused);
+    frame.render_widget(block, area);
+    let [head_area, body] =
+        Layout::vertical([Constraint::Length(header.len() as u16), Constraint::Min(0)]).areas(inner);
     frame.render_widget(Paragraph::new(header), head_area);
+    let tables = match shown {
+        SweepLayout::Tables => body,
+        SweepLayout::Bands => {
+            draw_bands(frame, body, v, s.sweep_chart, compact);
+            return;
+        }
+        SweepLayout::Both => {
+            // The tables keep the summary and a few seeds; the bands take the rest.
+            let seeds_h = v.sweep.results.len().min(SEED_ROWS_UNDER_BANDS) as u16 + 2;
+            let tables_h = (summary_h + seeds_h).min(body.height - BANDS_MIN_H);
+            let [bands, tables] =
+                Layout::vertical([Constraint::Min(BANDS_MIN_H), Constraint::Length(tables_h)]).areas(body);
+            draw_bands(frame, bands, v, s.sweep_chart, compact);
+            tables
+        }
+    };
+    let [summary_area, caption, seeds] =
+        Layout::vertical([Constraint::Length(summary_h), Constraint::Length(1), Constraint::Min(0)]).areas(tables);
     frame.render_widget(summary, summary_area);
     draw_seeds(frame, caption, seeds, &v.sweep, s.sweep_scroll);
+}
+
+/// The band at `x`, linearly between the band's points (`None` outside them).
+fn band_at(points: &[BandPoint], x: f64) -> Option<BandPoint> {
+    let i = points.partition_point(|p| p.x < x);
+    let hi = points.get(i)?;
+    if hi.x == x || i == 0 {
+        return (hi.x == x).then_some(*hi);
+    }
+    let lo = points[i - 1];
+    let t = (x - lo.x) / (hi.x - lo.x);
+    let mix = |a: f64, b: f64| a + t * (b - a);
+    Some(BandPoint {
+        x,
+        mean: mix(lo.mean, hi.mean),
+        sd: mix(lo.sd, hi.sd),
+        min: mix(lo.min, hi.min),
+        max: mix(lo.max, hi.max),
+        n: hi.n,
+    })
+}
+
+/// The dots that fill a band on a braille grid of `cols` × `rows` dots over
+/// the chart's bounds: the ±1 sd band in a checkerboard (half the dots), the
+/// rest of the min–max range sparser (one dot in eight), so the two read
+/// apart and the mean line stays visible through both.
+fn band_dots(points: &[BandPoint], bounds: [(f64, f64); 2], cols: usize, rows: usize) -> [Vec<(f64, f64)>; 2] {
+    let [(x0, x1), (y0, y1)] = bounds;
+    let (mut sd, mut range) = (Vec::new(), Vec::new());
+    for c in 0..cols {
+        let x = x0 + (c as f64 + 0.5) / cols as f64 * (x1 - x0);
+        let Some(b) = band_at(points, x) else { continue };
+        for r in 0..rows {
+            let y = y0 + (r as f64 + 0.5) / rows as f64 * (y1 - y0);
+            if (y - b.mean).abs() <= b.sd {
+                if (c + r) % 2 == 0 {
+                    sd.push((x, y));
+                }
+            } else if y >= b.min && y <= b.max && c % 2 == 0 && r % 4 == 0 {
+                range.push((x, y));
+            }
+        }
+    }
+    [sd, range]
+}
+
+/// The header in one line for a small pane: how many seeds, and how the sweep stands.
+fn compact_header(v: &SweepView, width: usize) -> Line<'static> {
+    let text = match v.sweep.partial().filter(|_| !v.is_live()) {
+        Some(p) => p,
+        None => format!("seeds {}/{} · {}", v.done(), v.sweep.config.seeds.len(), v.phase.label()),
+    };
+    Line::styled(ellipsize(&text, width), v.phase.style())
+}
+
+/// The seed bands of the chosen chart: its title (and which of how many),
+/// the legend (every arm in its colour, what line, band and dots are), the
+/// chart. `compact`: the title only when the legend does not already say
+/// it, and a shorter legend.
+fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compact: bool) {
+    let n = v.bands.len();
+    let Some(c) = v.bands.get(chosen % n.max(1)) else { return };
+    let width = area.width as usize;
+    // Compact: the x axis loses its labels (two rows of a chart of four), so the title names x.
+    let which = match compact {
+        true if n > 1 => format!("{}/{n} · x {}", chosen % n + 1, c.x),
+        true => format!("x {}", c.x),
+        false => format!("chart {}/{n} (←→)", chosen % n + 1),
+    };
+    let title_w = if compact { width.saturating_sub(which.chars().count() + 1) } else { width };
+    let mut title = vec![Span::styled(ellipsize(&c.title, title_w), accent().add_modifier(Modifier::BOLD))];
+    if n > 1 || compact {
+        title.push(Span::styled(which.clone(), dim()));
+    }
+    let mut legend: Vec<Span<'static>> = c
+        .arms
+        .iter()
+        .enumerate()
+        .map(|(i, a)| Span::styled(format!("━ {}", a.label), Style::default().fg(theme::series(i))))
+        .collect();
+    if compact {
+        legend.push(Span::styled("⢕ ±1 sd (pop.)", dim()));
+        legend.push(Span::styled("⠁ min–max", dim()));
+    } else {
+        legend.push(Span::styled("line mean", dim()));
+        legend.push(Span::styled("⢕ ±1 sd (population)", dim()));
+        legend.push(Span::styled("⠁ min–max", dim()));
+        let mut seeds = format!("{} seeds", c.seeds);
+        if !v.streams.missing.is_empty() {
+            seeds.push_str(&format!(" ({} without metrics)", v.streams.missing.len()));
+        }
+        legend.push(Span::styled(seeds, dim()));
+    }
+    let lone = c.arms.len() == 1 && c.arms[0].label == c.title;
+    let mut lines = match (compact, lone, n) {
+        // The legend names the chart: at most which of how many.
+        (true, true, _) => vec![Line::styled(format!("chart {which}"), dim())],
+        // One line: the title gives way to the count.
+        (true, false, _) => vec![Line::from(title)],
+        (false, _, _) => pack(title, width),
+    };
+    lines.extend(pack(legend, width));
+    let [text_area, chart_area] =
+        Layout::vertical([Constraint::Length(lines.len() as u16), Constraint::Min(0)]).areas(area);
+    frame.render_widget(Paragraph::new(lines), text_area);
+
+    let (x0, x1) = c.x_range();
+    let (y0, y1) = c.y_range();
+    let y_labels = [value(y0), value(y1)];
+    // The plot inside the axes: the y labels and the axis take the left, the x labels and the axis two rows.
+    let label_w = y_labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16 + 1;
+    let cols = chart_area.width.saturating_sub(label_w) as usize * 2;
+    let rows = chart_area.height.saturating_sub(if compact { 0 } else { 2 }) as usize * 4;
+    let fills: Vec<[Vec<(f64, f64)>; 2]> =
+        c.arms.iter().map(|a| band_dots(&a.points, [(x0, x1), (y0, y1)], cols, rows)).collect();
+    let means: Vec<Vec<(f64, f64)>> = c.arms.iter().map(|a| a.points.iter().map(|p| (p.x, p.mean)).collect()).collect();
+    let dots = |data, i| {
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Scatter)
+            .style(Style::default().fg(theme::series_faint(i)))
+            .data(data)
+    };
+    // Ranges first, then the bands, then every mean on top of every fill.
+    let mut datasets: Vec<Dataset> = fills.iter().enumerate().map(|(i, f)| dots(&f[1], i)).collect();
+    datasets.extend(fills.iter().enumerate().map(|(i, f)| dots(&f[0], i)));
+    datasets.extend(means.iter().enumerate().map(|(i, m)| {
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(theme::series(i)))
+            .data(m)
+    }));
+    let axis = dim();
+    let x_label = |x: f64| if x.fract() == 0.0 { format!("{x:.0}") } else { value(x) };
+    let x_axis = Axis::default().style(axis).bounds([x0, x1]);
+    let x_axis = match compact {
+        true => x_axis,
+        false => x_axis.labels([Span::raw(x_label(x0)), Span::raw(format!("{} {}", c.x, x_label(x1)))]),
+    };
+    let chart = Chart::new(datasets)
+        .x_axis(x_axis)
+        .y_axis(Axis::default().style(axis).bounds([y0, y1]).labels(y_labels.map(Span::raw)));
+    frame.render_widget(chart, chart_area);
 }
 
 /// The gauge while a sweep runs: seeds done of all, and about how long is left.
