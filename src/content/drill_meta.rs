@@ -358,6 +358,11 @@ pub struct ChartSpec {
     /// What the x axis counts: `step` unless the series are over something else (`k`, `turn`, …).
     #[serde(default = "ChartSpec::default_x")]
     pub x: String,
+    /// The legend label of a series matched by a pattern without `*` (its
+    /// whole name otherwise): the main arm of a comparison whose other arms
+    /// carry a suffix, e.g. `loss` beside `loss (β_compare)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 impl ChartSpec {
@@ -367,7 +372,13 @@ impl ChartSpec {
 
     /// The legend label of `name` in this chart, or `None` when no pattern matches it.
     pub fn label_of(&self, name: &str) -> Option<String> {
-        self.series.iter().find_map(|p| match_pattern(p, name))
+        self.series.iter().find_map(|p| {
+            let label = match_pattern(p, name)?;
+            Some(match &self.label {
+                Some(l) if !p.contains('*') => l.clone(),
+                _ => label,
+            })
+        })
     }
 }
 
@@ -583,7 +594,12 @@ mod tests {
     use super::*;
 
     fn chart(title: &str, series: &[&str], x: &str) -> ChartSpec {
-        ChartSpec { title: title.into(), series: series.iter().map(|s| s.to_string()).collect(), x: x.into() }
+        ChartSpec {
+            title: title.into(),
+            series: series.iter().map(|s| s.to_string()).collect(),
+            x: x.into(),
+            label: None,
+        }
     }
 
     #[test]
@@ -615,6 +631,11 @@ mod tests {
             ]
         );
         assert!(g[0].is_single() && !g[1].is_single());
+        // The main arm, named without a suffix, gets the chart's label.
+        let mut dpo = chart("loss by arm", &["loss", "loss (*)"], "step");
+        dpo.label = Some("β".into());
+        assert_eq!(dpo.label_of("loss").as_deref(), Some("β"));
+        assert_eq!(dpo.label_of("loss (β_compare)").as_deref(), Some("β_compare"));
     }
 
     #[test]

@@ -441,7 +441,12 @@ mod tests {
             ("pass@k/T=0.25".to_string(), curve(0.8)),
             ("pass@k/T=1".to_string(), curve(0.9)),
         ];
-        let charts = [ChartSpec { title: "pass@k against k".into(), series: vec!["pass@k/*".into()], x: "k".into() }];
+        let charts = [ChartSpec {
+            title: "pass@k against k".into(),
+            series: vec!["pass@k/*".into()],
+            x: "k".into(),
+            label: None,
+        }];
         let names: Vec<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
         let groups = crate::content::drill_meta::group_series(&charts, &names);
         assert_eq!(groups.len(), 2);
