@@ -386,6 +386,19 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
         lines.push(Line::from(Span::styled(format!("{} saved.", count(ratings, "rating", "ratings")), dim())));
     }
     lines.push(Line::raw(""));
+    let mut tail = vec![Line::raw("")];
+    if s.passes.again.is_empty() {
+        tail.push(Line::raw("Next: r opens Review (it brings items back when they are due), p Progress, Esc back."));
+    } else {
+        tail.push(Line::raw(format!(
+            "Next: a goes over the {} rated ⚠/❌ in this pass again (pass {}) · r opens Review · Esc back.",
+            count(s.passes.again.len(), "item", "items"),
+            s.passes.pass + 1
+        )));
+    }
+    // Rows a line takes once wrapped to the panel.
+    let inner_w = (area.width as usize).saturating_sub(2).max(1);
+    let rows = |ls: &[Line]| -> usize { ls.iter().map(|l| l.width().div_ceil(inner_w).max(1)).sum() };
     let missed = s.missed();
     if missed.is_empty() {
         lines.push(Line::raw("No item missed: every one was ✅ on the first pass."));
@@ -395,10 +408,15 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
             accent(),
         )));
         let sel = s.cursor.min(missed.len() - 1);
-        // Room for the list: what is around it keeps its lines.
-        let room = (area.height as usize).saturating_sub(lines.len() + 6).max(1);
+        // Room for the list (one row each): what is around it keeps its rows.
+        // + 1: words wrap a little later than a row's last column.
+        let around = rows(&lines) + rows(&tail) + 3;
+        let room_all = (area.height as usize).saturating_sub(around).max(1);
+        // The "… k of N shown" line, where there is a row for it.
+        let more_line = missed.len() > room_all && room_all >= 3;
+        let room = if more_line { room_all - 1 } else { room_all };
         let first = sel.saturating_sub(room - 1).min(missed.len().saturating_sub(room));
-        let text_w = (area.width as usize).saturating_sub(24).max(10);
+        let text_w = inner_w.saturating_sub(14).max(10);
         for (i, (q, last)) in missed.iter().enumerate().skip(first).take(room) {
             let first_rating = s.passes.ratings.iter().find(|r| r.0 == q.item.id).map(|r| r.2);
             let wrong = matches!(q.phase, question::Phase::Graded { correct: Some(false), .. });
@@ -415,20 +433,11 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
             }
             lines.push(Line::from(spans));
         }
-        if missed.len() > room {
-            lines.push(Line::from(Span::styled(format!("  … {} in all (↑↓)", missed.len()), dim())));
+        if more_line {
+            lines.push(Line::from(Span::styled(format!("  … {} of {} shown (↑↓)", room, missed.len()), dim())));
         }
     }
-    lines.push(Line::raw(""));
-    if s.passes.again.is_empty() {
-        lines.push(Line::raw("Next: r opens Review (it brings items back when they are due), p Progress, Esc back."));
-    } else {
-        lines.push(Line::raw(format!(
-            "Next: a goes over the {} rated ⚠/❌ in this pass again (pass {}) · r opens Review · Esc back.",
-            count(s.passes.again.len(), "item", "items"),
-            s.passes.pass + 1
-        )));
-    }
+    lines.extend(tail);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(panel(" Result ", accent())), area);
 }
 

@@ -456,7 +456,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 spans.push(Span::raw(format!(" {} {}   ", r.emoji(), r.word())));
             }
             if *correct == Some(false) {
-                spans.push(Span::styled("(✅ needs a right answer)", dim()));
+                spans.push(Span::styled("(wrong: no ✅)", dim()));
             }
             Line::from(spans)
         }
