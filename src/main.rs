@@ -303,7 +303,25 @@ fn study(
     f(&mut store, &mut io)
 }
 
+/// What a closed pipe does to a write: `default` ends the process quietly, as
+/// it ends every Unix tool (`agentlab drill list | head -1`); otherwise the
+/// signal is ignored and the write returns an error (Rust's default, kept for
+/// the TUI, which must restore the terminal whatever happens).
+#[cfg(unix)]
+fn sigpipe(default: bool) {
+    let action = if default { libc::SIG_DFL } else { libc::SIG_IGN };
+    // SAFETY: setting a signal's disposition to SIG_DFL or SIG_IGN installs no handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, action);
+    }
+}
+
+#[cfg(not(unix))]
+fn sigpipe(_default: bool) {}
+
 fn main() -> ExitCode {
+    // Before the arguments are parsed: `agentlab quiz --help | head -1` is a closed pipe too.
+    sigpipe(true);
     agentlab::tune_allocator();
     agentlab::ml::device::init_cpu_threads();
     let args = Cli::parse();
@@ -315,6 +333,9 @@ fn main() -> ExitCode {
         }
     };
     let command = args.command.unwrap_or(Command::Tui);
+    if matches!(command, Command::Tui) {
+        sigpipe(false);
+    }
     // Commands that write into the data dir first clear what killed writes left there.
     if matches!(
         command,

@@ -307,7 +307,7 @@ fn headless_quiz_driven_by_piped_input_scores_and_saves() {
 
     // Review: nothing due yet; --all brings back exactly the ⚠️/❌ items (2, 5 and 7).
     let (out, _) = text(&study(home.path(), &["review"], ""));
-    assert!(out.contains("nothing is due now") && out.contains("3 ⚠️/❌ item(s) are not yet due"), "{out}");
+    assert!(out.contains("nothing is due now") && out.contains("3 ⚠️/❌ items are not yet due"), "{out}");
     let mut input = String::new();
     for k in [2, 5, 7] {
         input.push_str(&format!("{}\n1\n", answer_line(items[k], true)));
@@ -329,7 +329,7 @@ fn headless_quiz_ends_cleanly_at_eof_and_saves_what_was_answered() {
     let o = study(home.path(), &["quiz", "--track", "3", "--level", "L1"], "b\n1\na,b,d\n");
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
-    assert!(out.contains("input ended: 1 answer(s) saved"), "{out}");
+    assert!(out.contains("input ended: 1 rating saved"), "{out}");
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(home.path().join("progress.json")).unwrap()).unwrap();
     assert_eq!(v["items"].as_object().unwrap().len(), 1);
@@ -627,7 +627,7 @@ fn a_session_whose_ratings_cannot_be_saved_says_so_and_fails() {
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(1), "{out}{err}");
         assert!(!out.contains("progress saved"), "{out}");
-        assert!(out.contains("progress NOT saved: 2 of 2 rating(s)"), "{out}");
+        assert!(out.contains("progress NOT saved: 2 of 2 ratings"), "{out}");
         assert!(err.contains("saving progress to") && err.contains("NOT saved"), "{err}");
         let o = study(&dir, &["review", "--retention", "0.8"], "");
         let (out, err) = text(&o);

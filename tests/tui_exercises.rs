@@ -159,3 +159,71 @@ fn a_checked_only_exercise_says_no_drill_trains_with_it() {
     assert!(matches!(a.screen(), Screen::Exercise(_)));
     assert!(a.flash.as_deref().unwrap_or("").contains("checked only"), "{:?}", a.flash);
 }
+
+#[test]
+fn the_list_shows_the_ids_the_cli_takes() {
+    let mut a = app();
+    key(&mut a, KeyCode::Char('e'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("agentlab exercise check ID"), "{s}");
+    for x in a.content.exercises.clone() {
+        assert!(s.contains(&format!("{}  ", x.id)), "{}:\n{s}", x.id);
+    }
+    assert!(s.contains("discounted-returns  Discounted returns  → trains turn-credit-assignment"), "{s}");
+}
+
+#[test]
+fn a_hint_and_the_solution_are_scrolled_into_view_at_both_sizes() {
+    for (w, h) in [(120, 40), (60, 16)] {
+        let mut a = app();
+        open(&mut a, "ppo-clip");
+        let n = a.content.exercise("ppo-clip").unwrap().hints.len();
+        let s = draw(&mut a, w, h);
+        assert!(!s.contains("Hint 1/"), "{w}x{h}:\n{s}");
+        for k in 1..=n {
+            key(&mut a, KeyCode::Char('h'));
+            let s = draw(&mut a, w, h);
+            assert!(s.contains(&format!("Hint {k}/{n}.")), "{w}x{h}, hint {k} not in view:\n{s}");
+        }
+        key(&mut a, KeyCode::Char('S'));
+        let s = draw(&mut a, w, h);
+        assert!(s.contains("A solution") && s.contains(" rhai ") && !s.contains(" rust "), "{w}x{h}:\n{s}");
+        assert!(s.contains("fn ppo_clip("), "{w}x{h}: the solution's code in view:\n{s}");
+        // Scrolling still works from there; S hides it again.
+        key(&mut a, KeyCode::PageUp);
+        key(&mut a, KeyCode::Char('S'));
+        assert!(!draw(&mut a, w, h).contains("A solution"));
+    }
+}
+
+#[test]
+fn the_footer_offers_only_what_works() {
+    let mut a = app();
+    open(&mut a, "ppo-clip");
+    let foot = common::screen_lines(&mut a, 120, 40).pop().unwrap();
+    assert!(foot.contains("h  hint") && !foot.contains("train"), "ppo-clip trains no drill: {foot}");
+    key(&mut a, KeyCode::Char('?'));
+    let s = draw(&mut a, 120, 40);
+    assert!(!s.contains("train the drill"), "{s}");
+    key(&mut a, KeyCode::Esc);
+    key(&mut a, KeyCode::Esc);
+    key(&mut a, KeyCode::Esc);
+    open(&mut a, "grpo-advantages");
+    let foot = common::screen_lines(&mut a, 120, 40).pop().unwrap();
+    assert!(foot.contains("t  train"), "{foot}");
+}
+
+#[test]
+fn check_output_is_wrapped_not_cut() {
+    let mut a = app();
+    open(&mut a, "discounted-returns");
+    // The stub returns an empty array: the reason is longer than the pane.
+    key(&mut a, KeyCode::Char('c'));
+    for (w, h) in [(120, 40), (80, 24)] {
+        let s = draw(&mut a, w, h);
+        // Wrapped onto a continued line, indented: nothing cut at the pane's edge.
+        let text: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains("returned an array") && text.contains("of 0; it must have 4"), "{w}x{h}:\n{s}");
+        assert!(s.contains("FAIL  discounted-returns") && s.contains("got:      error"), "{w}x{h}:\n{s}");
+    }
+}

@@ -61,7 +61,12 @@ pub fn show(content: &Content, id: &str, width: u16) -> Result<ExitCode> {
     if let (Some(d), true) = (&x.drill, x.plug) {
         println!("train with it: agentlab drill run {d} --use {}={}", x.id, path.display());
     }
-    println!("{} hint(s) in the TUI (Exercises, h), or: agentlab exercise hint {} [N]", x.hints.len(), x.id);
+    let n = x.hints.len();
+    println!(
+        "{n} hint{} in the TUI (Exercises, h), or: agentlab exercise hint {} [N]",
+        if n == 1 { "" } else { "s" },
+        x.id
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -13,7 +13,7 @@ use anyhow::{anyhow, Result};
 use chrono::{DateTime, Utc};
 
 use crate::content::tracks::parse_track;
-use crate::content::{Answer, Content, Level, QuizItem};
+use crate::content::{Answer, Content, Level, Link, QuizItem};
 use crate::progress::grade::{self, letter, Response};
 use crate::progress::session::{due_now, quiz_items, weak_not_due, Passes};
 use crate::progress::summary::{drills_passed, summarize};
@@ -65,6 +65,32 @@ pub fn parse_filters(track: Option<&str>, level: Option<&str>) -> Result<(Option
         Some(s) => Some(Level::parse(s).ok_or_else(|| anyhow!("unknown level \"{s}\": use L1, L2, L3 or all"))?),
     };
     Ok((t, l))
+}
+
+/// "1 item", "3 items".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A lab link as plain text, named the way the commands take it:
+/// "sheet 7, § Prompt injection" (`agentlab sheet 7`), "drill grpo-rlvr".
+pub fn link_text(content: &Content, link: &Link) -> String {
+    match link {
+        Link::Sheet { track, section } => {
+            let sheet = content.sheet(*track);
+            match section.as_deref().and_then(|s| sheet.and_then(|sh| sh.section(s))) {
+                Some(sec) => format!("sheet {track}, § {}", sec.title),
+                None => match sheet {
+                    Some(sh) => format!("sheet {track} ({})", sh.meta.title),
+                    None => format!("sheet {track}"),
+                },
+            }
+        }
+        Link::Drill(id) => format!("drill {id}"),
+        Link::Exercise(id) => format!("exercise {id}"),
+        Link::Quiz { track, level: Some(l) } => format!("quiz on track {track}, {l}"),
+        Link::Quiz { track, level: None } => format!("quiz on track {track}"),
+    }
 }
 
 /// Ask one item; `None` when the input ended.
@@ -130,15 +156,15 @@ fn ask_item(
         }
         (Answer::Open { reference }, _) => writeln!(out, "reference answer:\n{reference}")?,
     }
-    let why =
-        crate::content::links::with_link_labels(&item.explanation, &|l| crate::content::links::link_label(content, l));
+    // Links read as text ("→ sheet 7, § Prompt injection"), never as their raw `[sheet:7#…]` form.
+    let why = crate::content::links::with_link_labels(&item.explanation, &|l| Some(link_text(content, l)));
     writeln!(out, "why: {why}")?;
     let mut see = Vec::new();
-    if let Some(s) = &item.sheet {
-        see.push(format!("[sheet:{s}]"));
+    if let Some(l) = item.sheet.as_deref().and_then(|s| Link::parse(&format!("sheet:{s}"))) {
+        see.push(link_text(content, &l));
     }
     if let Some(d) = &item.drill {
-        see.push(format!("[drill:{d}]"));
+        see.push(link_text(content, &Link::Drill(d.clone())));
     }
     if !see.is_empty() {
         writeln!(out, "see: {}", see.join(" · "))?;
@@ -192,7 +218,12 @@ fn run_passes(
         if !repeat || !passes.next_pass() {
             return Ok((passes, false));
         }
-        writeln!(io.out, "\n══ pass {}: {} item(s) rated ⚠️/❌ come back ══", passes.pass, passes.queue.len())?;
+        writeln!(
+            io.out,
+            "\n══ pass {}: {} rated ⚠️/❌ come back ══",
+            passes.pass,
+            count(passes.queue.len(), "item", "items")
+        )?;
     }
 }
 
@@ -207,18 +238,39 @@ fn report(io: &mut Session, passes: &Passes, ended: bool, store: &mut Store) -> 
     let given = passes.ratings.len();
     writeln!(io.out)?;
     match (ended, store.has_unsaved()) {
-        (true, false) => writeln!(io.out, "input ended: {given} answer(s) saved.")?,
-        (true, true) => writeln!(io.out, "input ended after {given} answer(s).")?,
+        (true, false) => writeln!(io.out, "input ended: {} saved.", count(given, "rating", "ratings"))?,
+        (true, true) => writeln!(io.out, "input ended after {}.", count(given, "rating", "ratings"))?,
         (false, _) => {}
     }
-    writeln!(io.out, "score: {right}/{graded} auto-graded correct · ✅ {k} · ⚠️ {f} · ❌ {d}")?;
+    // Each pass's counts add up to its items; over several passes they count ratings.
+    let by_pass = passes.tally_by_pass();
+    if by_pass.len() <= 1 {
+        writeln!(
+            io.out,
+            "score: {right}/{graded} auto-graded correct · ✅ {k} · ⚠️ {f} · ❌ {d} · {}",
+            count(passes.items_rated(), "item", "items")
+        )?;
+    } else {
+        let per: Vec<String> =
+            by_pass.iter().map(|(p, [k, f, d])| format!("pass {p}: ✅ {k} · ⚠️ {f} · ❌ {d}")).collect();
+        writeln!(
+            io.out,
+            "score: {right}/{graded} auto-graded correct on the first pass · {}, {} over {} passes ({})",
+            count(passes.items_rated(), "item", "items"),
+            count(given, "rating", "ratings"),
+            by_pass.len(),
+            per.join("; ")
+        )?;
+        writeln!(io.out, "in all: ✅ {k} · ⚠️ {f} · ❌ {d} (a ⚠️/❌ item is rated again in each pass until it is ✅)")?;
+    }
     if !store.has_unsaved() {
         writeln!(io.out, "progress saved in {}", store.path.display())?;
         return Ok(ExitCode::SUCCESS);
     }
     let why = last_error.map(|e| format!(": {e:#}")).unwrap_or_default();
     let msg = format!(
-        "progress NOT saved: {unsaved} of {given} rating(s) could not be written to {}{why}",
+        "progress NOT saved: {unsaved} of {} could not be written to {}{why}",
+        count(given, "rating", "ratings"),
         store.path.display()
     );
     writeln!(io.out, "{msg}")?;
@@ -246,12 +298,17 @@ pub fn quiz(
         writeln!(io.out, "no quiz items match ({what})")?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(io.out, "quiz: {what} · {} item(s). Answer each, then rate yourself 1/2/3.", items.len())?;
+    writeln!(io.out, "quiz: {what} · {}. Answer each, then rate yourself 1/2/3.", count(items.len(), "item", "items"))?;
     let ids = items.iter().map(|i| i.id.clone()).collect();
     let (passes, ended) = run_passes(io, content, store, ids, false, "item")?;
     let code = report(io, &passes, ended, store)?;
     if !passes.again.is_empty() {
-        writeln!(io.out, "{} item(s) rated ⚠️/❌: `agentlab review --all` brings them back now.", passes.again.len())?;
+        writeln!(
+            io.out,
+            "{} rated ⚠️/❌: `agentlab review --all` brings {} back now.",
+            count(passes.again.len(), "item", "items"),
+            if passes.again.len() == 1 { "it" } else { "them" }
+        )?;
     }
     Ok(code)
 }
@@ -287,22 +344,30 @@ pub fn review(
         if !weak.is_empty() {
             writeln!(
                 io.out,
-                "{} ⚠️/❌ item(s) are not yet due: `agentlab review --all` reviews them now.",
-                weak.len()
+                "{} ⚠️/❌ {} not yet due: `agentlab review --all` reviews {} now.",
+                weak.len(),
+                if weak.len() == 1 { "item is" } else { "items are" },
+                if weak.len() == 1 { "it" } else { "them" }
             )?;
         }
         return Ok(ExitCode::SUCCESS);
     }
     writeln!(
         io.out,
-        "review: {due} item(s) due now{} · desired retention {:.2}",
+        "review: {} due now{} · desired retention {:.2}",
+        count(due, "item", "items"),
         if all { format!(" + {} ⚠️/❌ not yet due", ids.len() - due) } else { String::new() },
         store.progress.settings.desired_retention
     )?;
     let (passes, ended) = run_passes(io, content, store, ids, true, "review")?;
     let code = report(io, &passes, ended, store)?;
     if !all && !ended && !weak.is_empty() {
-        writeln!(io.out, "{} more ⚠️/❌ item(s) are not yet due: `agentlab review --all`.", weak.len())?;
+        writeln!(
+            io.out,
+            "{} more ⚠️/❌ {} not yet due: `agentlab review --all`.",
+            weak.len(),
+            if weak.len() == 1 { "item is" } else { "items are" }
+        )?;
     }
     Ok(code)
 }
@@ -369,4 +434,46 @@ pub fn progress(
     }
     writeln!(out, "desired retention {:.2} · state file {}", s.desired_retention, store.path.display())?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_read_as_text_in_the_headless_quiz() {
+        let content = Content::embedded().unwrap();
+        let sheet = content.sheet(7).unwrap();
+        let sec = sheet.sections.iter().find(|s| s.level == 2).unwrap();
+        let l = Link::Sheet { track: 7, section: Some(sec.slug.clone()) };
+        assert_eq!(link_text(&content, &l), format!("sheet 7, § {}", sec.title));
+        assert_eq!(
+            link_text(&content, &Link::Sheet { track: 7, section: None }),
+            format!("sheet 7 ({})", sheet.meta.title)
+        );
+        assert_eq!(link_text(&content, &Link::Drill("grpo-rlvr".into())), "drill grpo-rlvr");
+
+        // A whole item asked headless: no raw `[sheet:…]` or `[drill:…]` in what it prints.
+        let item = content.items().find(|i| i.sheet.as_deref().is_some_and(|s| s.contains('#')) && i.drill.is_some());
+        let item = item.expect("an item with a sheet section and a drill");
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("progress.json"), Utc::now());
+        let answer = match &item.answer {
+            Answer::Choice { correct, .. } => {
+                correct.iter().map(|&i| letter(i).to_string()).collect::<Vec<_>>().join(",")
+            }
+            Answer::Numeric { value, .. } => value.to_string(),
+            Answer::Order { steps } => (1..=steps.len()).map(|k| k.to_string()).collect::<Vec<_>>().join(" "),
+            Answer::Open { .. } => "x".into(),
+        };
+        let mut input = std::io::Cursor::new(format!("{answer}\n3\n"));
+        let mut out = Vec::new();
+        let now = Utc::now;
+        let mut io = Session { input: &mut input, out: &mut out, now: &now };
+        run_passes(&mut io, &content, &mut store, vec![item.id.clone()], false, "item").unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let see = out.lines().find(|l| l.starts_with("see: ")).expect(&out);
+        assert!(see.starts_with("see: sheet ") && see.contains(", § ") && see.contains(" · drill "), "{see}");
+        assert!(!out.contains("[sheet:") && !out.contains("[drill:") && !out.contains("[quiz:"), "{out}");
+    }
 }

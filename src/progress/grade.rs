@@ -108,15 +108,31 @@ pub fn parse_choice(input: &str, n: usize) -> Result<Vec<usize>, String> {
 
 /// Parse a number (`0.5`, `-1`, `1e-3`, `50%` is refused with a hint).
 pub fn parse_numeric(input: &str) -> Result<f64, String> {
-    let s = input.trim();
+    let s = input.trim().replace('\u{2212}', "-");
+    let s = s.as_str();
     if s.is_empty() {
         return Err("type a number, e.g. 0.5".into());
     }
-    match s.parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        Ok(_) => Err("the answer is a finite number".into()),
-        Err(_) if s.ends_with('%') => Err("write the number without %, e.g. 0.25 rather than 25%".into()),
-        Err(_) => Err(format!("\"{s}\" is not a number: type e.g. 0.5, -1 or 1e-3")),
+    let not_a_number = || format!("\"{s}\" is not a number: type e.g. 0.5, -1, 1e-3 or a fraction such as 1/16");
+    let one = |t: &str| -> Result<f64, String> {
+        match t.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            Ok(_) => Err("the answer is a finite number".into()),
+            Err(_) if t.trim().ends_with('%') => Err("write the number without %, e.g. 0.25 rather than 25%".into()),
+            Err(_) => Err(not_a_number()),
+        }
+    };
+    // A fraction is its value: 1/16 is 0.0625 (not "116").
+    match s.split_once('/') {
+        None => one(s),
+        Some((a, b)) if !b.contains('/') && !a.trim().is_empty() && !b.trim().is_empty() => {
+            let (a, b) = (one(a)?, one(b)?);
+            if b == 0.0 {
+                return Err(format!("\"{s}\" divides by 0"));
+            }
+            Ok(a / b)
+        }
+        Some(_) => Err(not_a_number()),
     }
 }
 
@@ -230,6 +246,15 @@ mod tests {
         assert!(parse_numeric("25%").unwrap_err().contains("without %"));
         assert!(parse_numeric("abc").unwrap_err().contains("not a number"));
         assert!(parse_numeric("inf").is_err());
+        assert_eq!(parse_numeric("1/16"), Ok(0.0625));
+        assert_eq!(parse_numeric(" -3 / 4 "), Ok(-0.75));
+        assert_eq!(parse_numeric("1e-3/2"), Ok(5e-4));
+        assert_eq!(parse_numeric("\u{2212}0.5"), Ok(-0.5));
+        assert_eq!(parse_numeric("-.5"), Ok(-0.5));
+        assert!(parse_numeric("1/0").unwrap_err().contains("divides by 0"));
+        for bad in ["1/", "/2", "1/2/3", "1//2", "a/2", "1 16"] {
+            assert!(parse_numeric(bad).unwrap_err().contains("not a number"), "{bad}");
+        }
         assert_eq!(parse_order("3 1 2", 3), Ok(vec![2, 0, 1]));
         assert_eq!(parse_order("312", 3), Ok(vec![2, 0, 1]));
         assert_eq!(parse_order("cab", 3), Ok(vec![2, 0, 1]));

@@ -65,6 +65,8 @@ pub struct Passes {
     pub again: Vec<String>,
     /// Ratings given in this session, in order.
     pub ratings: Vec<(String, Option<bool>, Rating)>,
+    /// The pass each of `ratings` was given in (1-based).
+    pub rating_pass: Vec<usize>,
 }
 
 impl Passes {
@@ -84,6 +86,7 @@ impl Passes {
                 self.again.push(id.clone());
             }
             self.ratings.push((id, correct, rating));
+            self.rating_pass.push(self.pass);
             self.pos += 1;
         }
     }
@@ -128,7 +131,49 @@ impl Passes {
         }
     }
 
-    /// Count of ✅, ⚠️, ❌ in the session.
+    /// Per pass that has ratings, in order: (pass, count of ✅, ⚠️, ❌).
+    /// Each pass's counts add up to the items rated in it; the session's
+    /// [`tally`](Self::tally) counts ratings, and an item comes back in
+    /// every pass until it is ✅.
+    pub fn tally_by_pass(&self) -> Vec<(usize, [usize; 3])> {
+        let mut out: Vec<(usize, [usize; 3])> = Vec::new();
+        for ((_, _, r), &p) in self.ratings.iter().zip(&self.rating_pass) {
+            if out.last().is_none_or(|(q, _)| *q != p) {
+                out.push((p, [0; 3]));
+            }
+            let t = &mut out.last_mut().expect("just pushed").1;
+            t[Rating::ALL.iter().position(|x| x == r).unwrap_or(0)] += 1;
+        }
+        out
+    }
+
+    /// The distinct items rated in the session.
+    pub fn items_rated(&self) -> usize {
+        let mut seen = std::collections::HashSet::new();
+        self.ratings.iter().filter(|r| seen.insert(&r.0)).count()
+    }
+
+    /// Ids whose first rating in the session was ⚠️/❌ (an auto-graded wrong
+    /// answer is one of them), in the order they were asked, with the last
+    /// rating each got.
+    pub fn missed(&self) -> Vec<(String, Rating)> {
+        let mut out: Vec<(String, Rating)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (id, _, r) in &self.ratings {
+            if seen.insert(id.clone()) && r.comes_back() {
+                out.push((id.clone(), *r));
+            }
+        }
+        for (id, last) in out.iter_mut() {
+            if let Some((_, _, r)) = self.ratings.iter().rev().find(|x| &x.0 == id) {
+                *last = *r;
+            }
+        }
+        out
+    }
+
+    /// Count of ✅, ⚠️, ❌ in the session: ratings, not items (an item
+    /// rated in two passes counts twice).
     pub fn tally(&self) -> [usize; 3] {
         let mut t = [0; 3];
         for (_, _, r) in &self.ratings {
@@ -166,6 +211,10 @@ mod tests {
         assert!(!p.next_pass(), "all ✅: no more passes");
         assert_eq!(p.score(), (1, 2), "score counts the first pass's auto-graded items");
         assert_eq!(p.tally(), [4, 1, 2]);
+        // Each pass adds up to its items; 4 items, 7 ratings.
+        assert_eq!(p.tally_by_pass(), vec![(1, [2, 1, 1]), (2, [1, 0, 1]), (3, [1, 0, 0])]);
+        assert_eq!(p.items_rated(), 4);
+        assert_eq!(p.missed(), vec![("b".to_string(), Rating::Know), ("c".to_string(), Rating::Know)]);
     }
 
     #[test]

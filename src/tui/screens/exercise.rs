@@ -6,8 +6,10 @@
 //! the editor closes, the file is checked at once. `c` checks it again (after
 //! editing it elsewhere), `h` shows the next hint, `t` opens the drill that
 //! trains with it (for the exercises that plug into one), `R` adds the quiz
-//! items on the same idea to review after a failed check.
+//! items on the same idea to review after a failed check. A hint or the
+//! solution just shown is scrolled into view.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
@@ -25,6 +27,7 @@ use crate::markdown::{Doc, Target};
 use crate::progress::Progress;
 use crate::tui::action::{Action, Hint};
 use crate::tui::theme::{accent, bad, dim, good};
+use crate::tui::widgets::wrap_all;
 
 // ------------------------------------------------------------------ list
 
@@ -74,13 +77,15 @@ pub fn draw_list(frame: &mut Frame, area: Rect, s: &ListView, content: &Content,
     let block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [intro, list] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(inner);
-    frame.render_widget(
-        Paragraph::new("Write the algorithm in Rhai; it is checked against the lab's own code, and four of them can train a drill.")
-            .style(dim())
-            .wrap(Wrap { trim: true }),
-        intro,
+    let plugs = content.exercises.iter().filter(|x| x.drill.is_some() && x.plug).count();
+    let text = format!(
+        "Write the algorithm in Rhai; it is checked against the lab's own code, and {plugs} of them can train a \
+         drill. In a shell: agentlab exercise check ID (the ID is the first column)."
     );
+    let intro_h = wrap_all(&text, inner.width as usize).len().clamp(1, 3) as u16;
+    let [intro, list] = Layout::vertical([Constraint::Length(intro_h), Constraint::Min(1)]).areas(inner);
+    frame.render_widget(Paragraph::new(text).style(dim()).wrap(Wrap { trim: true }), intro);
+    let id_w = content.exercises.iter().map(|x| x.id.chars().count()).max().unwrap_or(0);
     let mut items = Vec::new();
     let mut selected = 0;
     let mut track = None;
@@ -94,7 +99,11 @@ pub fn draw_list(frame: &mut Frame, area: Rect, s: &ListView, content: &Content,
             selected = items.len();
         }
         let (m, style) = mark(progress, &x.id);
-        let mut spans = vec![Span::styled(format!(" {m} "), style), Span::raw(x.title.clone())];
+        let mut spans = vec![
+            Span::styled(format!(" {m} "), style),
+            Span::styled(format!("{:<id_w$}  ", x.id), accent()),
+            Span::raw(x.title.clone()),
+        ];
         if let (Some(d), true) = (&x.drill, x.plug) {
             spans.push(Span::styled(format!("  → trains {d}"), dim()));
         }
@@ -118,19 +127,30 @@ pub struct State {
     /// Hints shown so far.
     pub hints_shown: usize,
     pub solution_shown: bool,
-    /// Lines scrolled in the left (task) pane.
-    pub scroll: u16,
+    /// Lines scrolled in the left (task) pane. A cell: drawing clamps it and
+    /// scrolls a hint or the solution just shown into view (only the layout
+    /// knows where they are).
+    pub scroll: Cell<u16>,
+    /// What to bring into view at the next draw.
+    pub reveal: Cell<Option<Reveal>>,
     /// Ask the app to open the editor on `path` (taken by the event loop).
     pub edit_requested: bool,
 }
 
-pub const HINTS: &[Hint] = &[("e", "edit"), ("c", "check"), ("h", "hint"), ("t", "train"), ("Esc", "back")];
-pub const HELP: &[Hint] = &[
+/// A part of the task pane to scroll into view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reveal {
+    /// Hint `k` (0-based).
+    Hint(usize),
+    Solution,
+}
+
+const TRAIN_HELP: Hint = ("t", "train the drill with your function");
+const HELP_ROWS: &[Hint] = &[
     ("e", "edit your file in $EDITOR; it is checked when the editor closes"),
     ("c", "check your file (after editing it in another window)"),
-    ("h", "show the next hint"),
-    ("S", "show a solution (after the last hint, or once you passed)"),
-    ("t", "train the drill with your function (exercises that plug into a drill)"),
+    ("h", "show the next hint (scrolled into view)"),
+    ("S", "show or hide a solution (after the last hint, or once you passed)"),
     ("R", "add the quiz items on this idea to review (after a failed check)"),
     ("o", "open the cheatsheet section that teaches it"),
     ("↑↓ PgUp PgDn", "scroll the task"),
@@ -149,9 +169,52 @@ impl State {
             report: None,
             hints_shown: 0,
             solution_shown: false,
-            scroll: 0,
+            scroll: Cell::new(0),
+            reveal: Cell::new(None),
             edit_requested: false,
         })
+    }
+
+    /// Whether `t` trains a drill with this exercise's function.
+    pub fn trains(&self) -> bool {
+        self.meta.drill.is_some() && self.meta.plug
+    }
+
+    fn solution_open(&self) -> bool {
+        self.report.as_ref().is_some_and(|r| r.passed) || self.hints_shown >= self.meta.hints.len()
+    }
+
+    /// The footer: only the keys that do something here, now.
+    pub fn hints(&self) -> Vec<Hint> {
+        let mut h = vec![("e", "edit"), ("c", "check")];
+        if self.hints_shown < self.meta.hints.len() {
+            h.push(("h", "hint"));
+        }
+        if self.solution_open() {
+            h.push(("S", if self.solution_shown { "hide solution" } else { "solution" }));
+        }
+        if self.trains() {
+            h.push(("t", "train"));
+        }
+        if self.report.as_ref().is_some_and(|r| !r.passed) && !self.meta.quiz.is_empty() {
+            h.push(("R", "review its items"));
+        }
+        h.push(("Esc", "back"));
+        h
+    }
+
+    /// Every key, for the help overlay (`t` only where a drill trains with it).
+    pub fn help(&self) -> Vec<Hint> {
+        let mut h = HELP_ROWS.to_vec();
+        if self.trains() {
+            h.insert(4, TRAIN_HELP);
+        }
+        h
+    }
+
+    fn scroll_by(&self, d: i32) {
+        let v = (self.scroll.get() as i32 + d).clamp(0, u16::MAX as i32);
+        self.scroll.set(v as u16);
     }
 
     pub fn title(&self) -> String {
@@ -176,15 +239,16 @@ impl State {
             KeyCode::Char('h') => {
                 if self.hints_shown < self.meta.hints.len() {
                     self.hints_shown += 1;
+                    self.reveal.set(Some(Reveal::Hint(self.hints_shown - 1)));
                     Action::None
                 } else {
                     Action::Flash("that was the last hint: S shows a solution".into())
                 }
             }
             KeyCode::Char('S') => {
-                let passed = self.report.as_ref().is_some_and(|r| r.passed);
-                if passed || self.hints_shown >= self.meta.hints.len() {
+                if self.solution_open() {
                     self.solution_shown = !self.solution_shown;
+                    self.reveal.set(self.solution_shown.then_some(Reveal::Solution));
                     Action::None
                 } else {
                     Action::Flash(format!(
@@ -207,19 +271,19 @@ impl State {
                 None => Action::None,
             },
             KeyCode::Down | KeyCode::Char('j') => {
-                self.scroll = self.scroll.saturating_add(1);
+                self.scroll_by(1);
                 Action::None
             }
             KeyCode::Up | KeyCode::Char('k') => {
-                self.scroll = self.scroll.saturating_sub(1);
+                self.scroll_by(-1);
                 Action::None
             }
             KeyCode::PageDown => {
-                self.scroll = self.scroll.saturating_add(10);
+                self.scroll_by(10);
                 Action::None
             }
             KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
+                self.scroll_by(-10);
                 Action::None
             }
             KeyCode::Esc | KeyCode::Backspace => Action::Back,
@@ -228,37 +292,125 @@ impl State {
     }
 }
 
+/// The task pane laid out, and where each revealable part is in it.
+struct TaskLines {
+    lines: Vec<Line<'static>>,
+    /// Line ranges of the hints shown, in order.
+    hints: Vec<std::ops::Range<usize>>,
+    solution: Option<std::ops::Range<usize>>,
+}
+
 /// The task, then the hints shown so far (and the solution when asked).
-fn task_lines(s: &State, content: &Content, width: u16) -> Vec<Line<'static>> {
+fn task_lines(s: &State, content: &Content, width: u16) -> TaskLines {
+    let render = |md: &str| {
+        let doc = Doc::parse(md, &|l| link_label(content, l));
+        let open: HashSet<usize> = (0..doc.foldables).collect();
+        doc.layout(width.max(10), &open).lines
+    };
     let mut md = s.meta.task.clone();
     md.push_str(&format!("\n\nTaught in [{}].", s.meta.sheet));
     if let (Some(d), true) = (&s.meta.drill, s.meta.plug) {
         md.push_str(&format!(" Trains [drill:{d}] when you press `t`."));
     }
+    let mut out = TaskLines { lines: render(&md), hints: Vec::new(), solution: None };
+    let part = |out: &mut TaskLines, lines: Vec<Line<'static>>| {
+        out.lines.push(Line::raw(""));
+        let start = out.lines.len();
+        out.lines.extend(lines);
+        start..out.lines.len()
+    };
     for (i, h) in s.meta.hints.iter().take(s.hints_shown).enumerate() {
-        md.push_str(&format!("\n\n**Hint {}/{}.** {h}", i + 1, s.meta.hints.len()));
+        let r = part(&mut out, render(&format!("**Hint {}/{}.** {h}", i + 1, s.meta.hints.len())));
+        out.hints.push(r);
     }
     if s.solution_shown {
-        md.push_str(&format!("\n\n**A solution**\n\n```rust\n{}\n```\n", s.meta.solution.trim_end()));
+        // Rhai, highlighted as Rust (its syntax is Rust-like; syntect has no Rhai), labelled rhai.
+        let mut lines = render(&format!("**A solution**\n\n```rust\n{}\n```\n", s.meta.solution.trim_end()));
+        for l in &mut lines {
+            for span in &mut l.spans {
+                if span.content == " rust " {
+                    span.content = " rhai ".into();
+                }
+            }
+        }
+        out.solution = Some(part(&mut out, lines));
     }
-    let doc = Doc::parse(&md, &|l| link_label(content, l));
-    let open: HashSet<usize> = (0..doc.foldables).collect();
-    doc.layout(width.max(10), &open).lines
+    out
 }
 
-fn report_lines(s: &State) -> Vec<Line<'static>> {
-    match &s.report {
-        None => vec![Line::styled("not checked yet: c checks your file (e edits it)", dim())],
+/// The scroll that shows `part` whole (or its start, when it is taller than
+/// the pane), moving as little as possible from `scroll`.
+fn scroll_to(scroll: usize, part: &std::ops::Range<usize>, height: usize) -> usize {
+    if part.start < scroll {
+        part.start
+    } else if part.end > scroll + height {
+        part.start.min(part.end.saturating_sub(height))
+    } else {
+        scroll
+    }
+}
+
+/// The check's report wrapped to `width` (nothing is cut: a continued line
+/// is indented under its text).
+fn report_lines(s: &State, width: usize) -> Vec<Line<'static>> {
+    let raw: Vec<(String, Style)> = match &s.report {
+        None => vec![("not checked yet: c checks your file (e edits it)".into(), dim())],
         Some(r) => r
             .lines()
             .into_iter()
             .enumerate()
             .map(|(i, l)| match i {
-                0 if r.passed => Line::styled(l, good().add_modifier(Modifier::BOLD)),
-                0 => Line::styled(l, bad().add_modifier(Modifier::BOLD)),
-                _ => Line::raw(l),
+                0 if r.passed => (l, good().add_modifier(Modifier::BOLD)),
+                0 => (l, bad().add_modifier(Modifier::BOLD)),
+                _ => (l, Style::default()),
             })
             .collect(),
+    };
+    let mut out = Vec::new();
+    for (text, style) in raw {
+        let lead = text.chars().take_while(|c| *c == ' ').count();
+        let indent = lead + 2;
+        for (i, piece) in
+            wrap_keeping_spaces(&text, width.max(8), width.saturating_sub(indent).max(8)).into_iter().enumerate()
+        {
+            let pad = if i == 0 { String::new() } else { " ".repeat(indent) };
+            out.push(Line::styled(format!("{pad}{piece}"), style));
+        }
+    }
+    out
+}
+
+/// `text` broken at spaces (inside a word only when it is wider than a line)
+/// into a first line of `first` columns and more of `rest` columns. Unlike
+/// [`wrap_all`] the spaces within a line are kept ("got:      0.5" stays aligned).
+fn wrap_keeping_spaces(text: &str, first: usize, rest: usize) -> Vec<String> {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    let mut out = Vec::new();
+    let mut left = text.trim_end();
+    loop {
+        let width = if out.is_empty() { first } else { rest };
+        if left.width() <= width {
+            out.push(left.to_string());
+            return out;
+        }
+        let (mut w, mut cut, mut space) = (0, left.len(), None);
+        for (i, c) in left.char_indices() {
+            let cw = c.width().unwrap_or(0);
+            if w + cw > width {
+                cut = i;
+                break;
+            }
+            if c == ' ' && !left[..i].trim().is_empty() {
+                space = Some(i);
+            }
+            w += cw;
+        }
+        let at = space.unwrap_or(cut).max(left.chars().next().map_or(1, char::len_utf8));
+        out.push(left[..at].trim_end().to_string());
+        left = left[at..].trim_start();
+        if left.is_empty() {
+            return out;
+        }
     }
 }
 
@@ -277,19 +429,47 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content, progres
         "✗" => "✗ not passed yet",
         _ => "not checked yet",
     };
-    let title = Line::from(vec![
-        Span::raw(format!(" {} · track {} · ", s.meta.title, s.meta.track)),
-        Span::styled(format!("{state} "), mstyle),
-    ]);
+    // Shortened when the pane is narrow: the mark, then the title.
+    let full = format!(" {} · track {} · {state} ", s.meta.title, s.meta.track);
+    let title = if full.chars().count() + 2 <= left.width as usize {
+        Line::from(vec![
+            Span::raw(format!(" {} · track {} · ", s.meta.title, s.meta.track)),
+            Span::styled(format!("{state} "), mstyle),
+        ])
+    } else {
+        Line::from(vec![Span::styled(format!(" {m} "), mstyle), Span::raw(format!("{} ", s.meta.title))])
+    };
     let block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(title);
     let inner = block.inner(left);
     frame.render_widget(block, left);
-    let lines = task_lines(s, content, inner.width);
-    let max_scroll = (lines.len() as u16).saturating_sub(inner.height);
-    frame.render_widget(Paragraph::new(lines).scroll((s.scroll.min(max_scroll), 0)), inner);
+    let task = task_lines(s, content, inner.width);
+    let height = inner.height as usize;
+    let max_scroll = task.lines.len().saturating_sub(height);
+    let mut scroll = (s.scroll.get() as usize).min(max_scroll);
+    let part = match s.reveal.take() {
+        Some(Reveal::Hint(k)) => task.hints.get(k).cloned(),
+        Some(Reveal::Solution) => task.solution.clone(),
+        None => None,
+    };
+    if let Some(p) = part {
+        scroll = scroll_to(scroll, &p, height).min(max_scroll);
+    }
+    s.scroll.set(scroll as u16);
+    let below = task.lines.len().saturating_sub(scroll + height);
+    frame.render_widget(Paragraph::new(task.lines).scroll((scroll as u16, 0)), inner);
+    if below > 0 {
+        let more = format!(" ↓ {below} more line{} (PgDn) ", if below == 1 { "" } else { "s" });
+        let w = (more.chars().count() as u16).min(left.width.saturating_sub(2));
+        let at =
+            Rect { x: left.x + left.width.saturating_sub(w + 2), y: left.y + left.height - 1, width: w, height: 1 };
+        frame.render_widget(Paragraph::new(more).style(dim()), at);
+    }
 
-    let report = report_lines(s);
-    let report_h = (report.len() as u16 + 2).clamp(3, right.height / 2);
+    let report = report_lines(s, right.width.saturating_sub(2) as usize);
+    // The report is whole when it can be (the code, which the editor shows
+    // anyway, keeps one line); when it cannot, the pane says where it is whole.
+    let report_h = (report.len() as u16 + 2).clamp(3, right.height.saturating_sub(3).max(3));
+    let cut = report.len() + 2 > report_h as usize;
     let [code_area, report_area] = Layout::vertical([Constraint::Min(3), Constraint::Length(report_h)]).areas(right);
     let code: Vec<Line> = s
         .code
@@ -303,6 +483,40 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content, progres
     let code_block =
         Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(" your code (e edits it) ");
     frame.render_widget(Paragraph::new(code).wrap(Wrap { trim: false }).block(code_block), code_area);
-    let report_block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(" check ");
+    let mut report_block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(" check ");
+    if cut {
+        report_block = report_block.title_bottom(
+            Line::styled(format!(" more: agentlab exercise check {} ", s.meta.id), dim()).right_aligned(),
+        );
+    }
     frame.render_widget(Paragraph::new(report).wrap(Wrap { trim: false }).block(report_block), report_area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_lines_wrap_whole_and_keep_their_spaces() {
+        let got = "  got:      error: discounted_returns returned an array of 0; it must have 4";
+        let lines = wrap_keeping_spaces(got, 40, 36);
+        assert_eq!(lines[0], "  got:      error: discounted_returns");
+        assert_eq!(lines[1..].join(" "), "returned an array of 0; it must have 4");
+        assert!(lines.iter().skip(1).all(|l| l.chars().count() <= 36), "{lines:?}");
+        // A word wider than a line is split, nothing is lost.
+        assert_eq!(wrap_keeping_spaces("abcdefghij", 4, 4).concat(), "abcdefghij");
+        assert_eq!(wrap_keeping_spaces("FAIL  x: 0 of 4", 40, 36), vec!["FAIL  x: 0 of 4"]);
+    }
+
+    #[test]
+    fn scroll_to_moves_as_little_as_it_can() {
+        // Already in view: stays.
+        assert_eq!(scroll_to(0, &(3..6), 10), 0);
+        // Below: its end at the pane's bottom.
+        assert_eq!(scroll_to(0, &(30..34), 10), 24);
+        // Taller than the pane: its start at the top.
+        assert_eq!(scroll_to(0, &(30..50), 10), 30);
+        // Above: its start at the top.
+        assert_eq!(scroll_to(40, &(30..34), 10), 30);
+    }
 }

@@ -71,7 +71,7 @@ impl Screen {
             Screen::Review(r) => r.hints(),
             Screen::Progress(_) => progress::HINTS.to_vec(),
             Screen::Exercises(_) => exercise::LIST_HINTS.to_vec(),
-            Screen::Exercise(_) => exercise::HINTS.to_vec(),
+            Screen::Exercise(s) => s.hints(),
         }
     }
 
@@ -85,7 +85,7 @@ impl Screen {
             Screen::Review(_) => review::help(),
             Screen::Progress(_) => progress::HELP.to_vec(),
             Screen::Exercises(_) => exercise::LIST_HELP.to_vec(),
-            Screen::Exercise(_) => exercise::HELP.to_vec(),
+            Screen::Exercise(s) => s.help(),
         }
     }
 }

@@ -1,6 +1,9 @@
 //! Quiz: pick a track and a level, then one item at a time; every rating is
-//! saved at once. At the end, the ⚠/❌ items can be gone over again (a new
-//! pass holds only them).
+//! saved at once. The result counts each pass's ratings (they add up to its
+//! items) and lists the items missed on the first pass: `Enter` reopens one
+//! (read-only: the answer given, the expected one, why). `a` goes over the
+//! ⚠/❌ items again (a new pass holds only them); `r` opens Review, as on
+//! Home and Progress.
 
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -12,11 +15,11 @@ use ratatui::Frame;
 
 use crate::content::{Content, Level, TRACKS};
 use crate::progress::session::{quiz_items, Passes};
-use crate::progress::Store;
+use crate::progress::{Rating, Store};
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
-use crate::tui::theme::accent;
-use crate::tui::widgets::question::{self, Outcome, Question};
+use crate::tui::theme::{accent, bad, dim, good};
+use crate::tui::widgets::question::{self, count, pass_lines, Outcome, Question};
 
 /// Level choices on the setup page: L1, L2, L3, all.
 pub const LEVELS: [Option<Level>; 4] = [Some(Level::L1), Some(Level::L2), Some(Level::L3), None];
@@ -39,6 +42,12 @@ pub struct State {
     pub level: Option<Level>,
     pub passes: Passes,
     pub question: Option<Question>,
+    /// Each item as first answered in this quiz (to reopen from the result).
+    pub answered: Vec<Question>,
+    /// The result's selected missed item.
+    pub cursor: usize,
+    /// A missed item reopened from the result (read-only).
+    pub reopened: Option<Box<Question>>,
 }
 
 pub fn level_name(level: Option<Level>) -> String {
@@ -53,7 +62,16 @@ impl State {
     pub fn setup(track: u8, level: Option<Level>) -> State {
         let ti = TRACKS.iter().position(|t| t.number == track).unwrap_or(0);
         let li = LEVELS.iter().position(|l| *l == level).unwrap_or(0);
-        State { phase: Phase::Setup { track: ti, level: li }, track, level, passes: Passes::default(), question: None }
+        State {
+            phase: Phase::Setup { track: ti, level: li },
+            track,
+            level,
+            passes: Passes::default(),
+            question: None,
+            answered: Vec::new(),
+            cursor: 0,
+            reopened: None,
+        }
     }
 
     /// Start right away on `track` × `level` (a `[quiz:3/L2]` link).
@@ -66,6 +84,8 @@ impl State {
     fn begin(&mut self, content: &Content) {
         let ids = quiz_items(content, Some(self.track), self.level, None).iter().map(|i| i.id.clone()).collect();
         self.passes = Passes::new(ids);
+        self.answered.clear();
+        self.cursor = 0;
         self.phase = Phase::Asking;
         self.load_current(content);
     }
@@ -88,6 +108,16 @@ impl State {
         self.phase == Phase::Asking && self.question.as_ref().is_some_and(Question::is_typing)
     }
 
+    /// The items missed on the first pass (first rated ⚠/❌), each with the
+    /// question as answered then and its last rating in this quiz.
+    pub fn missed(&self) -> Vec<(&Question, Rating)> {
+        self.passes
+            .missed()
+            .into_iter()
+            .filter_map(|(id, last)| self.answered.iter().find(|q| q.item.id == id).map(|q| (q, last)))
+            .collect()
+    }
+
     pub fn hints(&self) -> Vec<Hint> {
         match &self.phase {
             Phase::Setup { .. } => vec![("↑↓", "track"), ("←→", "level"), ("Enter", "start"), ("Esc", "back")],
@@ -96,10 +126,18 @@ impl State {
                 h.push(("Esc", "leave"));
                 h
             }
-            Phase::Done if !self.passes.again.is_empty() => {
-                vec![("r", "again: ⚠/❌ items"), ("v", "review"), ("Esc", "back")]
+            Phase::Done if self.reopened.is_some() => self.reopened.as_ref().map(|q| q.hints()).unwrap_or_default(),
+            Phase::Done => {
+                let mut h = Vec::new();
+                if !self.missed().is_empty() {
+                    h.extend([("↑↓", "missed item"), ("Enter", "reopen")]);
+                }
+                if !self.passes.again.is_empty() {
+                    h.push(("a", "again: ⚠/❌ items"));
+                }
+                h.extend([("r", "review"), ("p", "progress"), ("Esc", "back")]);
+                h
             }
-            Phase::Done => vec![("v", "review"), ("p", "progress"), ("Esc", "back")],
         }
     }
 
@@ -143,6 +181,9 @@ impl State {
                     Outcome::Follow(t) => Action::Follow(t),
                     Outcome::Rated { correct, rating } => {
                         let item = q.item.clone();
+                        if !self.answered.iter().any(|a| a.item.id == item.id) {
+                            self.answered.push(q.clone());
+                        }
                         let saved = store.record(&item.id, item.track, item.level, correct, rating, now);
                         self.passes.rate(correct, rating);
                         self.load_current(content);
@@ -156,17 +197,49 @@ impl State {
                     }
                 }
             }
-            Phase::Done => match key.code {
-                KeyCode::Char('r') if self.passes.next_pass() => {
-                    self.phase = Phase::Asking;
-                    self.load_current(content);
-                    Action::None
+            Phase::Done if self.reopened.is_some() => {
+                let q = self.reopened.as_mut().expect("checked");
+                match q.on_key(key) {
+                    Outcome::Back => {
+                        self.reopened = None;
+                        Action::None
+                    }
+                    Outcome::Flash(m) => Action::Flash(m),
+                    Outcome::Follow(t) => Action::Follow(t),
+                    Outcome::None | Outcome::Rated { .. } => Action::None,
                 }
-                KeyCode::Char('v') => Action::OpenReview,
-                KeyCode::Char('p') => Action::OpenProgress,
-                KeyCode::Esc | KeyCode::Backspace | KeyCode::Enter => Action::Back,
-                _ => Action::None,
-            },
+            }
+            Phase::Done => {
+                let n = self.missed().len();
+                match key.code {
+                    KeyCode::Char('a') if self.passes.next_pass() => {
+                        self.phase = Phase::Asking;
+                        self.load_current(content);
+                        Action::None
+                    }
+                    KeyCode::Char('a') => Action::Flash("every item is ✅: nothing to go over again".into()),
+                    KeyCode::Down | KeyCode::Char('j') if self.cursor + 1 < n => {
+                        self.cursor += 1;
+                        Action::None
+                    }
+                    KeyCode::Up | KeyCode::Char('k') => {
+                        self.cursor = self.cursor.saturating_sub(1);
+                        Action::None
+                    }
+                    KeyCode::Enter if n > 0 => {
+                        let missed = self.missed();
+                        let (q, last) = missed[self.cursor.min(n - 1)];
+                        let first = self.passes.ratings.iter().find(|r| r.0 == q.item.id).map_or(last, |r| r.2);
+                        self.reopened = Some(Box::new(q.reopened(first)));
+                        Action::None
+                    }
+                    KeyCode::Char('r') => Action::OpenReview,
+                    KeyCode::Char('v') => Action::Flash("Review is r (as on Home)".into()),
+                    KeyCode::Char('p') => Action::OpenProgress,
+                    KeyCode::Esc | KeyCode::Backspace | KeyCode::Enter => Action::Back,
+                    _ => Action::None,
+                }
+            }
         }
     }
 }
@@ -180,8 +253,9 @@ pub fn help() -> Vec<Hint> {
     ];
     h.extend_from_slice(question::HELP);
     h.extend_from_slice(&[
-        ("r", "at the end: go over the ⚠/❌ items again"),
-        ("v p", "at the end: open Review / Progress"),
+        ("↑↓ Enter", "at the end: choose a missed item / reopen it (Esc back to the result)"),
+        ("a", "at the end: go over the ⚠/❌ items again (a new pass)"),
+        ("r p", "at the end: open Review (r, as on Home) / Progress"),
         ("Esc", "leave the quiz (every rating is already saved)"),
     ]);
     h
@@ -214,7 +288,21 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
                 question::draw(frame, area, q, status, content);
             }
         }
-        Phase::Done => draw_done(frame, area, s),
+        Phase::Done => match &s.reopened {
+            Some(q) => {
+                let status = Line::from(vec![
+                    Span::styled(" missed item ", crate::tui::theme::badge(crate::tui::theme::ACCENT)),
+                    Span::raw(format!(
+                        "  track {} · {} · {} · as you answered it",
+                        q.item.track,
+                        q.item.level,
+                        kind_name(q)
+                    )),
+                ]);
+                question::draw(frame, area, q, status, content);
+            }
+            None => draw_done(frame, area, s),
+        },
     }
 }
 
@@ -236,7 +324,7 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{} ", t.number), Style::default().fg(Color::Yellow)),
                 Span::raw(format!("{:<34}", t.title)),
-                Span::styled(format!("{n:>3} items"), Style::default().fg(Color::DarkGray)),
+                Span::styled(format!("{:>9}", count(n, "item", "items")), Style::default().fg(Color::DarkGray)),
             ]))
         })
         .collect();
@@ -256,7 +344,12 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
     let t = &TRACKS[track];
     let n = quiz_items(content, Some(t.number), LEVELS[level], None).len();
     lines.push(Line::raw(""));
-    lines.push(Line::raw(format!("Track {} · {} · {n} items.", t.number, level_name(LEVELS[level]))));
+    lines.push(Line::raw(format!(
+        "Track {} · {} · {}.",
+        t.number,
+        level_name(LEVELS[level]),
+        count(n, "item", "items")
+    )));
     lines.push(Line::raw(""));
     lines.push(Line::from(Span::styled("Next: Enter starts the quiz.", Style::default().fg(Color::DarkGray))));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(panel(" 2. Level ", accent())), right);
@@ -264,27 +357,87 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
 
 fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
     let (right, graded) = s.passes.score();
-    let [k, f, d] = s.passes.tally();
+    let items = s.passes.items_rated();
+    let ratings = s.passes.ratings.len();
     let mut lines = vec![
         Line::from(Span::styled(
             format!("Quiz done · track {} · {}", s.track, level_name(s.level)),
             accent().add_modifier(Modifier::BOLD),
         )),
         Line::raw(""),
-        Line::raw(format!("Auto-graded: {right}/{graded} correct on the first pass.")),
-        Line::raw(format!("Your ratings: ✅ {k} know · ⚠ {f} fuzzy · ❌ {d} don't (saved).")),
-        Line::raw(""),
     ];
-    if s.passes.again.is_empty() {
-        lines.push(Line::raw("Every item of this pass is ✅. Review brings items back when they are due."));
-        lines.push(Line::raw("Next: v opens Review, p shows Progress, Esc goes back."));
+    let open = s.passes.ratings.iter().take(items).filter(|r| r.1.is_none()).count();
+    let mut graded_line = format!("Auto-graded: {right}/{graded} correct on the first pass");
+    if open > 0 {
+        graded_line.push_str(&format!(" ({} you rated yourself)", count(open, "open item", "open items")));
+    }
+    lines.push(Line::raw(graded_line + "."));
+    lines.extend(pass_lines(&s.passes).into_iter().map(Line::raw));
+    if ratings > items {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{} in all, {} saved: a ⚠/❌ item is rated again in each pass until it is ✅.",
+                count(items, "item", "items"),
+                count(ratings, "rating", "ratings")
+            ),
+            dim(),
+        )));
     } else {
-        lines.push(Line::raw(format!(
-            "{} item(s) rated ⚠/❌ in this pass. Next: r goes over them again (pass {}).",
-            s.passes.again.len(),
+        lines.push(Line::from(Span::styled(format!("{} saved.", count(ratings, "rating", "ratings")), dim())));
+    }
+    lines.push(Line::raw(""));
+    let mut tail = vec![Line::raw("")];
+    if s.passes.again.is_empty() {
+        tail.push(Line::raw("Next: r opens Review (it brings items back when they are due), p Progress, Esc back."));
+    } else {
+        tail.push(Line::raw(format!(
+            "Next: a goes over the {} rated ⚠/❌ in this pass again (pass {}) · r opens Review · Esc back.",
+            count(s.passes.again.len(), "item", "items"),
             s.passes.pass + 1
         )));
     }
+    // Rows a line takes once wrapped to the panel.
+    let inner_w = (area.width as usize).saturating_sub(2).max(1);
+    let rows = |ls: &[Line]| -> usize { ls.iter().map(|l| l.width().div_ceil(inner_w).max(1)).sum() };
+    let missed = s.missed();
+    if missed.is_empty() {
+        lines.push(Line::raw("No item missed: every one was ✅ on the first pass."));
+    } else {
+        lines.push(Line::from(Span::styled(
+            format!("Missed on the first pass ({}): ↑↓ choose, Enter reopens one", missed.len()),
+            accent(),
+        )));
+        let sel = s.cursor.min(missed.len() - 1);
+        // Room for the list (one row each): what is around it keeps its rows.
+        // + 1: words wrap a little later than a row's last column.
+        let around = rows(&lines) + rows(&tail) + 3;
+        let room_all = (area.height as usize).saturating_sub(around).max(1);
+        // The "… k of N shown" line, where there is a row for it.
+        let more_line = missed.len() > room_all && room_all >= 3;
+        let room = if more_line { room_all - 1 } else { room_all };
+        let first = sel.saturating_sub(room - 1).min(missed.len().saturating_sub(room));
+        let text_w = inner_w.saturating_sub(14).max(10);
+        for (i, (q, last)) in missed.iter().enumerate().skip(first).take(room) {
+            let first_rating = s.passes.ratings.iter().find(|r| r.0 == q.item.id).map(|r| r.2);
+            let wrong = matches!(q.phase, question::Phase::Graded { correct: Some(false), .. });
+            let mut spans = vec![
+                Span::raw(if i == sel { "▶ " } else { "  " }),
+                if wrong { Span::styled("✗ ", bad()) } else { Span::raw("  ") },
+                Span::raw(format!("{} ", first_rating.map_or("", |r| r.emoji()))),
+            ];
+            let prompt = q.item.prompt.lines().next().unwrap_or("");
+            let style = if i == sel { Style::default().add_modifier(Modifier::REVERSED) } else { Style::default() };
+            spans.push(Span::styled(crate::tui::widgets::ellipsize(prompt, text_w), style));
+            if first_rating != Some(*last) {
+                spans.push(Span::styled(format!("  now {}", last.emoji()), good()));
+            }
+            lines.push(Line::from(spans));
+        }
+        if more_line {
+            lines.push(Line::from(Span::styled(format!("  … {} of {} shown (↑↓)", room, missed.len()), dim())));
+        }
+    }
+    lines.extend(tail);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(panel(" Result ", accent())), area);
 }
 

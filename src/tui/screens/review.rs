@@ -16,7 +16,7 @@ use crate::progress::Store;
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
 use crate::tui::theme::accent;
-use crate::tui::widgets::question::{self, Outcome, Question};
+use crate::tui::widgets::question::{self, count, pass_lines, Outcome, Question};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
@@ -170,22 +170,31 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
             question::draw(frame, area, q, status, content);
         }
         None => {
-            let [k, f, d] = s.passes.tally();
             let mut lines =
                 vec![Line::from(Span::styled("Review", accent().add_modifier(Modifier::BOLD))), Line::raw("")];
             if s.passes.ratings.is_empty() {
                 lines.push(Line::raw("Nothing is due now."));
             } else {
+                let (items, ratings) = (s.passes.items_rated(), s.passes.ratings.len());
                 lines.push(Line::raw(format!(
-                    "Done: {} answers · ✅ {k} · ⚠ {f} · ❌ {d} · every item of the last pass is ✅.",
-                    s.passes.ratings.len()
+                    "Done: {} reviewed, {}; every item of the last pass is ✅.",
+                    count(items, "item", "items"),
+                    count(ratings, "rating", "ratings")
                 )));
+                lines.extend(pass_lines(&s.passes).into_iter().map(Line::raw));
+                if ratings > items {
+                    lines.push(Line::from(Span::styled(
+                        "A ⚠/❌ item is rated again in each pass until it is ✅.",
+                        Style::default().fg(Color::DarkGray),
+                    )));
+                }
             }
             lines.push(Line::raw(""));
             if s.more > 0 {
                 lines.push(Line::raw(format!(
-                    "{} item(s) rated ⚠/❌ are not due yet. Next: m reviews them now.",
-                    s.more
+                    "{} rated ⚠/❌ {} not due yet. Next: m reviews them now.",
+                    count(s.more, "item", "items"),
+                    if s.more == 1 { "is" } else { "are" }
                 )));
             } else {
                 lines.push(Line::raw("No ⚠/❌ item is waiting. Next: Esc goes back; take a quiz from Home (z)."));

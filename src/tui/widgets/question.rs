@@ -5,7 +5,10 @@
 //! toggle, then Enter); `numeric` — type a number, Enter; `order` — `↑↓`
 //! select, `J`/`K` (or Shift-↑↓) move the step, Enter; `open` — type notes
 //! (optional), Enter reveals the reference. Then the explanation and links,
-//! and the rating 1 ✅ / 2 ⚠ / 3 ❌ (✅ is refused after a wrong answer).
+//! and the rating 1 ✅ / 2 ⚠ / 3 ❌ (✅ is not offered after a wrong answer).
+//! A numeric answer may be a fraction (`1/16` is 0.0625). A question can be
+//! reopened from a quiz's result, read-only: the answer given, the expected
+//! one and why, with the rating it got.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,6 +21,7 @@ use crate::content::links::link_label;
 use crate::content::{Answer, Content, Link, QuizItem};
 use crate::markdown::Target;
 use crate::progress::grade::{self, letter, Response};
+use crate::progress::session::Passes;
 use crate::progress::Rating;
 use crate::tui::action::Hint;
 use crate::tui::theme::{accent, bad, dim, good, key_style};
@@ -57,6 +61,8 @@ pub struct Question {
     pub error: Option<String>,
     /// Scroll of the graded view.
     pub scroll: u16,
+    /// Reopened from a result, read-only: the rating it got then.
+    pub rated: Option<Rating>,
 }
 
 impl Question {
@@ -74,7 +80,13 @@ impl Question {
             cursor: 0,
             error: None,
             scroll: 0,
+            rated: None,
         }
+    }
+
+    /// This question, answered and rated `rating`, to look at again (read-only).
+    pub fn reopened(&self, rating: Rating) -> Question {
+        Question { rated: Some(rating), scroll: 0, error: None, ..self.clone() }
     }
 
     fn multi(&self) -> bool {
@@ -103,6 +115,12 @@ impl Question {
         }
         match self.phase.clone() {
             Phase::Answering => self.answer_key(key),
+            Phase::Graded { .. } if self.rated.is_some() => match key.code {
+                KeyCode::Enter | KeyCode::Backspace => Outcome::Back,
+                // Already rated: the links and the scroll only.
+                KeyCode::Char('1'..='3') => Outcome::None,
+                _ => self.rate_key(key, None),
+            },
             Phase::Graded { correct, .. } => self.rate_key(key, correct),
         }
     }
@@ -133,15 +151,19 @@ impl Question {
                 _ => {}
             },
             Answer::Numeric { .. } => match key.code {
-                KeyCode::Char(c) if c.is_ascii_digit() || "+-.eE".contains(c) => {
-                    if self.input.len() < 24 {
-                        self.input.push(c);
-                    }
-                    self.error = None;
+                KeyCode::Char(c) if c.is_ascii_digit() || "+-.eE/".contains(c) => {
+                    // At most 24 characters (all ASCII here).
+                    self.input.push(c);
+                    self.input.truncate(24);
                 }
-                KeyCode::Char(_) => self.error = Some("only a number: digits, '.', '-', 'e'".into()),
+                // Said until the answer changes otherwise (Backspace, Enter): a refused key is not lost silently.
+                KeyCode::Char(c) => {
+                    self.error =
+                        Some(format!("only a number: '{c}' refused (digits . - e, or a fraction such as 1/16)"))
+                }
                 KeyCode::Backspace => {
                     self.input.pop();
+                    self.error = None;
                 }
                 KeyCode::Enter => match grade::parse_numeric(&self.input) {
                     Ok(x) => self.submit(Response::Numeric(x)),
@@ -219,8 +241,13 @@ impl Question {
 
     pub fn hints(&self) -> Vec<Hint> {
         match (&self.phase, &self.item.answer) {
-            (Phase::Graded { .. }, _) => {
-                let mut h = vec![("1 2 3", "rate ✅ ⚠ ❌"), ("↑↓", "scroll")];
+            (Phase::Graded { correct, .. }, _) => {
+                let mut h = match (self.rated, correct) {
+                    (Some(_), _) => vec![("Esc", "back to the result"), ("↑↓", "scroll")],
+                    // ✅ is not offered after a wrong answer.
+                    (None, Some(false)) => vec![("2 3", "rate ⚠ ❌"), ("↑↓", "scroll")],
+                    (None, _) => vec![("1 2 3", "rate ✅ ⚠ ❌"), ("↑↓", "scroll")],
+                };
                 if self.item.sheet.is_some() {
                     h.push(("s", "sheet"));
                 }
@@ -231,20 +258,37 @@ impl Question {
             }
             (_, Answer::Choice { .. }) if self.multi() => vec![("a b c…", "toggle"), ("Enter", "submit")],
             (_, Answer::Choice { .. }) => vec![("a b c…", "answer")],
-            (_, Answer::Numeric { .. }) => vec![("0-9 . - e", "type"), ("Enter", "submit")],
+            (_, Answer::Numeric { .. }) => vec![("0-9 . - e /", "type"), ("Enter", "submit")],
             (_, Answer::Order { .. }) => vec![("↑↓", "select"), ("J K", "move step"), ("Enter", "submit")],
             (_, Answer::Open { .. }) => vec![("type", "notes (optional)"), ("Enter", "reveal")],
         }
     }
 }
 
+/// "1 item", "3 items".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One line per pass: its ratings, which add up to the items asked in it.
+pub fn pass_lines(passes: &Passes) -> Vec<String> {
+    passes
+        .tally_by_pass()
+        .into_iter()
+        .map(|(p, [k, f, d])| {
+            let what = if p == 1 { "First pass".to_string() } else { format!("Pass {p} (⚠/❌ again)") };
+            format!("{what}: {} · ✅ {k} know · ⚠ {f} fuzzy · ❌ {d} don't", count(k + f + d, "item", "items"))
+        })
+        .collect()
+}
+
 /// Every key of a question, for the help overlay.
 pub const HELP: &[Hint] = &[
     ("a b c …", "choice: answer (one correct) or toggle (several), Enter submits"),
-    ("0-9 . - e", "numeric: type the number, Enter submits, Backspace erases"),
+    ("0-9 . - e /", "numeric: type the number (1e-3, -0.5, a fraction 1/16), Enter submits"),
     ("↑↓ / J K", "order: select a step / move it down or up (also Shift-↑↓), Enter submits"),
     ("Enter", "open: reveal the reference answer (typing notes is optional)"),
-    ("1 2 3", "rate: ✅ know · ⚠ fuzzy · ❌ don't (no ✅ after a wrong answer)"),
+    ("1 2 3", "rate: ✅ know · ⚠ fuzzy · ❌ don't (after a wrong answer only 2 3)"),
     ("s d", "open the item's cheatsheet section / drill"),
     ("↑↓ j k", "scroll the explanation"),
 ];
@@ -313,6 +357,8 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 .push(Line::from(vec![Span::raw("Your answer: "), Span::styled(format!("{}█", q.input), accent())])),
             Some((resp, _)) => {
                 let said = match resp {
+                    // A fraction is shown as typed and as its value.
+                    Response::Numeric(x) if q.input.contains('/') => format!("{} = {x}", q.input.trim()),
                     Response::Numeric(x) => format!("{x}"),
                     _ => String::new(),
                 };
@@ -394,13 +440,23 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
 
     // What to do next, always visible.
     let next: Line = match (&q.phase, &q.item.answer) {
+        (Phase::Graded { .. }, _) if q.rated.is_some() => {
+            let r = q.rated.expect("checked");
+            Line::from(vec![
+                Span::raw(format!("You rated it {} {} (saved). ", r.emoji(), r.word())),
+                Span::styled(" Esc ", key_style()),
+                Span::raw(" back to the result"),
+            ])
+        }
         (Phase::Graded { correct, .. }, _) => {
             let mut spans = vec![Span::raw("Rate yourself: ")];
-            for r in Rating::ALL {
-                let refused = !r.allowed(*correct);
-                let style = if refused { dim().add_modifier(Modifier::CROSSED_OUT) } else { Style::default() };
+            // Only what is accepted: no ✅ after a wrong answer.
+            for r in Rating::ALL.into_iter().filter(|r| r.allowed(*correct)) {
                 spans.push(Span::styled(format!(" {} ", r.key()), key_style()));
-                spans.push(Span::styled(format!(" {} {}   ", r.emoji(), r.word()), style));
+                spans.push(Span::raw(format!(" {} {}   ", r.emoji(), r.word())));
+            }
+            if *correct == Some(false) {
+                spans.push(Span::styled("(wrong: no ✅)", dim()));
             }
             Line::from(spans)
         }
@@ -410,7 +466,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
         (_, Answer::Choice { choices, .. }) => {
             Line::raw(format!("Press the letter of your answer (a–{}).", letter(choices.len() - 1)))
         }
-        (_, Answer::Numeric { .. }) => Line::raw("Type a number and press Enter."),
+        (_, Answer::Numeric { .. }) => Line::raw("Type a number (0.25, 1/16, 1e-3) and press Enter."),
         (_, Answer::Order { .. }) => Line::raw("↑↓ select a step, J/K move it, Enter when the order is right."),
         (_, Answer::Open { .. }) => Line::raw("Think (or type notes), then Enter to reveal the reference answer."),
     };

@@ -1,0 +1,235 @@
+//! The Quiz and Review screens in ratatui's TestBackend: numeric answers
+//! (fractions), the ratings offered after a wrong answer, the result that adds
+//! up and lists the missed items, and `r` for Review everywhere.
+
+mod common;
+
+use agentlab::content::{Answer, Content, QuizItem};
+use agentlab::progress::session::Passes;
+use agentlab::progress::{Rating, Store};
+use agentlab::tui::screens::{quiz, Screen};
+use agentlab::tui::widgets::question::Question;
+use agentlab::tui::App;
+use chrono::{DateTime, TimeZone, Utc};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn isolated_home() {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        std::env::set_var("AGENTLAB_HOME", d.path());
+        d
+    });
+}
+
+fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 4, 1, 9, 0, 0).unwrap()
+}
+
+/// An app on its own temporary progress file, at a fixed time.
+fn study_app(dir: &std::path::Path) -> App {
+    isolated_home();
+    let store = Store::open(&dir.join("progress.json"), t0());
+    let mut a = App::with_store(Content::embedded().unwrap(), store);
+    a.now_override = Some(t0());
+    a.refresh_summary();
+    draw(&mut a, 120, 40);
+    a
+}
+
+fn draw(app: &mut App, w: u16, h: u16) -> String {
+    common::screen_lines(app, w, h).join("\n")
+}
+
+fn footer(app: &mut App, w: u16, h: u16) -> String {
+    common::screen_lines(app, w, h).pop().unwrap()
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+fn keys(app: &mut App, s: &str) {
+    for c in s.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// A quiz screen over the given items, as the quiz would show them.
+fn quiz_over(a: &mut App, ids: &[&str]) {
+    let item = a.content.items().find(|i| i.id == ids[0]).unwrap().clone();
+    let mut s = quiz::State::setup(item.track, None);
+    s.passes = Passes::new(ids.iter().map(|s| s.to_string()).collect());
+    s.phase = quiz::Phase::Asking;
+    s.question = Some(Question::new(&item));
+    a.stack.push(Screen::Quiz(Box::new(s)));
+}
+
+/// Single-answer choice items of track 3: (item, its right letter, a wrong letter).
+fn choice_items(content: &Content, n: usize) -> Vec<(QuizItem, char, char)> {
+    content
+        .items()
+        .filter(|i| i.track == 3)
+        .filter_map(|i| match &i.answer {
+            Answer::Choice { correct, .. } if correct.len() == 1 => {
+                let right = (b'a' + correct[0] as u8) as char;
+                let wrong = if correct[0] == 0 { 'b' } else { 'a' };
+                Some((i.clone(), right, wrong))
+            }
+            _ => None,
+        })
+        .take(n)
+        .collect()
+}
+
+#[test]
+fn a_fraction_is_its_value_and_a_refused_key_says_why_until_the_answer_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    let num = a.content.items().find(|i| matches!(i.answer, Answer::Numeric { .. })).unwrap().clone();
+    quiz_over(&mut a, &[&num.id]);
+    // "1/16" is typed as it is, not as "116".
+    keys(&mut a, "1/16");
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Your answer: 1/16█"), "{s}");
+    // A key that is not part of a number is refused with the reason, which
+    // stays on screen while the learner types on.
+    keys(&mut a, "x2");
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Your answer: 1/162█"), "{s}");
+    assert!(s.contains("only a number: 'x' refused") && s.contains("fraction such as 1/16"), "{s}");
+    key(&mut a, KeyCode::Backspace);
+    let s = draw(&mut a, 120, 40);
+    assert!(!s.contains("only a number"), "{s}");
+    // 1/0 is refused with its reason; the item is still being answered.
+    for _ in 0..3 {
+        key(&mut a, KeyCode::Backspace);
+    }
+    keys(&mut a, "/0");
+    key(&mut a, KeyCode::Enter);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("\"1/0\" divides by 0") && s.contains("Your answer: 1/0█"), "{s}");
+    key(&mut a, KeyCode::Backspace);
+    keys(&mut a, "16");
+    key(&mut a, KeyCode::Enter);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Your answer: 1/16 = 0.0625") && s.contains("Expected:"), "{s}");
+}
+
+#[test]
+fn after_a_wrong_answer_only_fuzzy_and_dont_are_offered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    let items = choice_items(&a.content, 2);
+    quiz_over(&mut a, &[&items[0].0.id, &items[1].0.id]);
+    // Right: all three ratings.
+    keys(&mut a, &items[0].1.to_string());
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains(" 1  ✅ know") && s.contains(" 2  ⚠ fuzzy"), "{s}");
+    assert!(footer(&mut a, 120, 40).contains("1 2 3  rate ✅ ⚠ ❌"), "{}", footer(&mut a, 120, 40));
+    key(&mut a, KeyCode::Char('1'));
+    // Wrong: ✅ is not offered, in the rating line nor in the footer.
+    keys(&mut a, &items[1].2.to_string());
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("✗ Not quite"), "{s}");
+    assert!(!s.contains("✅ know"), "✅ offered after a wrong answer:\n{s}");
+    assert!(s.contains(" 2  ⚠ fuzzy") && s.contains(" 3  ❌ don't") && s.contains("(wrong: no ✅)"), "{s}");
+    let f = footer(&mut a, 120, 40);
+    assert!(f.contains("2 3  rate ⚠ ❌") && !f.contains("1 2 3"), "{f}");
+    // Still refused with its reason when typed anyway.
+    key(&mut a, KeyCode::Char('1'));
+    assert!(draw(&mut a, 120, 40).contains("cannot be ✅"));
+}
+
+#[test]
+fn the_result_adds_up_lists_the_missed_items_and_reopens_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    let items = choice_items(&a.content, 3);
+    let ids: Vec<&str> = items.iter().map(|x| x.0.id.as_str()).collect();
+    quiz_over(&mut a, &ids);
+    // 1: right ✅; 2: wrong ❌; 3: right but ⚠.
+    keys(&mut a, &format!("{}1{}3{}2", items[0].1, items[1].2, items[2].1));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Auto-graded: 2/3 correct on the first pass"), "{s}");
+    assert!(s.contains("First pass: 3 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 1 don't"), "{s}");
+    assert!(s.contains("3 ratings saved"), "{s}");
+    assert!(s.contains("Missed on the first pass (2)"), "{s}");
+    let prompt = |k: usize| items[k].0.prompt.lines().next().unwrap().chars().take(40).collect::<String>();
+    assert!(s.contains(&prompt(1)) && s.contains(&prompt(2)) && !s.contains(&prompt(0)), "{s}");
+    let f = footer(&mut a, 120, 40);
+    assert!(f.contains("Enter  reopen") && f.contains("a  again") && f.contains("r  review"), "{f}");
+    // a: a second pass over the two, both ✅ now.
+    key(&mut a, KeyCode::Char('a'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("item 1/2") && s.contains("pass 2"), "{s}");
+    keys(&mut a, &format!("{}1{}1", items[1].1, items[2].1));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("First pass: 3 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 1 don't"), "{s}");
+    assert!(s.contains("Pass 2 (⚠/❌ again): 2 items · ✅ 2 know · ⚠ 0 fuzzy · ❌ 0 don't"), "{s}");
+    assert!(s.contains("3 items in all, 5 ratings saved"), "{s}");
+    assert!(s.contains("Missed on the first pass (2)") && s.contains("now ✅"), "{s}");
+    // Enter reopens the selected missed item: the answer given, why, the rating it got.
+    key(&mut a, KeyCode::Down);
+    key(&mut a, KeyCode::Enter);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("missed item") && s.contains(&prompt(2)), "{s}");
+    assert!(s.contains("✓ Correct") && s.contains("Why") && s.contains("You rated it ⚠ fuzzy"), "{s}");
+    // Read-only: a rating key changes nothing; Esc goes back to the result.
+    key(&mut a, KeyCode::Char('1'));
+    assert_eq!(a.store.progress.items[&items[2].0.id].last_rating(), Some(Rating::Know));
+    key(&mut a, KeyCode::Esc);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Quiz done") && s.contains("Missed on the first pass"), "{s}");
+    key(&mut a, KeyCode::Up);
+    key(&mut a, KeyCode::Enter);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains(&prompt(1)) && s.contains("✗ Not quite") && s.contains("You rated it ❌ don't"), "{s}");
+    key(&mut a, KeyCode::Esc);
+    // At 60×16 the result still shows its counts and the missed items.
+    let s = draw(&mut a, 60, 16);
+    assert!(s.contains("First pass") && s.contains("Missed"), "{s}");
+    // r opens Review, as on Home; v says so.
+    key(&mut a, KeyCode::Char('v'));
+    assert!(a.flash.as_deref().unwrap_or("").contains("Review is r"), "{:?}", a.flash);
+    key(&mut a, KeyCode::Char('r'));
+    assert!(matches!(a.screen(), Screen::Review(_)), "{}", a.screen().title());
+}
+
+#[test]
+fn r_is_review_on_home_and_the_result_and_the_help_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    key(&mut a, KeyCode::Char('r'));
+    assert!(matches!(a.screen(), Screen::Review(_)));
+    key(&mut a, KeyCode::Esc);
+    let items = choice_items(&a.content, 1);
+    quiz_over(&mut a, &[&items[0].0.id]);
+    keys(&mut a, &format!("{}1", items[0].1));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("1 item · ✅ 1 know") && s.contains("1 rating saved"), "singulars:\n{s}");
+    assert!(s.contains("No item missed"), "{s}");
+    key(&mut a, KeyCode::Char('?'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("open Review (r, as on Home)") && s.contains("go over the ⚠/❌ items again"), "{s}");
+}
+
+#[test]
+fn review_done_counts_items_and_ratings_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    let items = choice_items(&a.content, 2);
+    let earlier = t0() - chrono::Duration::days(30);
+    for (i, _, _) in &items {
+        a.store.record(&i.id, i.track, i.level, Some(true), Rating::Know, earlier).unwrap();
+    }
+    key(&mut a, KeyCode::Char('r'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("review 1/2"), "{s}");
+    // First ⚠, second ✅; pass 2 brings the first back, ✅.
+    keys(&mut a, &format!("{}2{}1{}1", items[0].1, items[1].1, items[0].1));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Done: 2 items reviewed, 3 ratings"), "{s}");
+    assert!(s.contains("First pass: 2 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 0 don't"), "{s}");
+    assert!(s.contains("Pass 2 (⚠/❌ again): 1 item · ✅ 1 know"), "{s}");
+}
