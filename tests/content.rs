@@ -314,3 +314,78 @@ fn text_values_round_trip_through_records_and_typed_params() {
     let t: Typed = parse_params(&params).unwrap();
     assert_eq!((t.model.as_str(), t.a.as_str(), t.steps), ("smollm2", "42", 3));
 }
+
+/// Every content file on disk, as `Content::from_files` takes them.
+fn disk_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["cheatsheets", "quizzes", "drills", "exercises"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "md" || x == "toml") {
+                    let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                    out.push((rel, std::fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A sheet that copies a drill's number goes stale when the README is
+/// re-measured: validation fails on the sheet's old text, which quoted
+/// grpo-rlvr's numbers from an earlier sweep, and passes on the text that
+/// cites the README instead.
+#[test]
+fn a_sheet_quoting_a_number_its_drill_readme_lacks_fails_validation() {
+    let files = disk_files();
+    assert!(Content::from_files(files.clone()).is_ok());
+    let stale = "Over seeds 1–20 of the drill's quick preset, the lenient arm's reward rose\nby a median 0.127 while its exact accuracy fell by 0.414 and 90% of its\nanswers hedged; the exact arm's accuracy rose by 0.185, mostly by dropping\nthe warm start's hedges.";
+    let files: Vec<(String, String)> = files
+        .into_iter()
+        .map(|(p, t)| {
+            if p == "cheatsheets/06-self-improving.md" {
+                let at = t
+                    .find("The numbers over seeds 1–20 of the quick preset are in the claims table")
+                    .expect("the paragraph citing the README");
+                let end = at + t[at..].find("\n\n").unwrap();
+                let t = format!("{}{stale}{}", &t[..at], &t[end..]);
+                (p, t)
+            } else {
+                (p, t)
+            }
+        })
+        .collect();
+    let Err(err) = Content::from_files(files) else { panic!("the stale numbers are caught") };
+    let err = err.to_string();
+    for n in ["quotes 0.414 about drill grpo-rlvr", "quotes 0.185 about drill grpo-rlvr"] {
+        assert!(err.contains(n), "{n}: {err}");
+    }
+    // 0.127 happens to be in the README (the gap of both arms at lr = 0), so it passes: the check reads the README.
+    assert!(!err.contains("quotes 0.127"), "{err}");
+}
+
+/// Learner-facing texts say what numbers are, not when they changed.
+#[test]
+fn learner_texts_carry_no_maintainer_notes() {
+    let notes = ["2026-", "re-measured", "kernel change", "the change of", "a session could", "this stop"];
+    let mut found = Vec::new();
+    for (path, text) in disk_files() {
+        if path.ends_with("drill.toml") {
+            continue;
+        }
+        for (i, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            for n in notes {
+                if lower.contains(n) {
+                    found.push(format!("{path}:{}: {n:?} in {line:?}", i + 1));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

@@ -9,6 +9,7 @@ pub mod drill_meta;
 pub mod exercise_meta;
 pub mod links;
 pub mod quiz;
+pub mod quoted;
 pub mod recompute;
 pub mod sheet;
 pub mod tracks;
@@ -416,6 +417,21 @@ impl Content {
                 if let Err(m) = link.and_then(|l| resolve(&l)) {
                     push(&s.file, line, None, m)
                 }
+            }
+            // A drill's number copied into a sheet goes stale when the README is re-measured.
+            let readmes: Vec<(&str, &str)> = self.drills.iter().map(|d| (d.id.as_str(), d.readme.as_str())).collect();
+            for u in quoted::unsupported_numbers(&s.body, &readmes) {
+                push(
+                    &s.file,
+                    Some(u.line + s.body_line_offset),
+                    None,
+                    format!(
+                        "quotes {} about drill {}, whose README does not have it (not even rounded): cite the \
+                         README's table instead of copying it, or copy the current number",
+                        u.number,
+                        u.drills.join(" / ")
+                    ),
+                );
             }
         }
         let mut ids = std::collections::HashMap::new();

@@ -2,7 +2,9 @@
 //!
 //! * [`RingBuffer`] keeps the most recent `capacity` items (FIFO).
 //! * [`Reservoir`] keeps a uniform sample of *everything seen so far*
-//!   (Vitter's algorithm R): item n (1-based) enters with probability k/n,
+//!   (Algorithm R, which Knuth credits to Alan Waterman; Vitter analysed it
+//!   in "Random Sampling with a Reservoir", 1985): item n (1-based) enters
+//!   with probability k/n,
 //!   replacing a random slot, so each of the n items seen is in the buffer with
 //!   probability k/n — old tasks are not crowded out by the newest one.
 

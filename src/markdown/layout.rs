@@ -103,10 +103,16 @@ struct Out {
     last_blank: bool,
     last_link: Option<Target>,
     group: usize,
+    /// Blank columns before every emitted line (the centred text column).
+    indent: usize,
 }
 
 impl Out {
-    fn emit(&mut self, line: OutLine) {
+    fn emit(&mut self, mut line: OutLine) {
+        if self.indent > 0 {
+            line.pieces.insert(0, (" ".repeat(self.indent), Style::default(), None));
+            line.width += self.indent;
+        }
         let idx = self.r.lines.len();
         let mut plain = String::new();
         let mut spans = Vec::new();
@@ -157,12 +163,23 @@ impl Out {
 impl Doc {
     /// Lay the document out at `width` columns with the given `<details>` open.
     pub fn layout(&self, width: u16, open: &HashSet<usize>) -> Rendered {
-        let width = width.max(20) as usize;
+        self.layout_measure(width, width, open)
+    }
+
+    /// Lay the document out in `width` columns with text lines at most
+    /// `measure` wide (a comfortable reading measure), the text column
+    /// centred. Code blocks may run on to the right edge and a table wider
+    /// than the measure is centred in the whole width.
+    pub fn layout_measure(&self, width: u16, measure: u16, open: &HashSet<usize>) -> Rendered {
+        let full = width.max(20) as usize;
+        let width = (measure as usize).clamp(20, full);
+        let margin = (full - width) / 2;
         let mut out = Out {
-            r: Rendered { width: width as u16, ..Default::default() },
+            r: Rendered { width: full as u16, ..Default::default() },
             last_blank: true,
             last_link: None,
             group: 0,
+            indent: margin,
         };
         for block in &self.blocks {
             if !block.inside.iter().all(|id| open.contains(id)) {
@@ -216,9 +233,21 @@ impl Doc {
                         out.emit(l);
                     }
                 }
-                BlockKind::Code { lang, lines } => code_block(&mut out, block, lang, lines, avail),
+                BlockKind::Code { lang, lines } => {
+                    // Code does not reflow: it may use the columns right of the measure.
+                    let avail = (full - margin).saturating_sub(prefix_w).max(10);
+                    code_block(&mut out, block, lang, lines, avail)
+                }
                 BlockKind::Table { aligns, header, rows } => {
-                    table(&mut out, &block.first, &block.rest, aligns, header, rows, avail)
+                    let avail = full.saturating_sub(prefix_w).max(10);
+                    let t = table(&block.first, &block.rest, aligns, header, rows, avail);
+                    // In the text column if it fits there, else centred in the whole width.
+                    let w = t.iter().map(|l| l.width).max().unwrap_or(0);
+                    out.indent = if w <= width { margin } else { full.saturating_sub(w) / 2 };
+                    for l in t {
+                        out.emit(l);
+                    }
+                    out.indent = margin;
                 }
                 BlockKind::Summary { id, text } => {
                     let is_open = open.contains(id);
@@ -357,43 +386,62 @@ fn code_block(out: &mut Out, block: &super::Block, lang: &str, lines: &[Vec<(Sty
     out.emit(foot);
 }
 
-/// Column widths that fit `avail`: natural widths, shrinking the widest first.
-fn column_widths(natural: &[usize], avail: usize) -> Vec<usize> {
-    let n = natural.len();
-    let chrome = 3 * n + 1; // "│ " + " " per column, and the closing "│"
-    let budget = avail.saturating_sub(chrome).max(n * 3);
-    let mut w: Vec<usize> = natural.iter().map(|&x| x.max(1)).collect();
-    while w.iter().sum::<usize>() > budget {
-        let (i, &max) = w.iter().enumerate().max_by_key(|(_, &x)| x).expect("non-empty");
-        if max <= 3 {
-            break;
-        }
-        w[i] -= 1;
-    }
-    w
+/// The widest word of a cell: a run without whitespace, `_`-joined
+/// identifiers and `**bold**,` included.
+fn longest_word(cell: &[Seg]) -> usize {
+    let text: String = cell.iter().map(|s| s.text.as_str()).collect();
+    text.split_whitespace().map(|w| w.width()).max().unwrap_or(0)
 }
 
+/// Column widths that fit `avail`: natural widths, shrinking the widest
+/// first but never below a column's widest word, so that cells wrap
+/// between words. `None` when even the widest words do not fit side by side.
+fn column_widths(natural: &[usize], words: &[usize], avail: usize) -> Option<Vec<usize>> {
+    let n = natural.len();
+    let chrome = 3 * n + 1; // "│ " + " " per column, and the closing "│"
+    let budget = avail.checked_sub(chrome)?;
+    let floor: Vec<usize> = words.iter().map(|&x| x.max(1)).collect();
+    if floor.iter().sum::<usize>() > budget {
+        return None;
+    }
+    let mut w: Vec<usize> = natural.iter().zip(&floor).map(|(&x, &f)| x.max(f)).collect();
+    while w.iter().sum::<usize>() > budget {
+        // The widest column that can still give up a column.
+        let i = (0..n).filter(|&i| w[i] > floor[i]).max_by_key(|&i| (w[i], std::cmp::Reverse(i)))?;
+        w[i] -= 1;
+    }
+    Some(w)
+}
+
+/// A table laid out in `avail` columns: as a grid when its columns fit with
+/// every word whole, else one record per row ("header: value" lines), so a
+/// narrow screen splits a table between cells and never inside a word that
+/// fits on a line.
 fn table(
-    out: &mut Out,
     first: &[Seg],
     rest: &[Seg],
     aligns: &[Alignment],
     header: &[Vec<Seg>],
     rows: &[Vec<Vec<Seg>>],
     avail: usize,
-) {
+) -> Vec<OutLine> {
     let ncols = header.len().max(rows.iter().map(|r| r.len()).max().unwrap_or(0));
     if ncols == 0 {
-        return;
+        return Vec::new();
     }
     let cell_w = |c: &Vec<Seg>| c.iter().map(|s| s.text.width()).sum::<usize>();
     let mut natural = vec![0; ncols];
+    let mut words = vec![0; ncols];
     for row in std::iter::once(header).chain(rows.iter().map(|r| r.as_slice())) {
         for (i, c) in row.iter().enumerate() {
             natural[i] = natural[i].max(cell_w(c));
+            words[i] = words[i].max(longest_word(c));
         }
     }
-    let widths = column_widths(&natural, avail);
+    let Some(widths) = column_widths(&natural, &words, avail) else {
+        return records(first, rest, header, rows, avail);
+    };
+    let mut lines = Vec::new();
     let border = styles::dim();
     let rule = |l: &str, m: &str, r: &str| {
         let mut s = String::from(l);
@@ -404,15 +452,15 @@ fn table(
         s
     };
     let mut is_first = true;
-    let mut emit_rule = |out: &mut Out, text: String| {
+    let mut emit_rule = |lines: &mut Vec<OutLine>, text: String| {
         let mut l = OutLine::default();
         l.push_segs(if is_first { first } else { rest });
         is_first = false;
         l.push(&text, border, None);
-        out.emit(l);
+        lines.push(l);
     };
-    emit_rule(out, rule("┌", "┬", "┐"));
-    let emit_row = |out: &mut Out, row: &[Vec<Seg>], bold: bool| {
+    emit_rule(&mut lines, rule("┌", "┬", "┐"));
+    let emit_row = |lines: &mut Vec<OutLine>, row: &[Vec<Seg>], bold: bool| {
         let wrapped: Vec<Vec<OutLine>> = (0..ncols)
             .map(|i| {
                 let mut segs = row.get(i).cloned().unwrap_or_default();
@@ -448,15 +496,65 @@ fn table(
                 l.push(&" ".repeat(right + 1), Style::default(), None);
                 l.push("│", border, None);
             }
-            out.emit(l);
+            lines.push(l);
         }
     };
-    emit_row(out, header, true);
-    emit_rule(out, rule("├", "┼", "┤"));
+    emit_row(&mut lines, header, true);
+    emit_rule(&mut lines, rule("├", "┼", "┤"));
     for row in rows {
-        emit_row(out, row, false);
+        emit_row(&mut lines, row, false);
     }
-    emit_rule(out, rule("└", "┴", "┘"));
+    emit_rule(&mut lines, rule("└", "┴", "┘"));
+    lines
+}
+
+/// A table too wide for its columns, one record per row: the first cell on
+/// the rule that opens the record, then each other cell as "header: value",
+/// wrapped at words under itself.
+fn records(first: &[Seg], rest: &[Seg], header: &[Vec<Seg>], rows: &[Vec<Vec<Seg>>], avail: usize) -> Vec<OutLine> {
+    let border = styles::dim();
+    let bold = |segs: &[Seg]| -> Vec<Seg> {
+        segs.iter().map(|s| Seg { style: s.style.add_modifier(Modifier::BOLD), ..s.clone() }).collect()
+    };
+    let seg = |text: &str, style: Style| Seg { text: text.into(), style, link: None };
+    let blank = |c: &[Seg]| c.iter().all(|s| s.text.trim().is_empty());
+    let with = |prefix: &[Seg], more: Seg| -> Vec<Seg> {
+        let mut v = prefix.to_vec();
+        v.push(more);
+        v
+    };
+    // `wrap` counts the prefixes in its width; `avail` does not.
+    let avail = avail + rest.iter().map(|s| s.text.width()).sum::<usize>();
+    let mut lines = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let lead = if r == 0 { "┌─ " } else { "├─ " };
+        let p = if r == 0 { first } else { rest };
+        let mut title = Vec::new();
+        if let Some(h) = header.first().filter(|h| !blank(h)) {
+            title.extend(h.iter().map(|s| Seg { style: styles::dim(), ..s.clone() }));
+            title.push(seg(": ", styles::dim()));
+        }
+        title.extend(bold(row.first().map_or(&[][..], |c| c.as_slice())));
+        lines.extend(wrap(&title, &with(p, seg(lead, border)), &with(rest, seg("│    ", border)), avail));
+        for (i, cell) in row.iter().enumerate().skip(1) {
+            if blank(cell) {
+                continue;
+            }
+            let mut segs = Vec::new();
+            if let Some(h) = header.get(i).filter(|h| !blank(h)) {
+                segs.extend(bold(h));
+                segs.push(seg(":", styles::text().add_modifier(Modifier::BOLD)));
+                segs.push(seg(" ", styles::text()));
+            }
+            segs.extend(cell.iter().cloned());
+            lines.extend(wrap(&segs, &with(rest, seg("│ ", border)), &with(rest, seg("│   ", border)), avail));
+        }
+    }
+    let mut foot = OutLine::default();
+    foot.push_segs(rest);
+    foot.push("└─", border, None);
+    lines.push(foot);
+    lines
 }
 
 #[cfg(test)]
@@ -561,5 +659,52 @@ mod tests {
         assert!(text.contains("  ◦ nested"), "{text}");
         assert!(text.contains("2. second"));
         assert!(text.contains("│ quoted text"));
+    }
+
+    #[test]
+    fn table_columns_keep_their_widest_word() {
+        let md = "| claim | holds when | seeds |\n|---|---|---|\n| `verifier_beats_self_critic` | mean kept score with the verifier's critique minus with the model's own ≥ 0.1 | 20/20 |\n";
+        for width in [40u16, 50, 60, 80] {
+            let r = render(md, width);
+            let text = r.to_plain_text();
+            assert!(text.contains("verifier_beats_self_critic"), "{width}: {text}");
+            for l in &r.plain {
+                assert!(l.width() <= width as usize, "{width}: {l:?} overflows");
+            }
+        }
+        // At 60 the grid fits with the identifier whole.
+        assert!(render(md, 60).plain[0].starts_with('┌'));
+    }
+
+    #[test]
+    fn a_table_too_narrow_for_its_words_becomes_records() {
+        let md = "| claim | holds when | breaks with |\n|---|---|---|\n| `self_critic_misses_own_errors` | share of its own wrong drafts | `correct_draft_frac = 0` |\n| `refine_gain` | kept minus draft | `critic = self` |\n";
+        let r = render(md, 40);
+        let text = r.to_plain_text();
+        assert!(text.contains("┌─ claim: self_critic_misses_own_errors"), "{text}");
+        assert!(text.contains("│ breaks with: correct_draft_frac = 0"), "{text}");
+        assert!(text.contains("├─ claim: refine_gain"), "{text}");
+        assert!(text.trim_end().ends_with("└─"), "{text}");
+        for l in &r.plain {
+            assert!(l.width() <= 40, "{l:?} overflows");
+        }
+    }
+
+    #[test]
+    fn the_measure_centres_prose_and_lets_wide_tables_out() {
+        let words = "word ".repeat(80);
+        let md = format!("{words}\n\n| a | b |\n|---|---|\n| {} | {} |\n", "x".repeat(70), "y".repeat(60));
+        let r = Doc::parse_plain(&md).layout_measure(140, 100, &HashSet::new());
+        // Prose: 20 columns in, at most 100 wide.
+        for l in r.plain.iter().take_while(|l| !l.trim_start().starts_with('┌')) {
+            assert!(l.starts_with(&" ".repeat(20)) && !l.starts_with(&" ".repeat(21)), "{l:?}");
+            assert!(l.trim_end().width() <= 120, "{l:?}");
+        }
+        // The table (137 wide) is centred in the whole 140.
+        let top = r.plain.iter().find(|l| l.contains('┌')).unwrap();
+        assert_eq!(top.find('┌'), Some(1), "{top:?}");
+        // Without a measure nothing moves.
+        let plain = Doc::parse_plain(&md).layout(140, &HashSet::new());
+        assert!(plain.plain[0].starts_with("word"));
     }
 }

@@ -19,6 +19,10 @@ use crate::tui::action::Action;
 use crate::tui::action::Hint;
 use crate::tui::theme::accent;
 
+/// The widest a line of running text gets in the reader (the column is
+/// centred in a wider window); about 100 columns reads comfortably.
+pub const MEASURE: u16 = 100;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
     Text,
@@ -174,7 +178,7 @@ impl State {
     fn relayout(&mut self, width: u16) {
         // Keep the reader on the same heading across a re-wrap.
         let anchor = self.rendered.heading_at(self.top);
-        self.rendered = self.doc.layout(width, &self.open);
+        self.rendered = self.doc.layout_measure(width, MEASURE, &self.open);
         if let Some(h) = anchor {
             if let Some(l) = self.rendered.line_of_heading(h) {
                 self.top = l;
@@ -270,7 +274,7 @@ impl State {
         }
         let width = self.rendered.width;
         let top = self.top;
-        self.rendered = self.doc.layout(width, &self.open);
+        self.rendered = self.doc.layout_measure(width, MEASURE, &self.open);
         self.top = top;
         if let Some(q) = self.search.as_ref().map(|s| s.query.clone()) {
             self.run_search(&q, false);
@@ -597,4 +601,134 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ]),
     };
     frame.render_widget(Paragraph::new(status), status_area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use unicode_width::UnicodeWidthChar;
+
+    /// The reader drawn at `w`×`h` at each scroll position a page apart,
+    /// every screen's rows, and the state after the last page.
+    fn pages(mut s: State, w: u16, h: u16) -> (Vec<Vec<String>>, State) {
+        let area = Rect::new(0, 0, w, h);
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut screens = Vec::new();
+        s.prepare(area);
+        loop {
+            term.draw(|f| draw(f, area, &s)).unwrap();
+            let buf = term.backend().buffer().clone();
+            let rows = (0..h)
+                .map(|y| {
+                    let mut line = String::new();
+                    let mut x = 0;
+                    while x < w {
+                        let sym = buf[(x, y)].symbol();
+                        line.push_str(sym);
+                        x += sym.width().max(1) as u16;
+                    }
+                    line
+                })
+                .collect();
+            screens.push(rows);
+            if s.top >= s.max_top() {
+                break;
+            }
+            s.top = (s.top + s.height).min(s.max_top());
+        }
+        (screens, s)
+    }
+
+    /// Drill README tables wrap between words (or fall back to one record a
+    /// row): an identifier such as `verifier_beats_self_critic` is never cut.
+    #[test]
+    fn drill_tables_never_split_an_identifier() {
+        let content = Content::embedded().unwrap();
+        let readme = &content.drill("self-refine-loop").unwrap().readme;
+        let id = "verifier_beats_self_critic";
+        let want = readme.matches(id).count();
+        assert!(want >= 3, "the README names {id}");
+        for (w, h) in [(120, 40), (80, 24), (200, 60)] {
+            let s = State::for_drill(&content, "self-refine-loop").unwrap();
+            let (screens, s) = pages(s, w, h);
+            let text = s.rendered().plain.join("\n");
+            assert_eq!(text.matches(id).count(), want, "{w}×{h}: {id} split:\n{text}");
+            // What is drawn is what was laid out: each screen shows it whole.
+            let drawn: usize = screens.iter().map(|rows| rows.join("\n").matches(id).count()).sum();
+            assert!(drawn >= want, "{w}×{h}: drawn {drawn} times");
+            for rows in &screens {
+                for row in rows {
+                    assert!(
+                        !row.trim_end_matches(['│', ' ']).ends_with("verifier_beats_se"),
+                        "{w}×{h}: cut in {row:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// At 200 columns the sheet's running text keeps to the measure, in a
+    /// column centred in the text pane.
+    #[test]
+    fn wide_screens_centre_a_text_column_of_the_measure() {
+        let content = Content::embedded().unwrap();
+        let s = State::for_track(&content, 0, None).unwrap();
+        let (w, h) = (200, 60);
+        let (screens, s) = pages(s, w, h);
+        let (_, text, _) = s.areas(Rect::new(0, 0, w, h));
+        // Borders and padding: one column each side.
+        let inner = text.width as usize - 4;
+        let margin = (inner - MEASURE as usize) / 2;
+        assert!(margin >= 20, "a 200-column screen leaves room to centre: {margin}");
+        let left = text.x as usize + 2 + margin;
+        let mut prose = 0;
+        let mut leads = std::collections::BTreeSet::new();
+        for rows in &screens {
+            for row in rows.iter().take(s.height) {
+                // Columns, not chars: an emoji takes two.
+                let cells: Vec<String> = {
+                    let mut v = Vec::new();
+                    for sym in row.chars() {
+                        v.push(sym.to_string());
+                        if sym.width().unwrap_or(0) == 2 {
+                            v.push(String::new());
+                        }
+                    }
+                    v
+                };
+                let pane = &cells[text.x as usize + 2..(text.x + text.width) as usize - 2];
+                let body: String = pane.concat();
+                let body = body.trim();
+                // Tables, code and quotes have frames; running text does not.
+                if body.is_empty() || body.starts_with(['┌', '│', '├', '└', '╭', '╰', '┬']) {
+                    continue;
+                }
+                let lead = pane.iter().take_while(|c| c.as_str() == " ").count();
+                let end = pane.iter().rposition(|c| c.as_str() != " ").unwrap() + 1;
+                // List items and quotes indent inside the column, never out of it.
+                assert!(text.x as usize + 2 + lead >= left, "left of the column: {row:?}");
+                leads.insert(text.x as usize + 2 + lead);
+                assert!(end <= margin + MEASURE as usize, "wider than the measure: {row:?}");
+                assert!(inner - end >= margin, "right margin at least the left: {row:?}");
+                prose += 1;
+            }
+        }
+        assert!(prose > 200, "the sheet's prose was seen: {prose} lines");
+        assert_eq!(leads.first(), Some(&left), "paragraphs start at the column's left edge");
+        // Some line of prose uses most of the measure (it is a measure, not a shrink).
+        let longest = s.rendered().plain.iter().map(|l| l.trim_end().width()).filter(|&x| x <= margin + 100).max();
+        assert!(longest.unwrap() > margin + 90);
+    }
+
+    /// A narrow screen keeps the whole width for text.
+    #[test]
+    fn narrow_screens_use_the_whole_width() {
+        let content = Content::embedded().unwrap();
+        let s = State::for_track(&content, 0, None).unwrap();
+        let (screens, _) = pages(s, 80, 24);
+        let first = &screens[0][0];
+        assert!(first.starts_with("│ Prerequisites"), "{first:?}");
+    }
 }
