@@ -33,7 +33,8 @@ fn syntax_for(lang: &str) -> Option<&'static SyntaxReference> {
         "" | "text" | "txt" | "plain" => return None,
         "sh" | "shell" | "console" | "zsh" => "bash".to_string(),
         "py" | "python3" => "python".to_string(),
-        "rs" => "rust".to_string(),
+        // Rhai (the exercises' language) reads close enough to Rust to colour as Rust.
+        "rs" | "rhai" => "rust".to_string(),
         "jsonl" => "json".to_string(),
         // syntect's default set has no TOML (nor INI); Java properties share its
         // `key = value` and `# comment` shape, which is what our TOML snippets use.

@@ -363,7 +363,10 @@ impl State {
                 return if n == 0 {
                     Action::Flash(format!("no match for \"{q}\""))
                 } else {
-                    Action::Flash(format!("{n} matches for \"{q}\" — n/N to move"))
+                    Action::Flash(format!(
+                        "{} for \"{q}\" — n/N to move",
+                        crate::tui::widgets::question::count(n, "match", "matches")
+                    ))
                 };
             }
             KeyCode::Backspace => {

@@ -415,7 +415,7 @@ fn draw_log(frame: &mut Frame, area: Rect, s: &State) {
     let title = if s.log_scroll.is_some() {
         format!(" Log {shown_end}/{n} (scrolled: ↓ to the end to follow) ")
     } else {
-        format!(" Log ({n} lines, following) ")
+        format!(" Log ({}, following) ", crate::tui::widgets::question::count(n, "line", "lines"))
     };
     frame.render_widget(Paragraph::new(lines).block(panel(title, s.focus == Focus::Pane)), area);
 }
