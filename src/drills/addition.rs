@@ -161,6 +161,7 @@ pub(crate) fn warm_start(
         model.num_params()
     ));
     let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(w.lr, w.steps / 20, w.steps))?;
+    let mut tokens_seen = 0u64;
     for step in 0..w.steps {
         ctx.check_cancel()?;
         let ex: Vec<Example> = (0..w.batch)
@@ -184,7 +185,8 @@ pub(crate) fn warm_start(
         let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
         let loss = ctx.finite("SFT loss", st.loss, step)?;
         ctx.metric(step, "sft/loss", loss);
-        ctx.progress(step + 1, progress_total, 0);
+        tokens_seen += ex.iter().map(|e| e.tokens.len() as u64).sum::<u64>();
+        ctx.progress(step + 1, progress_total, tokens_seen);
     }
     Ok(model)
 }

@@ -487,6 +487,7 @@ fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &P
     let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.lr, p.steps / 20, p.steps))?;
     let probe = &problems.test[..problems.test.len().min(128)];
     let total = p.steps + p.star_iters * p.star_steps;
+    let mut tokens_seen = 0u64;
     for step in 0..p.steps {
         ctx.check_cancel()?;
         let ex: Vec<Example> = (0..p.batch)
@@ -501,7 +502,8 @@ fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &P
             let pr = pass_rate(&g.drafts(model, probe)?, probe);
             ctx.metric(step, "first-draft pass (SFT, probe)", pr);
         }
-        ctx.progress(step + 1, total, 0);
+        tokens_seen += ex.iter().map(|e| e.tokens.len() as u64).sum::<u64>();
+        ctx.progress(step + 1, total, tokens_seen);
     }
     Ok(())
 }
@@ -564,6 +566,7 @@ fn star_rounds(
     let mut last_eps = None;
     let mut step = p.steps;
     let total = p.steps + p.star_iters * p.star_steps;
+    let mut tokens_seen = 0u64;
     for it in 1..=p.star_iters {
         ctx.phase(format!("STaR round {it}"));
         let probs: Vec<Problem> = (0..p.star_problems).map(|_| problems.fresh(rng)).collect();
@@ -604,7 +607,8 @@ fn star_rounds(
             let st = trainer.sft_step(model, &picks)?;
             ctx.metric(step, "loss", st.loss);
             step += 1;
-            ctx.progress(step, total, 0);
+            tokens_seen += picks.iter().map(|e| e.tokens.len() as u64).sum::<u64>();
+            ctx.progress(step, total, tokens_seen);
         }
         let eps = refine_loop(model, g, test, p.rounds, p.critic)?;
         let after = pass_rate(&eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), test);

@@ -26,7 +26,6 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, Result};
-use image::ImageEncoder;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -218,30 +217,12 @@ pub fn render(format: Format, title: &str, charts: &[BandChart]) -> Result<Vec<u
     let cols = if charts.len() > 1 { 2 } else { 1 };
     let rows = charts.len().div_ceil(cols);
     let size = (760 * cols as u32, 60 + 380 * rows as u32);
-    match format {
-        Format::Png => {
-            let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
-            {
-                let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
-                draw(&root, title, charts, cols, rows)?;
-                root.present().map_err(|e| anyhow!("drawing: {e}"))?;
-            }
-            let mut png = Vec::new();
-            image::codecs::png::PngEncoder::new(&mut png)
-                .write_image(&pixels, size.0, size.1, image::ColorType::Rgb8)
-                .map_err(|e| anyhow!("encoding the PNG: {e}"))?;
-            Ok(png)
-        }
-        Format::Svg => {
-            let mut svg = String::new();
-            {
-                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-                draw(&root, title, charts, cols, rows)?;
-                root.present().map_err(|e| anyhow!("drawing: {e}"))?;
-            }
-            Ok(svg.into_bytes())
-        }
-    }
+    super::encode(
+        format,
+        size,
+        |root| draw(root, title, charts, cols, rows),
+        |root| draw(root, title, charts, cols, rows),
+    )
 }
 
 /// Opacity of the ±1 sd band and of the min–max range over white.

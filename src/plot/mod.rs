@@ -110,28 +110,45 @@ pub fn render_groups(
     let cols = if groups.len() > 1 { 2 } else { 1 };
     let rows = groups.len().div_ceil(cols).max(1);
     let size = (560 * cols as u32, 60 + 300 * rows as u32);
+    encode(
+        format,
+        size,
+        |root| draw(root, title, all, groups, cols, rows, style),
+        |root| draw(root, title, all, groups, cols, rows, style),
+    )
+}
+
+/// Draw a figure of `size` pixels and encode it as `format`: `png` draws on
+/// the pixel backend, `svg` on the SVG one (the same drawing function, given
+/// twice because plotters' backends are different types).
+pub(crate) fn encode(
+    format: Format,
+    size: (u32, u32),
+    png: impl FnOnce(&DrawingArea<BitMapBackend, Shift>) -> Result<()>,
+    svg: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> Result<()>,
+) -> Result<Vec<u8>> {
     match format {
         Format::Png => {
             let mut pixels = vec![0u8; size.0 as usize * size.1 as usize * 3];
             {
                 let root = BitMapBackend::with_buffer(&mut pixels, size).into_drawing_area();
-                draw(&root, title, all, groups, cols, rows, style)?;
+                png(&root)?;
                 root.present().map_err(|e| anyhow!("drawing: {e}"))?;
             }
-            let mut png = Vec::new();
-            image::codecs::png::PngEncoder::new(&mut png)
+            let mut out = Vec::new();
+            image::codecs::png::PngEncoder::new(&mut out)
                 .write_image(&pixels, size.0, size.1, image::ColorType::Rgb8)
                 .map_err(|e| anyhow!("encoding the PNG: {e}"))?;
-            Ok(png)
+            Ok(out)
         }
         Format::Svg => {
-            let mut svg = String::new();
+            let mut text = String::new();
             {
-                let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-                draw(&root, title, all, groups, cols, rows, style)?;
+                let root = SVGBackend::with_string(&mut text, size).into_drawing_area();
+                svg(&root)?;
                 root.present().map_err(|e| anyhow!("drawing: {e}"))?;
             }
-            Ok(svg.into_bytes())
+            Ok(text.into_bytes())
         }
     }
 }

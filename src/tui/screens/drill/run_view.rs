@@ -50,6 +50,10 @@ impl RunView {
                 if self.phase_start.is_none() {
                     self.phase_start = Some((now, step, tokens));
                 }
+                // A phase that counts its tokens from 0 again starts a new rate.
+                if self.rate.last().is_some_and(|&(_, k)| tokens < k) {
+                    self.rate.clear();
+                }
                 self.rate.push((now, tokens));
                 self.rate.retain(|(t, _)| now.duration_since(*t).as_secs_f64() < 3.0);
                 self.progress = Some((step, total, tokens));
