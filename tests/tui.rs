@@ -109,7 +109,7 @@ fn reader_opens_track_3_and_searches_at_80x24() {
     let lines = draw(&mut a, 80, 24);
     assert!(screen(&lines).to_lowercase().contains("group-relative"), "{}", screen(&lines));
     assert!(lines[22].contains("/group-relative: 1/"), "status: {}", lines[22]);
-    assert!(lines[23].contains("matches"), "flash: {}", lines[23]);
+    assert!(lines[23].contains("1 match for \"group-relative\""), "flash (one hit, in the singular): {}", lines[23]);
     // Esc clears the search, then goes back home.
     key(&mut a, KeyCode::Esc);
     key(&mut a, KeyCode::Esc);
