@@ -410,18 +410,7 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     assert!(row.contains("4%") && !row.contains("not started"), "mastery bar on Home (1 of 27 ✅): {row}");
 }
 
-/// A quiz screen over the given items, as the quiz would show them.
-fn quiz_over(a: &mut App, ids: &[&str]) {
-    use agentlab::progress::session::Passes;
-    use agentlab::tui::screens::quiz;
-    use agentlab::tui::widgets::question::Question;
-    let item = a.content.items().find(|i| i.id == ids[0]).unwrap().clone();
-    let mut s = quiz::State::setup(item.track, None);
-    s.passes = Passes::new(ids.iter().map(|s| s.to_string()).collect());
-    s.phase = quiz::Phase::Asking;
-    s.question = Some(Question::new(&item));
-    a.stack.push(Screen::Quiz(Box::new(s)));
-}
+use common::quiz_over;
 
 #[test]
 fn numeric_order_and_open_items_are_answered_on_screen() {
@@ -1044,19 +1033,7 @@ fn feed(a: &mut App, events: Vec<agentlab::drills::Event>) {
     }
 }
 
-/// The text inside the pane whose top border contains `title`, one string per row.
-fn pane_rows(lines: &[String], title: &str) -> Vec<String> {
-    let start = lines
-        .iter()
-        .position(|l| l.contains(title))
-        .unwrap_or_else(|| panic!("no pane {title}:\n{}", lines.join("\n")));
-    let left = lines[start].chars().position(|c| c == '╭').unwrap();
-    lines[start + 1..]
-        .iter()
-        .take_while(|l| l.chars().nth(left) == Some('│'))
-        .map(|l| l.chars().skip(left + 1).take_while(|&c| c != '│').collect())
-        .collect()
-}
+use common::pane_rows;
 
 #[test]
 fn teaching_view_titles_and_table_cells_are_never_cut() {

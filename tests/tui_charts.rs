@@ -56,19 +56,7 @@ fn feed(a: &mut App, events: Vec<Event>) {
     events.into_iter().for_each(|e| d.view.apply(e));
 }
 
-/// The text inside the pane whose top border contains `title`, one string per row.
-fn pane_rows(lines: &[String], title: &str) -> Vec<String> {
-    let start = lines
-        .iter()
-        .position(|l| l.contains(title))
-        .unwrap_or_else(|| panic!("no pane {title}:\n{}", lines.join("\n")));
-    let left = lines[start].chars().position(|c| c == '╭').unwrap();
-    lines[start + 1..]
-        .iter()
-        .take_while(|l| l.chars().nth(left) == Some('│'))
-        .map(|l| l.chars().skip(left + 1).take_while(|&c| c != '│').collect())
-        .collect()
-}
+use common::pane_rows;
 
 fn screen(lines: &[String]) -> String {
     lines.join("\n")

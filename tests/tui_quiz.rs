@@ -5,10 +5,8 @@
 mod common;
 
 use agentlab::content::{Answer, Content, QuizItem};
-use agentlab::progress::session::Passes;
 use agentlab::progress::{Rating, Store};
-use agentlab::tui::screens::{quiz, Screen};
-use agentlab::tui::widgets::question::Question;
+use agentlab::tui::screens::Screen;
 use agentlab::tui::App;
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -55,15 +53,7 @@ fn keys(app: &mut App, s: &str) {
     }
 }
 
-/// A quiz screen over the given items, as the quiz would show them.
-fn quiz_over(a: &mut App, ids: &[&str]) {
-    let item = a.content.items().find(|i| i.id == ids[0]).unwrap().clone();
-    let mut s = quiz::State::setup(item.track, None);
-    s.passes = Passes::new(ids.iter().map(|s| s.to_string()).collect());
-    s.phase = quiz::Phase::Asking;
-    s.question = Some(Question::new(&item));
-    a.stack.push(Screen::Quiz(Box::new(s)));
-}
+use common::quiz_over;
 
 /// Single-answer choice items of track 3: (item, its right letter, a wrong letter).
 fn choice_items(content: &Content, n: usize) -> Vec<(QuizItem, char, char)> {

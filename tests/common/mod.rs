@@ -69,3 +69,32 @@ pub fn fixed_config(cases: u32) -> proptest::test_runner::Config {
     };
     Config { cases, failure_persistence: None, rng_seed, ..from_env }
 }
+
+/// The text inside the pane whose top border contains `title`, one string per row.
+#[allow(dead_code)] // used by the TUI test binaries only
+pub fn pane_rows(lines: &[String], title: &str) -> Vec<String> {
+    let start = lines
+        .iter()
+        .position(|l| l.contains(title))
+        .unwrap_or_else(|| panic!("no pane {title}:\n{}", lines.join("\n")));
+    let left = lines[start].chars().position(|c| c == '╭').unwrap();
+    lines[start + 1..]
+        .iter()
+        .take_while(|l| l.chars().nth(left) == Some('│'))
+        .map(|l| l.chars().skip(left + 1).take_while(|&c| c != '│').collect())
+        .collect()
+}
+
+/// A quiz screen over the given items, as the quiz would show them.
+#[allow(dead_code)] // used by the quiz test binaries only
+pub fn quiz_over(a: &mut agentlab::tui::App, ids: &[&str]) {
+    use agentlab::progress::session::Passes;
+    use agentlab::tui::screens::{quiz, Screen};
+    use agentlab::tui::widgets::question::Question;
+    let item = a.content.items().find(|i| i.id == ids[0]).unwrap().clone();
+    let mut s = quiz::State::setup(item.track, None);
+    s.passes = Passes::new(ids.iter().map(|s| s.to_string()).collect());
+    s.phase = quiz::Phase::Asking;
+    s.question = Some(Question::new(&item));
+    a.stack.push(Screen::Quiz(Box::new(s)));
+}
