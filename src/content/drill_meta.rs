@@ -308,6 +308,148 @@ pub struct ClaimSpec {
     /// LoRA is not held to the tiny model's success rate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub presets: Vec<String>,
+    /// What the claim means for learning, in two sentences at most: shown
+    /// beside a ✗ in the claims panel and the log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// Settings that break the claim, with their measured effect (from the
+    /// README's tables): `b` on the drill screen lists them and applies one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breaks_with: Vec<BreakSpec>,
+}
+
+/// A setting that breaks a claim, declared under its claim:
+///
+/// ```toml
+/// [[claim.breaks_with]]
+/// set = { critic = "self" }
+/// effect = "refine_gain reads 0.013 on seed 1 (0.29 with the verifier)"
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BreakSpec {
+    /// Parameter values applied over the preset (each checked against its parameter).
+    pub set: toml::Table,
+    /// The measured effect, as the README's table shows it.
+    pub effect: String,
+}
+
+/// How a learner answers a prediction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PredictKind {
+    /// Pick one of `choices`; the measured value falls in one of the
+    /// intervals that `edges` cut (choice i: edges[i-1] ≤ x < edges[i]).
+    Choice,
+    /// Type a number; right when within `tolerance` of the measured value.
+    Number,
+}
+
+/// A question asked before a preset first runs, answered by the run itself:
+/// the measured value of a claim (or the last value of a logged metric)
+/// decides which answer was right.
+///
+/// ```toml
+/// [[prediction]]
+/// id = "self_critic"
+/// question = "With the model as its own critic, how much does the loop gain?"
+/// kind = "choice"
+/// choices = ["nothing or less", "a little", "as much as with the verifier"]
+/// edges = [0.02, 0.15]
+/// claim = "refine_gain"
+/// explain = "…"
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PredictionSpec {
+    pub id: String,
+    pub question: String,
+    pub kind: PredictKind,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<String>,
+    /// Choice kind: the n-1 ascending cut points between n choices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<f64>,
+    /// Number kind: how far from the measured value an answer is still right.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// The claim whose measured value answers it…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim: Option<String>,
+    /// …or the metric whose last logged value does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
+    /// The presets it is asked for (empty: every preset its claim applies to).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub presets: Vec<String>,
+    /// One paragraph that teaches the answer, shown after the run.
+    pub explain: String,
+}
+
+impl PredictionSpec {
+    /// Which choice a measured value falls in (Choice kind).
+    pub fn choice_of(&self, measured: f64) -> usize {
+        self.edges.iter().take_while(|&&e| measured >= e).count()
+    }
+
+    /// Whether `answer` (a choice index, or the number typed) was right.
+    pub fn is_right(&self, answer: f64, measured: f64) -> bool {
+        if !measured.is_finite() {
+            return false;
+        }
+        match self.kind {
+            PredictKind::Choice => answer as usize == self.choice_of(measured),
+            PredictKind::Number => (answer - measured).abs() <= self.tolerance.unwrap_or(0.0),
+        }
+    }
+
+    /// Whether a run of `preset` asks it.
+    pub fn applies_to(&self, preset: &str) -> bool {
+        self.presets.is_empty() || self.presets.iter().any(|p| p == preset)
+    }
+
+    fn declaration_errors(&self, claims: &[ClaimSpec]) -> Vec<String> {
+        let id = &self.id;
+        let mut errors = Vec::new();
+        match (&self.claim, &self.metric) {
+            (Some(c), None) => {
+                if !claims.iter().any(|x| &x.id == c) {
+                    errors.push(format!("prediction `{id}` names claim `{c}`, which the drill does not have"));
+                }
+            }
+            (None, Some(_)) => {}
+            _ => errors.push(format!("prediction `{id}` needs exactly one of `claim` or `metric`")),
+        }
+        match self.kind {
+            PredictKind::Choice => {
+                if self.choices.len() < 2 || self.edges.len() + 1 != self.choices.len() {
+                    errors.push(format!(
+                        "prediction `{id}`: a choice needs ≥ 2 `choices` and one fewer `edges` ({} and {})",
+                        self.choices.len(),
+                        self.edges.len()
+                    ));
+                }
+                if self.edges.windows(2).any(|w| !(w[0] < w[1])) || self.edges.iter().any(|e| !e.is_finite()) {
+                    errors.push(format!("prediction `{id}`: `edges` must be finite and ascending"));
+                }
+                if self.tolerance.is_some() {
+                    errors.push(format!("prediction `{id}`: only a number takes `tolerance`"));
+                }
+            }
+            PredictKind::Number => {
+                if !self.choices.is_empty() || !self.edges.is_empty() {
+                    errors.push(format!("prediction `{id}`: a number takes no `choices`/`edges`"));
+                }
+                if !self.tolerance.is_some_and(|t| t.is_finite() && t > 0.0) {
+                    errors.push(format!("prediction `{id}`: a number needs a positive `tolerance`"));
+                }
+            }
+        }
+        if self.question.trim().is_empty() || self.explain.trim().is_empty() {
+            errors.push(format!("prediction `{id}` needs a `question` and an `explain`"));
+        }
+        errors
+    }
 }
 
 impl ClaimSpec {
@@ -333,6 +475,8 @@ pub(crate) struct RawDrill {
     pub claims: Vec<ClaimSpec>,
     #[serde(default, rename = "chart")]
     pub charts: Vec<ChartSpec>,
+    #[serde(default, rename = "prediction")]
+    pub predictions: Vec<PredictionSpec>,
 }
 
 /// One chart of a drill, declared in `drill.toml` as `[[chart]]`: the series
@@ -466,6 +610,8 @@ pub struct DrillMeta {
     pub claims: Vec<ClaimSpec>,
     /// Series drawn together (see [`ChartSpec`]).
     pub charts: Vec<ChartSpec>,
+    /// Questions asked before a preset's first run, answered by the run.
+    pub predictions: Vec<PredictionSpec>,
     pub readme: String,
 }
 
@@ -518,6 +664,34 @@ impl DrillMeta {
             for p in c.presets.iter().filter(|p| !raw.presets.contains_key(*p)) {
                 errors.push(format!("claim `{}` names preset `{p}`, which the drill does not have", c.id));
             }
+            if c.why.as_ref().is_some_and(|w| w.trim().is_empty()) {
+                errors.push(format!("claim `{}` has an empty `why`", c.id));
+            }
+            for b in &c.breaks_with {
+                if b.set.is_empty() || b.effect.trim().is_empty() {
+                    errors.push(format!("claim `{}`: a `breaks_with` needs a `set` and an `effect`", c.id));
+                }
+                for (k, v) in &b.set {
+                    match raw.params.iter().find(|p| &p.key == k) {
+                        None => errors.push(format!("claim `{}`: `breaks_with` sets unknown param `{k}`", c.id)),
+                        Some(p) => {
+                            if let Err(e) = p.validate(v) {
+                                errors.push(format!("claim `{}`: `breaks_with`: {e}", c.id));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut prediction_ids = std::collections::HashSet::new();
+        for p in &raw.predictions {
+            if !prediction_ids.insert(p.id.clone()) {
+                errors.push(format!("prediction `{}` is declared twice", p.id));
+            }
+            errors.extend(p.declaration_errors(&raw.claims));
+            for name in p.presets.iter().filter(|n| !raw.presets.contains_key(*n)) {
+                errors.push(format!("prediction `{}` names preset `{name}`, which the drill does not have", p.id));
+            }
         }
         for c in &raw.charts {
             if c.series.is_empty() {
@@ -546,6 +720,7 @@ impl DrillMeta {
             presets,
             claims: raw.claims,
             charts: raw.charts,
+            predictions: raw.predictions,
             readme,
         })
     }

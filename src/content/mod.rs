@@ -412,6 +412,11 @@ impl Content {
                     push(&s.file, None, None, format!("front matter names drill \"{d}\", which does not exist"));
                 }
             }
+            for step in &s.meta.steps {
+                if let Err(m) = self.check_step(s, step) {
+                    push(&s.file, None, None, format!("[[step]] {}: {m}", step.key()));
+                }
+            }
             for (line, link) in links::scan_links(&s.body) {
                 let line = Some(line + s.body_line_offset);
                 if let Err(m) = link.and_then(|l| resolve(&l)) {
@@ -588,6 +593,36 @@ impl Content {
                     _ => Ok(()),
                 }
             }
+        }
+    }
+
+    /// Whether a study step's target exists (a section of its sheet, a
+    /// quiz level with items on the track, an exercise or drill of the track).
+    fn check_step(&self, sheet: &Sheet, step: &sheet::StepSpec) -> Result<(), String> {
+        use sheet::StepKind;
+        let track = sheet.meta.track;
+        if step.minutes == 0 {
+            return Err("`minutes` must be at least 1".into());
+        }
+        let t = step.target.as_str();
+        match step.kind {
+            StepKind::Read if sheet.section(t).is_none() => Err(format!("no section `{t}` in this sheet")),
+            StepKind::Quiz => {
+                let level = Level::parse(t).ok_or_else(|| format!("`{t}` is not a level (L1, L2 or L3)"))?;
+                let has = self.quiz(track).is_some_and(|q| q.items.iter().any(|i| i.level == level));
+                if has {
+                    Ok(())
+                } else {
+                    Err(format!("track {track} has no {t} quiz items"))
+                }
+            }
+            StepKind::Exercise if self.exercise(t).is_none_or(|e| e.track != track) => {
+                Err(format!("no exercise `{t}` on track {track}"))
+            }
+            StepKind::Drill if self.drill(t).is_none_or(|d| d.track != track) => {
+                Err(format!("no drill `{t}` on track {track}"))
+            }
+            _ => Ok(()),
         }
     }
 

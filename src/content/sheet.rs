@@ -35,6 +35,56 @@ pub struct SheetMeta {
     pub drills: Vec<String>,
     pub summary: String,
     pub status: SheetStatus,
+    /// The study path of the track, in order (`[[step]]`): see [`StepSpec`].
+    #[serde(default, rename = "step")]
+    pub steps: Vec<StepSpec>,
+}
+
+/// What a study step asks the learner to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepKind {
+    /// Read one section of this sheet (`target`: its slug).
+    Read,
+    /// Answer the track's quiz items of one level (`target`: `L1`, `L2` or `L3`).
+    Quiz,
+    /// Pass an exercise (`target`: its id).
+    Exercise,
+    /// Run a drill's quick preset until its claims hold (`target`: its id).
+    Drill,
+}
+
+/// One step of a track's study path, in the sheet's front matter:
+///
+/// ```toml
+/// [[step]]
+/// kind = "read"
+/// target = "credit-assignment"
+/// minutes = 8
+/// ```
+///
+/// `agentlab validate` checks that each target exists; a drill step's
+/// `minutes` is the measured median of its quick preset, rounded up.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepSpec {
+    pub kind: StepKind,
+    pub target: String,
+    /// The estimate shown beside the step (whole minutes, ≥ 1).
+    pub minutes: u32,
+}
+
+impl StepSpec {
+    /// A stable key for the step within its track (`read:credit-assignment`).
+    pub fn key(&self) -> String {
+        let kind = match self.kind {
+            StepKind::Read => "read",
+            StepKind::Quiz => "quiz",
+            StepKind::Exercise => "exercise",
+            StepKind::Drill => "drill",
+        };
+        format!("{kind}:{}", self.target)
+    }
 }
 
 /// A heading of a sheet, for the table of contents and `[sheet:N#slug]` links.

@@ -22,8 +22,11 @@ use super::schedule::{self, Rating, Sched, DEFAULT_RETENTION};
 use crate::content::tracks::TRACKS;
 use crate::content::Level;
 
-/// Version of the file format this build reads and writes.
-pub const VERSION: u32 = 1;
+/// Version of the file format this build writes; it reads every version up
+/// to it. Version 2 added predictions, study sessions, the resume point,
+/// the sections read and the reader's place per track (all optional, so a
+/// version-1 file loads as it is and is written back as version 2).
+pub const VERSION: u32 = 2;
 /// File name inside the data directory.
 pub const FILE_NAME: &str = "progress.json";
 
@@ -75,6 +78,78 @@ pub struct ExerciseRecord {
     pub last_passed: bool,
 }
 
+/// A prediction asked before a drill's run, and what the run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PredictionRecord {
+    pub drill: String,
+    pub preset: String,
+    /// The prediction's id in the drill's `drill.toml`.
+    pub id: String,
+    pub track: u8,
+    /// What the learner answered, as shown ("a little", "0.3").
+    pub answer: String,
+    pub measured: f64,
+    pub right: bool,
+    pub at: DateTime<Utc>,
+}
+
+/// A drill run inside a study session, with its claims.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionDrill {
+    pub id: String,
+    pub claims_held: u32,
+    pub claims: u32,
+}
+
+/// One study session (`agentlab study`, or `S` on Home), as it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub started: DateTime<Utc>,
+    pub ended: DateTime<Utc>,
+    /// The track it was planned on (`None`: the tracks in order).
+    pub track: Option<u8>,
+    pub planned_minutes: u32,
+    pub steps_done: u32,
+    pub steps_skipped: u32,
+    pub items_rated: u32,
+    pub exercises_passed: u32,
+    #[serde(default)]
+    pub drills: Vec<SessionDrill>,
+    pub predictions: u32,
+    pub predictions_right: u32,
+    /// Seconds spent per track in the session.
+    #[serde(default)]
+    pub track_secs: BTreeMap<u8, u64>,
+}
+
+/// Where a learner stopped: what Home's **Continue** opens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Place {
+    /// A sheet, at a line of its rendered text.
+    Sheet { track: u8, line: usize },
+    /// A drill's screen.
+    Drill { id: String },
+    /// A quiz of a track (one level, or all), left before its end.
+    Quiz { track: u8, level: Option<Level> },
+}
+
+impl Place {
+    pub fn track(&self) -> Option<u8> {
+        match self {
+            Place::Sheet { track, .. } | Place::Quiz { track, .. } => Some(*track),
+            Place::Drill { .. } => None,
+        }
+    }
+}
+
+/// The last [`Place`], with when.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resume {
+    pub at: DateTime<Utc>,
+    pub place: Place,
+}
+
 /// The whole learner state, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
@@ -91,6 +166,18 @@ pub struct Progress {
     /// items linked to it), with when; an answer given later takes it off.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub flagged: BTreeMap<String, DateTime<Utc>>,
+    /// Predictions answered and resolved by a run, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub predictions: Vec<PredictionRecord>,
+    /// Study sessions, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<SessionRecord>,
+    /// Where the learner stopped last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Resume>,
+    /// Study-path read steps done, keyed `"<track>:<section slug>"`, with when.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub read: BTreeMap<String, DateTime<Utc>>,
 }
 
 impl Default for Progress {
@@ -101,6 +188,10 @@ impl Default for Progress {
             items: BTreeMap::new(),
             exercises: BTreeMap::new(),
             flagged: BTreeMap::new(),
+            predictions: Vec::new(),
+            sessions: Vec::new(),
+            resume: None,
+            read: BTreeMap::new(),
         }
     }
 }
@@ -150,6 +241,21 @@ impl Progress {
         }
     }
 
+    /// Whether a prediction of `drill`'s `preset` was ever answered (it is then asked again only on request).
+    pub fn predicted(&self, drill: &str, preset: &str, id: &str) -> bool {
+        self.predictions.iter().any(|p| p.drill == drill && p.preset == preset && p.id == id)
+    }
+
+    /// The key of a read step in [`Progress::read`].
+    pub fn read_key(track: u8, slug: &str) -> String {
+        format!("{track}:{slug}")
+    }
+
+    /// Whether the section `slug` of track `track` was read (as a study step).
+    pub fn was_read(&self, track: u8, slug: &str) -> bool {
+        self.read.contains_key(&Progress::read_key(track, slug))
+    }
+
     /// Whether an exercise was ever passed.
     pub fn exercise_done(&self, id: &str) -> bool {
         self.exercises.get(id).is_some_and(|r| r.passed_at.is_some())
@@ -178,6 +284,35 @@ impl Progress {
         }
         for (id, at) in &self.flagged {
             check_time(*at).map_err(|e| format!("flagged.\"{id}\" {e}"))?;
+        }
+        let track_ok = |t: u8| TRACKS.iter().any(|x| x.number == t);
+        for (k, p) in self.predictions.iter().enumerate() {
+            if !track_ok(p.track) {
+                return Err(format!("predictions[{k}].track is {}, not a track", p.track));
+            }
+            check_time(p.at).map_err(|e| format!("predictions[{k}].at {e}"))?;
+        }
+        for (k, s) in self.sessions.iter().enumerate() {
+            check_time(s.started).map_err(|e| format!("sessions[{k}].started {e}"))?;
+            check_time(s.ended).map_err(|e| format!("sessions[{k}].ended {e}"))?;
+            if s.ended < s.started {
+                return Err(format!("sessions[{k}].ended is before its start"));
+            }
+            if s.predictions_right > s.predictions {
+                return Err(format!("sessions[{k}].predictions_right exceeds its predictions"));
+            }
+            if let Some(t) = s.track.into_iter().chain(s.track_secs.keys().copied()).find(|&t| !track_ok(t)) {
+                return Err(format!("sessions[{k}] names track {t}, not a track"));
+            }
+        }
+        if let Some(r) = &self.resume {
+            check_time(r.at).map_err(|e| format!("resume.at {e}"))?;
+            if let Some(t) = r.place.track().filter(|&t| !track_ok(t)) {
+                return Err(format!("resume names track {t}, not a track"));
+            }
+        }
+        for (k, at) in &self.read {
+            check_time(*at).map_err(|e| format!("read.\"{k}\" {e}"))?;
         }
         for (id, rec) in &self.items {
             let field = |f: &str| format!("items.\"{id}\".{f}");
@@ -273,6 +408,10 @@ enum Change {
     Retention(f64),
     Check { id: String, track: u8, passed: bool, at: DateTime<Utc> },
     Flag { ids: Vec<String>, at: DateTime<Utc> },
+    Prediction(PredictionRecord),
+    Session(SessionRecord),
+    Resume(Resume),
+    Read { track: u8, slug: String, at: DateTime<Utc> },
 }
 
 impl Change {
@@ -287,6 +426,17 @@ impl Change {
                 for id in ids {
                     p.flagged.insert(id.clone(), *at);
                 }
+            }
+            Change::Prediction(r) => p.predictions.push(r.clone()),
+            Change::Session(r) => p.sessions.push(r.clone()),
+            // The newer place wins, whichever process saved it.
+            Change::Resume(r) => {
+                if p.resume.as_ref().is_none_or(|old| old.at <= r.at) {
+                    p.resume = Some(r.clone());
+                }
+            }
+            Change::Read { track, slug, at } => {
+                p.read.entry(Progress::read_key(*track, slug)).or_insert(*at);
             }
         }
     }
@@ -411,6 +561,7 @@ impl Store {
         for c in &self.pending {
             c.apply(&mut merged);
         }
+        merged.version = VERSION;
         crate::fsutil::write_atomic(&self.path, &serde_json::to_vec_pretty(&merged)?)?;
         self.progress = merged;
         self.pending.clear();
@@ -458,6 +609,29 @@ impl Store {
         change.apply(&mut self.progress);
         self.pending.push(change);
         self.save()
+    }
+
+    /// Record a resolved prediction and save.
+    pub fn record_prediction(&mut self, r: PredictionRecord) -> Result<()> {
+        self.change(Change::Prediction(r))
+    }
+
+    /// Record a finished study session and save.
+    pub fn record_session(&mut self, r: SessionRecord) -> Result<()> {
+        self.change(Change::Session(r))
+    }
+
+    /// Remember where the learner is (Home's Continue) and save.
+    pub fn set_resume(&mut self, place: Place, now: DateTime<Utc>) -> Result<()> {
+        self.change(Change::Resume(Resume { at: now, place }))
+    }
+
+    /// Mark a study-path section as read and save (a second mark keeps the first time).
+    pub fn mark_read(&mut self, track: u8, slug: &str, now: DateTime<Utc>) -> Result<()> {
+        if self.progress.was_read(track, slug) {
+            return Ok(());
+        }
+        self.change(Change::Read { track, slug: slug.to_string(), at: now })
     }
 
     /// Set the desired retention (checked) and save.
