@@ -89,6 +89,19 @@ enum Command {
         #[arg(long)]
         all: bool,
     },
+    /// A study session in the TUI: the review items due first, then the next steps of
+    /// the track's study path that fit the minutes (see README, "Study sessions").
+    Study {
+        /// Minutes the session may take (5 to 600).
+        #[arg(long, default_value_t = 30, allow_negative_numbers = true, value_parser = minutes)]
+        minutes: u32,
+        /// Track number (0–7) or slug; without it the tracks in order, from the first path not done.
+        #[arg(long)]
+        track: Option<String>,
+        /// Print the plan and each track's next step, and exit (no TUI).
+        #[arg(long)]
+        plan: bool,
+    },
     /// Mastery per track and level, drills passed, items due, ratings per day.
     Progress {
         #[arg(long)]
@@ -264,6 +277,10 @@ fn seed(s: &str) -> Result<u64, String> {
     agentlab::numbers::whole_number(s, "a seed", 0, u64::MAX)
 }
 
+fn minutes(s: &str) -> Result<u32, String> {
+    agentlab::numbers::whole_number(s, "--minutes", 5, 600).map(|n| n as u32)
+}
+
 fn limit(s: &str) -> Result<usize, String> {
     agentlab::numbers::whole_number(s, "--limit", 1, usize::MAX as u64).map(|n| n as usize)
 }
@@ -333,13 +350,14 @@ fn main() -> ExitCode {
         }
     };
     let command = args.command.unwrap_or(Command::Tui);
-    if matches!(command, Command::Tui) {
+    if matches!(command, Command::Tui | Command::Study { plan: false, .. }) {
         sigpipe(false);
     }
     // Commands that write into the data dir first clear what killed writes left there.
     if matches!(
         command,
         Command::Tui
+            | Command::Study { .. }
             | Command::Quiz { .. }
             | Command::Review { .. }
             | Command::Progress { .. }
@@ -394,6 +412,7 @@ fn main() -> ExitCode {
         Command::Review { retention, all } => {
             study(|store, io| cli::study::review(&content, store, retention, all, io))
         }
+        Command::Study { minutes, track, plan } => cli::plan::study(content, minutes, track.as_deref(), plan),
         Command::Progress { json } => cli::study::open_store(chrono::Utc::now())
             .and_then(|store| cli::study::progress(&content, &store, chrono::Utc::now(), json, &mut std::io::stdout())),
     };

@@ -2,6 +2,7 @@
 
 pub mod exercise;
 pub mod model;
+pub mod plan;
 pub mod study;
 
 use std::collections::HashSet;

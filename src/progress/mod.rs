@@ -8,11 +8,13 @@
 //! - [`store`]: the versioned `progress.json`, atomic writes, bad files moved aside.
 //! - [`session`]: what to ask next (quiz selection, review queue, passes).
 //! - [`summary`]: mastery, due counts, history, drills passed.
+//! - [`study`]: each track's study path, what is next, a session's plan and tally.
 
 pub mod grade;
 pub mod schedule;
 pub mod session;
 pub mod store;
+pub mod study;
 pub mod summary;
 
 pub use schedule::{Rating, Sched};

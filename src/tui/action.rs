@@ -38,4 +38,17 @@ pub enum Action {
     },
     /// Put these quiz items into review now.
     FlagForReview(Vec<String>),
+    /// Plan a study session (the plan screen; Enter on it starts).
+    OpenStudy {
+        track: Option<u8>,
+        minutes: u32,
+    },
+    /// The session's plan, again, for this many minutes.
+    Replan(u32),
+    /// End the study session on screen: tally, save, show the summary.
+    EndSession,
+    /// Go where the learner stopped (Home's Continue).
+    Continue,
+    /// Open the next step of a track's study path.
+    NextStep(u8),
 }

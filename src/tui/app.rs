@@ -9,10 +9,12 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 
 use super::action::Action;
-use super::screens::{drill, exercise, home, progress, quiz, reader, review, Screen};
+use super::screens::{drill, exercise, home, progress, quiz, reader, review, study, Screen};
 use crate::content::{Content, Level, Link};
 use crate::markdown::Target;
 use crate::ml::device::DeviceChoice;
+use crate::progress::store::Place;
+use crate::progress::study::{self as path, Plan};
 use crate::progress::{Store, Summary};
 
 pub struct App {
@@ -37,6 +39,8 @@ pub struct App {
     pub summary: Summary,
     /// A fixed clock for tests; `None` reads the system clock.
     pub now_override: Option<DateTime<Utc>>,
+    /// Home's next steps and Continue line (refreshed when Home is on top).
+    pub home: home::Info,
 }
 
 /// Smallest terminal the UI draws into; below it a message asks to enlarge it.
@@ -83,12 +87,25 @@ impl App {
             store,
             summary,
             now_override: None,
+            home: home::Info::default(),
         }
+        .with_home()
+    }
+
+    fn with_home(mut self) -> App {
+        self.refresh_home();
+        self
     }
 
     /// The time used for grading and scheduling (read here, passed into the logic).
     pub fn now(&self) -> DateTime<Utc> {
         self.now_override.unwrap_or_else(Utc::now)
+    }
+
+    /// Recompute what Home shows of each track's path and the Continue line.
+    pub fn refresh_home(&mut self) {
+        let passed = self.drills_passed();
+        self.home = home::Info::new(&self.content, &self.store.progress, &passed);
     }
 
     /// Recompute Home's mastery bars and due count.
@@ -196,7 +213,10 @@ impl App {
     /// `q`: quit, or ask first while a run or sweep is going.
     fn ask_to_quit(&mut self) {
         match self.work_under_way() {
-            None => self.quit = true,
+            None => {
+                self.leave_top();
+                self.quit = true
+            }
             Some(what) => {
                 // One line that fits 80 columns.
                 let saved = if what == "a run" { "run saved as cancelled" } else { "seeds done are saved" };
@@ -251,6 +271,8 @@ impl App {
             }
         }
         let now = self.now();
+        // What the last frame showed the reader counts as read before this key moves on.
+        self.note_reading();
         let content = &self.content;
         let store = &mut self.store;
         let action = match self.stack.last_mut().expect("non-empty") {
@@ -262,9 +284,13 @@ impl App {
             Screen::Progress(s) => s.on_key(key),
             Screen::Exercises(s) => s.on_key(key, content),
             Screen::Exercise(s) => s.on_key(key),
+            Screen::Study(s) => s.on_key(key, now),
         };
         self.apply(action);
         self.refresh_summary();
+        if matches!(self.stack.last(), Some(Screen::Home(_))) {
+            self.refresh_home();
+        }
     }
 
     /// The quiz screen: setup with `track` preselected, or started when `level` is given.
@@ -298,7 +324,34 @@ impl App {
             Action::Quit => self.quit = true,
             Action::Back => {
                 if self.stack.len() > 1 {
+                    self.leave_top();
                     self.stack.pop();
+                    self.came_back();
+                }
+            }
+            Action::OpenStudy { track, minutes } => {
+                let s = self.study_screen(track, minutes);
+                self.stack.push(s);
+            }
+            Action::Replan(minutes) => {
+                let track = match self.stack.last() {
+                    Some(Screen::Study(s)) => s.plan.track,
+                    _ => return,
+                };
+                let s = self.study_screen(track, minutes);
+                if let Some(top) = self.stack.last_mut() {
+                    *top = s;
+                }
+            }
+            Action::EndSession => self.end_session(),
+            Action::Continue => self.resume(),
+            Action::NextStep(track) => {
+                let passed = self.drills_passed();
+                match path::next_step(&self.content, &self.store.progress, &passed, track) {
+                    Some(step) => self.apply(study::Stop::Step(step).action()),
+                    None => {
+                        self.flash = Some(format!("track {track}'s path is done (or it has none): S plans a session"))
+                    }
                 }
             }
             Action::Flash(m) => self.flash = Some(m),
@@ -328,6 +381,141 @@ impl App {
                     Ok(()) => format!("added to review: {} (r on Home reviews them)", ids.join(", ")),
                     Err(e) => format!("progress NOT saved: {e:#}"),
                 });
+            }
+        }
+    }
+
+    /// Which drills have a passing run (read from the run history now).
+    pub fn drills_passed(&self) -> std::collections::BTreeMap<String, bool> {
+        crate::progress::summary::drills_passed(&self.content, &self.runs_root)
+    }
+
+    /// The plan of a study session of `minutes` on `track` (or on the tracks in order).
+    pub fn plan(&self, track: Option<u8>, minutes: u32) -> Plan {
+        path::plan(&self.content, &self.store.progress, &self.drills_passed(), track, minutes, self.now())
+    }
+
+    /// Open a study session's plan on top of Home (`agentlab study`).
+    pub fn open_study(&mut self, track: Option<u8>, minutes: u32) {
+        self.apply(Action::OpenStudy { track, minutes });
+    }
+
+    /// The study session screen, at its plan.
+    pub fn study_screen(&self, track: Option<u8>, minutes: u32) -> Screen {
+        Screen::Study(Box::new(study::State::new(self.plan(track, minutes), self.now())))
+    }
+
+    /// The session bar for the header, while a session goes (on any screen above it).
+    pub fn session_bar(&self) -> Option<String> {
+        self.stack.iter().find_map(|s| match s {
+            Screen::Study(st) => st.bar(self.now()),
+            _ => None,
+        })
+    }
+
+    /// A reader showing a sheet: mark the path's read steps whose every line it showed.
+    fn note_reading(&mut self) {
+        let Some(Screen::Reader(r)) = self.stack.last() else { return };
+        let Some(track) = r.track else { return };
+        let Some(sheet) = self.content.sheet(track) else { return };
+        let steps: Vec<String> = sheet
+            .meta
+            .steps
+            .iter()
+            .filter(|s| s.kind == crate::content::sheet::StepKind::Read)
+            .map(|s| s.target.clone())
+            .collect();
+        let now = self.now();
+        for slug in r.sections_read() {
+            if steps.contains(&slug) && !self.store.progress.was_read(track, &slug) {
+                if let Err(e) = self.store.mark_read(track, &slug, now) {
+                    self.flash = Some(format!("progress NOT saved: {e:#}"));
+                }
+            }
+        }
+    }
+
+    /// The top screen is about to close: remember where the learner was.
+    fn leave_top(&mut self) {
+        self.note_reading();
+        let place = match self.stack.last() {
+            Some(Screen::Reader(r)) => r.track.map(|track| Place::Sheet { track, line: r.top }),
+            Some(Screen::Quiz(q)) if q.phase == quiz::Phase::Asking => {
+                Some(Place::Quiz { track: q.track, level: q.level })
+            }
+            _ => None,
+        };
+        if let Some(place) = place {
+            let now = self.now();
+            if let Err(e) = self.store.set_resume(place, now) {
+                self.flash = Some(format!("progress NOT saved: {e:#}"));
+            }
+        }
+    }
+
+    /// A screen closed: when a study session is on top again, it checks the stop it opened.
+    fn came_back(&mut self) {
+        let now = self.now();
+        let Some(Screen::Study(s)) = self.stack.last() else { return };
+        if !s.going() || s.opened_at.is_none() {
+            return;
+        }
+        let done = match s.stops.get(s.current) {
+            Some(study::Stop::Review(_)) => s.plan.review.iter().all(|id| {
+                self.store.progress.items.get(id).is_some_and(|r| r.attempts.iter().any(|a| a.at >= s.started))
+            }),
+            Some(study::Stop::Step(step)) => {
+                path::is_done(&self.content, &self.store.progress, &self.drills_passed(), step.track, &step.spec)
+            }
+            None => true,
+        };
+        let Some(Screen::Study(s)) = self.stack.last_mut() else { return };
+        if s.on_return(done, now) {
+            self.end_session();
+        }
+    }
+
+    /// End the session on top: tally it from the record, save it, show the summary.
+    fn end_session(&mut self) {
+        let now = self.now();
+        let Some(Screen::Study(s)) = self.stack.last() else { return };
+        if !s.going() {
+            return;
+        }
+        let (done, skipped) = s.counts();
+        let record = path::tally(
+            &self.content,
+            &self.store.progress,
+            &self.runs_root,
+            &s.plan,
+            s.started,
+            now,
+            done,
+            skipped,
+            s.track_secs.clone(),
+        );
+        if let Err(e) = self.store.record_session(record.clone()) {
+            self.flash = Some(format!("session NOT saved: {e:#}"));
+        }
+        if let Some(Screen::Study(s)) = self.stack.last_mut() {
+            s.finish(record);
+        }
+    }
+
+    /// Home's Continue: where the learner stopped last.
+    fn resume(&mut self) {
+        let Some(r) = self.store.progress.resume.clone() else {
+            self.flash = Some("nothing to continue yet: read, quiz or open a drill first".into());
+            return;
+        };
+        match r.place {
+            Place::Sheet { track, line } => match reader::State::for_track(&self.content, track, None) {
+                Some(s) => self.stack.push(Screen::Reader(Box::new(s.at_line(line)))),
+                None => self.flash = Some(format!("track {track} has no sheet")),
+            },
+            Place::Drill { id } => self.follow(Target::Lab(Link::Drill(id))),
+            Place::Quiz { track, level } => {
+                self.stack.push(Screen::Quiz(Box::new(quiz::State::start(&self.content, track, level))))
             }
         }
     }

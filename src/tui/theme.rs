@@ -53,6 +53,16 @@ pub fn good() -> Style {
     Style::default().fg(Color::Green)
 }
 
+/// The study session's bar in the header.
+pub fn session_bar() -> Style {
+    Style::default().fg(Color::Black).bg(ACCENT)
+}
+
+/// A note that wants attention without being an error: "not done yet".
+pub fn warm() -> Style {
+    Style::default().fg(WARM)
+}
+
 pub fn bad() -> Style {
     Style::default().fg(RED)
 }

@@ -10,7 +10,7 @@ use unicode_width::UnicodeWidthStr;
 
 use super::action::Hint;
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
-use super::screens::{drill, exercise, home, progress, quiz, reader, review, Screen};
+use super::screens::{drill, exercise, home, progress, quiz, reader, review, study, Screen};
 
 use super::theme::{accent, key_style};
 
@@ -31,7 +31,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
             .areas(area);
     draw_header(frame, header, app);
     match app.screen() {
-        Screen::Home(s) => home::draw(frame, body, s, &app.content, &app.summary),
+        Screen::Home(s) => home::draw(frame, body, s, &app.content, &app.summary, &app.home),
         Screen::Reader(s) => reader::draw(frame, body, s),
         Screen::Drill(s) => drill::draw(frame, body, s),
         Screen::Quiz(s) => quiz::draw(frame, body, s, &app.content),
@@ -39,6 +39,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Progress(s) => progress::draw(frame, body, s),
         Screen::Exercises(s) => exercise::draw_list(frame, body, s, &app.content, &app.store.progress),
         Screen::Exercise(s) => exercise::draw(frame, body, s, &app.content, &app.store.progress),
+        Screen::Study(s) => study::draw(frame, body, s, app.now()),
     }
     draw_footer(frame, footer, app);
     if app.help {
@@ -53,6 +54,13 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
         spans.push(Span::raw(s.title()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    // The session bar, on the right of the header on every screen while a session goes.
+    if let Some(bar) = app.session_bar() {
+        let text = format!(" {bar} ");
+        let w = (text.width() as u16).min(area.width);
+        let right = Rect { x: area.x + area.width - w, width: w, ..area };
+        frame.render_widget(Paragraph::new(Line::from(Span::styled(text, super::theme::session_bar()))), right);
+    }
 }
 
 /// Footer: a flash message if there is one, else the screen's key hints.

@@ -9,10 +9,55 @@ use ratatui::Frame;
 
 use crate::content::{Content, Level, Link, SheetStatus, TRACKS};
 use crate::markdown::Target;
+use std::collections::BTreeMap;
+
+use crate::progress::store::{Place, Progress};
+use crate::progress::study;
 use crate::progress::Summary;
 use crate::tui::action::{Action, Hint};
 use crate::tui::theme::accent;
 use crate::tui::widgets::bar::mastery_bar;
+
+/// Minutes of a study session started from Home.
+pub const DEFAULT_MINUTES: u32 = 30;
+
+/// What Home shows of the study paths, computed when Home is on top.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Info {
+    /// Per track number: the next step (label, minutes), if any is left.
+    pub next: BTreeMap<u8, (String, u32)>,
+    /// Per track number: (steps done, steps, minutes left).
+    pub path: BTreeMap<u8, (usize, usize, u32)>,
+    /// Where the learner stopped, in words ("reading track 3 · Agentic RL").
+    pub resume: Option<String>,
+}
+
+impl Info {
+    pub fn new(content: &Content, progress: &Progress, passed: &BTreeMap<String, bool>) -> Info {
+        let mut info = Info::default();
+        for t in TRACKS.iter() {
+            let steps = study::path(content, progress, passed, t.number);
+            if steps.is_empty() {
+                continue;
+            }
+            info.path.insert(t.number, study::path_progress(&steps));
+            if let Some(s) = steps.into_iter().find(|s| !s.done) {
+                info.next.insert(t.number, (s.label.clone(), s.minutes()));
+            }
+        }
+        info.resume = progress.resume.as_ref().map(|r| match &r.place {
+            Place::Sheet { track, .. } => {
+                let title = content.sheet(*track).map_or(String::new(), |s| format!(" · {}", s.meta.title));
+                format!("reading track {track}{title}")
+            }
+            Place::Drill { id } => format!("drill {id}"),
+            Place::Quiz { track, level } => {
+                format!("the track {track} {} quiz", level.map_or("all-levels".to_string(), |l| l.to_string()))
+            }
+        });
+        info
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Focus {
@@ -28,13 +73,24 @@ pub struct State {
     pub drill: usize,
 }
 
-// Tab (tracks ↔ drills) is in the help overlay and the details pane: the footer must fit 80 columns.
-pub const HINTS: &[Hint] =
-    &[("↑↓", "move"), ("Enter", "open"), ("z", "quiz"), ("r", "review"), ("p", "progress"), ("e", "exercises")];
+// Tab (tracks ↔ drills) and c (continue) are in the help overlay and on
+// screen: the footer must fit 80 columns.
+pub const HINTS: &[Hint] = &[
+    ("n", "next step"),
+    ("S", "study"),
+    ("Enter", "open"),
+    ("z", "quiz"),
+    ("r", "review"),
+    ("p", "progress"),
+    ("e", "exercises"),
+];
 
 pub const HELP: &[Hint] = &[
+    ("n", "the selected track's next step on its study path"),
+    ("S", "a study session on the selected track: due review, then the next steps that fit 30 minutes"),
+    ("c", "continue where you stopped (the sheet, the drill, the quiz left half-way)"),
     ("↑↓ j k", "move in the list"),
-    ("Tab", "switch between tracks and drills"),
+    ("Tab", "switch between the tracks and the selected track's drills"),
     ("Enter l", "open the track's cheatsheet / the drill"),
     ("g G", "first / last"),
     ("z", "quiz on the selected track (choose the level)"),
@@ -54,12 +110,24 @@ impl State {
             KeyCode::Up | KeyCode::Char('k') => *cursor = cursor.saturating_sub(1),
             KeyCode::Char('g') | KeyCode::Home => *cursor = 0,
             KeyCode::Char('G') | KeyCode::End => *cursor = len.saturating_sub(1),
-            KeyCode::Tab | KeyCode::BackTab => {
-                self.focus = match self.focus {
-                    Focus::Tracks if !content.drills.is_empty() => Focus::Drills,
-                    _ => Focus::Tracks,
+            KeyCode::Tab | KeyCode::BackTab => match self.focus {
+                Focus::Tracks if !content.drills.is_empty() => {
+                    // To the selected track's first drill (the list is sorted by track).
+                    let track = TRACKS[self.track].number;
+                    if let Some(i) = content.drills.iter().position(|d| d.track >= track) {
+                        self.drill = i;
+                    }
+                    self.focus = Focus::Drills;
                 }
-            }
+                _ => {
+                    if let Some(i) =
+                        content.drills.get(self.drill).and_then(|d| TRACKS.iter().position(|t| t.number == d.track))
+                    {
+                        self.track = i;
+                    }
+                    self.focus = Focus::Tracks;
+                }
+            },
             KeyCode::Enter | KeyCode::Char('l') | KeyCode::Right => return self.open(content),
             KeyCode::Char('z') => {
                 let track = match self.focus {
@@ -69,11 +137,24 @@ impl State {
                 return Action::OpenQuiz { track: Some(track), level: None };
             }
             KeyCode::Char('r') => return Action::OpenReview,
+            KeyCode::Char('n') => return Action::NextStep(self.selected_track(content)),
+            KeyCode::Char('S') => {
+                return Action::OpenStudy { track: Some(self.selected_track(content)), minutes: DEFAULT_MINUTES }
+            }
+            KeyCode::Char('c') => return Action::Continue,
             KeyCode::Char('p') => return Action::OpenProgress,
             KeyCode::Char('e') => return Action::OpenExercises,
             _ => {}
         }
         Action::None
+    }
+
+    /// The track selected, or the selected drill's track.
+    fn selected_track(&self, content: &Content) -> u8 {
+        match self.focus {
+            Focus::Tracks => TRACKS[self.track].number,
+            Focus::Drills => content.drills.get(self.drill).map_or(0, |d| d.track),
+        }
     }
 
     fn open(&self, content: &Content) -> Action {
@@ -90,8 +171,21 @@ impl State {
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, summary: &Summary) {
+pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, summary: &Summary, info: &Info) {
     let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    // Continue: one line above the lists, when there is somewhere to go back to.
+    let left = match &info.resume {
+        Some(place) => {
+            let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(left);
+            let line = Line::from(vec![
+                Span::styled(" c ", crate::tui::theme::key_style()),
+                Span::styled(format!(" Continue: {place}"), accent()),
+            ]);
+            frame.render_widget(Paragraph::new(line), top);
+            rest
+        }
+        None => left,
+    };
     let drills_h = (content.drills.len() as u16 + 2).clamp(3, left.height / 2);
     let [tracks_area, drills_area] = Layout::vertical([Constraint::Min(10), Constraint::Length(drills_h)]).areas(left);
 
@@ -151,7 +245,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     frame.render_stateful_widget(drills, drills_area, &mut ds);
 
     let detail = match state.focus {
-        Focus::Tracks => track_detail(content, summary, TRACKS[state.track].number),
+        Focus::Tracks => track_detail(content, summary, info, TRACKS[state.track].number),
         Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
     };
     frame.render_widget(
@@ -174,9 +268,30 @@ fn dim(text: String) -> Line<'static> {
     Line::from(Span::styled(text, Style::default().fg(Color::DarkGray)))
 }
 
-fn track_detail(content: &Content, summary: &Summary, track: u8) -> Vec<Line<'static>> {
+fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) -> Vec<Line<'static>> {
     let t = &TRACKS[track as usize];
     let mut lines = vec![heading(format!("Track {} · {}", t.number, t.title)), Line::raw("")];
+    match (info.next.get(&track), info.path.get(&track)) {
+        (Some((label, minutes)), Some(&(done, total, left))) => {
+            lines.push(Line::from(vec![
+                Span::styled("Next step (n): ", accent().add_modifier(Modifier::BOLD)),
+                Span::raw(format!("{label} · {minutes} min")),
+            ]));
+            lines.push(dim(format!(
+                "Path: {done} of {total} step{} done · about {left} min left · S: a {DEFAULT_MINUTES}-min session",
+                if total == 1 { "" } else { "s" }
+            )));
+            lines.push(Line::raw(""));
+        }
+        (None, Some(&(_, total, _))) => {
+            lines.push(Line::styled(
+                format!("Path done: all {total} steps. S plans a review session."),
+                crate::tui::theme::good(),
+            ));
+            lines.push(Line::raw(""));
+        }
+        _ => {}
+    }
     match content.sheet(track) {
         Some(s) => {
             lines.push(Line::raw(s.meta.summary.clone()));
@@ -216,7 +331,7 @@ fn track_detail(content: &Content, summary: &Summary, track: u8) -> Vec<Line<'st
         None => lines.push(Line::raw("Quiz: none yet")),
     }
     lines.push(Line::raw(""));
-    lines.push(dim("Next: Enter reads the cheatsheet; z takes its quiz; Tab moves to the drills.".into()));
+    lines.push(dim("Enter reads the cheatsheet; z takes its quiz; Tab moves to its drills.".into()));
     lines
 }
 

@@ -7,6 +7,7 @@ pub mod progress;
 pub mod quiz;
 pub mod reader;
 pub mod review;
+pub mod study;
 
 use crate::tui::action::Hint;
 
@@ -20,6 +21,7 @@ pub enum Screen {
     Progress(Box<progress::State>),
     Exercises(exercise::ListView),
     Exercise(Box<exercise::State>),
+    Study(Box<study::State>),
 }
 
 impl Screen {
@@ -33,6 +35,7 @@ impl Screen {
             Screen::Progress(_) => "Progress".into(),
             Screen::Exercises(_) => "Exercises".into(),
             Screen::Exercise(x) => x.title(),
+            Screen::Study(s) => s.title(),
         }
     }
 
@@ -43,7 +46,9 @@ impl Screen {
             Screen::Drill(d) => d.is_typing(),
             Screen::Quiz(q) => q.is_typing(),
             Screen::Review(r) => r.is_typing(),
-            Screen::Home(_) | Screen::Progress(_) | Screen::Exercises(_) | Screen::Exercise(_) => false,
+            Screen::Home(_) | Screen::Progress(_) | Screen::Exercises(_) | Screen::Exercise(_) | Screen::Study(_) => {
+                false
+            }
         }
     }
 
@@ -58,6 +63,7 @@ impl Screen {
             Screen::Progress(_) => "Progress",
             Screen::Exercises(_) => "Exercises",
             Screen::Exercise(_) => "Exercise",
+            Screen::Study(_) => "Study session",
         }
     }
 
@@ -72,6 +78,7 @@ impl Screen {
             Screen::Progress(_) => progress::HINTS.to_vec(),
             Screen::Exercises(_) => exercise::LIST_HINTS.to_vec(),
             Screen::Exercise(s) => s.hints(),
+            Screen::Study(s) => s.hints(),
         }
     }
 
@@ -86,6 +93,7 @@ impl Screen {
             Screen::Progress(_) => progress::HELP.to_vec(),
             Screen::Exercises(_) => exercise::LIST_HELP.to_vec(),
             Screen::Exercise(s) => s.help(),
+            Screen::Study(_) => study::HELP.to_vec(),
         }
     }
 }

@@ -61,6 +61,11 @@ pub struct State {
     pub search: Option<Search>,
     /// A section to scroll to once the first layout exists.
     pending_slug: Option<String>,
+    /// A line to scroll to once the first layout exists (Home's Continue).
+    pending_top: Option<usize>,
+    /// Which rendered lines have been on screen (reset by a re-wrap): a
+    /// section counts as read once every line of it was shown.
+    seen: Vec<bool>,
 }
 
 impl PartialEq for State {
@@ -100,7 +105,33 @@ impl State {
             focused: None,
             search: None,
             pending_slug: None,
+            pending_top: None,
+            seen: Vec::new(),
         }
+    }
+
+    /// Open at a rendered line (where the learner stopped last time).
+    pub fn at_line(mut self, line: usize) -> State {
+        self.pending_top = Some(line);
+        self
+    }
+
+    /// Slugs of the sections whose every line has been on screen since the
+    /// last re-wrap (a section holds its subsections).
+    pub fn sections_read(&self) -> Vec<String> {
+        let heads = &self.rendered.headings;
+        let mut out = Vec::new();
+        for (k, &(start, i)) in heads.iter().enumerate() {
+            let level = self.doc.headings[i].level;
+            let end = heads[k + 1..]
+                .iter()
+                .find(|(_, j)| self.doc.headings[*j].level <= level)
+                .map_or(self.rendered.lines.len(), |(l, _)| *l);
+            if end > start && (start..end).all(|l| self.seen.get(l).copied().unwrap_or(false)) {
+                out.push(self.doc.headings[i].slug.clone());
+            }
+        }
+        out
     }
 
     pub fn for_track(content: &Content, track: u8, section: Option<&str>) -> Option<State> {
@@ -172,13 +203,30 @@ impl State {
         if let Some(slug) = self.pending_slug.take() {
             self.jump_to_slug(&slug);
         }
+        if let Some(line) = self.pending_top.take() {
+            self.top = line;
+        }
         self.clamp();
+        self.mark_seen();
+    }
+
+    /// Remember the lines on screen now (see [`State::sections_read`]).
+    fn mark_seen(&mut self) {
+        let n = self.rendered.lines.len();
+        if self.seen.len() != n {
+            self.seen = vec![false; n];
+        }
+        let end = (self.top + self.height).min(n);
+        for l in self.seen[self.top.min(end)..end].iter_mut() {
+            *l = true;
+        }
     }
 
     fn relayout(&mut self, width: u16) {
         // Keep the reader on the same heading across a re-wrap.
         let anchor = self.rendered.heading_at(self.top);
         self.rendered = self.doc.layout_measure(width, MEASURE, &self.open);
+        self.seen = vec![false; self.rendered.lines.len()];
         if let Some(h) = anchor {
             if let Some(l) = self.rendered.line_of_heading(h) {
                 self.top = l;
@@ -275,6 +323,11 @@ impl State {
         let width = self.rendered.width;
         let top = self.top;
         self.rendered = self.doc.layout_measure(width, MEASURE, &self.open);
+        // Lines above the screen did not move (the answer opened is on it).
+        let mut seen = vec![false; self.rendered.lines.len()];
+        let keep = top.min(seen.len()).min(self.seen.len());
+        seen[..keep].copy_from_slice(&self.seen[..keep]);
+        self.seen = seen;
         self.top = top;
         if let Some(q) = self.search.as_ref().map(|s| s.query.clone()) {
             self.run_search(&q, false);

@@ -1,0 +1,358 @@
+//! A study session: a plan that fits the minutes the learner has (the due
+//! review first, then the next steps of a track's path), walked one stop at
+//! a time, and a summary at the end that is saved to progress.
+//!
+//! The screen stays under the screens it opens: `Enter` opens the current
+//! stop on top of it; when the learner comes back (Esc), the app tells the
+//! session ([`State::on_return`]), which checks the learner's record and
+//! moves on when the step is done. The plan and the done-checks are in
+//! `progress::study`; this file only walks them.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+use crate::content::sheet::StepKind;
+use crate::content::{Level, Link};
+use crate::markdown::Target;
+use crate::progress::store::SessionRecord;
+use crate::progress::study::{Plan, Step};
+use crate::tui::action::{Action, Hint};
+use crate::tui::theme::{accent, bad, dim, good, warm};
+
+/// Where the session is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    /// The plan is shown; `+`/`-` change the minutes, Enter starts.
+    Planning,
+    /// Walking the stops.
+    Going,
+    /// Ended: the summary (saved).
+    Over(SessionRecord),
+}
+
+/// One stop of the session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    Review(usize),
+    Step(Step),
+}
+
+impl Stop {
+    pub fn label(&self) -> String {
+        match self {
+            Stop::Review(n) => format!("Review {n} due item{}", if *n == 1 { "" } else { "s" }),
+            Stop::Step(s) => format!("{} · track {}", s.label, s.track),
+        }
+    }
+
+    pub fn minutes(&self) -> u32 {
+        match self {
+            Stop::Review(n) => (*n as f64 * crate::progress::study::REVIEW_MINUTES_PER_ITEM).ceil() as u32,
+            Stop::Step(s) => s.minutes(),
+        }
+    }
+
+    pub fn track(&self) -> Option<u8> {
+        match self {
+            Stop::Review(_) => None,
+            Stop::Step(s) => Some(s.track),
+        }
+    }
+
+    /// What `Enter` opens for this stop.
+    pub fn action(&self) -> Action {
+        match self {
+            Stop::Review(_) => Action::OpenReview,
+            Stop::Step(s) => {
+                let t = s.spec.target.clone();
+                match s.spec.kind {
+                    StepKind::Read => Action::Follow(Target::Lab(Link::Sheet { track: s.track, section: Some(t) })),
+                    StepKind::Quiz => Action::OpenQuiz { track: Some(s.track), level: Level::parse(&t) },
+                    StepKind::Exercise => Action::Follow(Target::Lab(Link::Exercise(t))),
+                    StepKind::Drill => Action::Follow(Target::Lab(Link::Drill(t))),
+                }
+            }
+        }
+    }
+}
+
+/// How a stop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Done,
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    pub plan: Plan,
+    pub stops: Vec<Stop>,
+    pub marks: Vec<Option<Mark>>,
+    pub current: usize,
+    pub phase: Phase,
+    pub started: DateTime<Utc>,
+    /// When the current stop was opened (to count time per track).
+    pub opened_at: Option<DateTime<Utc>>,
+    pub track_secs: BTreeMap<u8, u64>,
+    /// Said under the list: "not done yet", "done: …".
+    pub note: Option<String>,
+}
+
+pub const HINTS: &[Hint] = &[("Enter", "go"), ("n", "skip"), ("x", "end"), ("Esc", "back")];
+pub const PLAN_HINTS: &[Hint] = &[("Enter", "start"), ("+ -", "minutes"), ("Esc", "back")];
+
+pub const HELP: &[Hint] = &[
+    ("Enter", "plan: start the session · going: open the current stop · summary: back to Home"),
+    ("+ -", "plan: 5 minutes more / less"),
+    ("n", "skip the current stop (it stays on your path)"),
+    ("x", "end the session now: the summary, saved to progress"),
+    ("Esc", "back (a session going is ended first, with its summary)"),
+];
+
+impl State {
+    pub fn new(plan: Plan, now: DateTime<Utc>) -> State {
+        let mut stops = Vec::new();
+        if !plan.review.is_empty() {
+            stops.push(Stop::Review(plan.review.len()));
+        }
+        stops.extend(plan.steps.iter().cloned().map(Stop::Step));
+        State {
+            marks: vec![None; stops.len()],
+            stops,
+            plan,
+            current: 0,
+            phase: Phase::Planning,
+            started: now,
+            opened_at: None,
+            track_secs: BTreeMap::new(),
+            note: None,
+        }
+    }
+
+    pub fn title(&self) -> String {
+        match &self.phase {
+            Phase::Planning => "Study session · plan".into(),
+            Phase::Going => {
+                format!("Study session · {} of {}", (self.current + 1).min(self.stops.len()), self.stops.len())
+            }
+            Phase::Over(_) => "Study session · summary".into(),
+        }
+    }
+
+    pub fn hints(&self) -> Vec<Hint> {
+        match self.phase {
+            Phase::Planning => PLAN_HINTS.to_vec(),
+            Phase::Going => HINTS.to_vec(),
+            Phase::Over(_) => vec![("Enter", "Home"), ("p", "progress")],
+        }
+    }
+
+    /// Minutes since the session started.
+    pub fn minutes_used(&self, now: DateTime<Utc>) -> u32 {
+        ((now - self.started).num_seconds().max(0) / 60) as u32
+    }
+
+    /// The session bar: "session · step 2 of 5 · 12 of 30 min".
+    pub fn bar(&self, now: DateTime<Utc>) -> Option<String> {
+        (self.phase == Phase::Going).then(|| {
+            format!(
+                "session · step {} of {} · {} of {} min",
+                (self.current + 1).min(self.stops.len()),
+                self.stops.len(),
+                self.minutes_used(now),
+                self.plan.minutes
+            )
+        })
+    }
+
+    pub fn going(&self) -> bool {
+        self.phase == Phase::Going
+    }
+
+    /// Counts of (done, skipped).
+    pub fn counts(&self) -> (u32, u32) {
+        let n = |m: Mark| self.marks.iter().filter(|x| **x == Some(m)).count() as u32;
+        (n(Mark::Done), n(Mark::Skipped))
+    }
+
+    /// Keys. Ending (tally and save) is the app's work: `Action::EndSession`.
+    pub fn on_key(&mut self, key: KeyEvent, now: DateTime<Utc>) -> Action {
+        match (&self.phase, key.code) {
+            (Phase::Planning, KeyCode::Enter) => {
+                if self.stops.is_empty() {
+                    return Action::Flash("nothing to plan: no review is due and the path is done".into());
+                }
+                self.phase = Phase::Going;
+                self.started = now;
+                self.open(now)
+            }
+            (Phase::Planning, KeyCode::Char('+') | KeyCode::Char('=')) => Action::Replan(self.plan.minutes + 5),
+            (Phase::Planning, KeyCode::Char('-')) if self.plan.minutes > 5 => Action::Replan(self.plan.minutes - 5),
+            (Phase::Planning, KeyCode::Esc | KeyCode::Backspace) => Action::Back,
+            (Phase::Going, KeyCode::Enter) => self.open(now),
+            (Phase::Going, KeyCode::Char('n')) => {
+                self.marks[self.current] = Some(Mark::Skipped);
+                self.note = Some(format!("skipped: {}", self.stops[self.current].label()));
+                self.advance();
+                if self.has_current() {
+                    Action::None
+                } else {
+                    Action::EndSession
+                }
+            }
+            (Phase::Going, KeyCode::Char('x') | KeyCode::Esc | KeyCode::Backspace) => Action::EndSession,
+            (Phase::Over(_), KeyCode::Enter | KeyCode::Esc | KeyCode::Backspace) => Action::Back,
+            (Phase::Over(_), KeyCode::Char('p')) => Action::OpenProgress,
+            _ => Action::None,
+        }
+    }
+
+    fn has_current(&self) -> bool {
+        self.current < self.stops.len()
+    }
+
+    fn open(&mut self, now: DateTime<Utc>) -> Action {
+        match self.stops.get(self.current) {
+            Some(stop) => {
+                self.opened_at = Some(now);
+                stop.action()
+            }
+            None => Action::None,
+        }
+    }
+
+    /// Move to the next stop not marked.
+    fn advance(&mut self) {
+        while self.has_current() && self.marks[self.current].is_some() {
+            self.current += 1;
+        }
+    }
+
+    /// The learner came back from the current stop: count its time, and
+    /// mark it done when `done` says so. Returns whether the session is over
+    /// (no stop left).
+    pub fn on_return(&mut self, done: bool, now: DateTime<Utc>) -> bool {
+        let Some(stop) = self.stops.get(self.current).cloned() else { return true };
+        if let Some(at) = self.opened_at.take() {
+            let secs = (now - at).num_seconds().max(0) as u64;
+            if let Some(t) = stop.track().or(self.plan.track) {
+                *self.track_secs.entry(t).or_default() += secs;
+            }
+        }
+        if done {
+            self.marks[self.current] = Some(Mark::Done);
+            self.note = Some(format!("done: {}", stop.label()));
+            self.advance();
+        } else {
+            self.note = Some("not done yet: Enter goes back to it, n skips it".into());
+        }
+        !self.has_current()
+    }
+
+    /// The session ended with `record` (already tallied and saved by the app).
+    pub fn finish(&mut self, record: SessionRecord) {
+        self.phase = Phase::Over(record);
+    }
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
+    let mut lines: Vec<Line> = Vec::new();
+    match &s.phase {
+        Phase::Over(r) => summary_lines(&mut lines, r),
+        phase => {
+            let p = &s.plan;
+            let on = p.track.map_or("the tracks in order".to_string(), |t| format!("track {t}"));
+            lines.push(Line::from(Span::styled(
+                format!("{} min on {on} · planned {} min", p.minutes, p.planned_minutes()),
+                accent().add_modifier(Modifier::BOLD),
+            )));
+            if p.review_left_out > 0 {
+                lines.push(Line::styled(
+                    format!(
+                        "{} more due item{} left for later (the review takes at most {:.0}% of the time)",
+                        p.review_left_out,
+                        if p.review_left_out == 1 { "" } else { "s" },
+                        crate::progress::study::REVIEW_SHARE * 100.0
+                    ),
+                    dim(),
+                ));
+            }
+            lines.push(Line::raw(""));
+            if s.stops.is_empty() {
+                lines.push(Line::raw("Nothing to do: no review is due and this path is done. Try another track."));
+            }
+            for (i, stop) in s.stops.iter().enumerate() {
+                let (mark, style) = match s.marks[i] {
+                    Some(Mark::Done) => ("✓", good()),
+                    Some(Mark::Skipped) => ("↷", dim()),
+                    None if i == s.current && *phase == Phase::Going => ("▶", accent()),
+                    None => ("·", ratatui::style::Style::default()),
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(format!(" {mark} "), style),
+                    Span::styled(format!("{:>3} min  ", stop.minutes()), dim()),
+                    Span::styled(stop.label(), style),
+                ]));
+            }
+            lines.push(Line::raw(""));
+            if let Some(n) = &s.note {
+                lines.push(Line::styled(n.clone(), warm()));
+            }
+            let hint = match phase {
+                Phase::Planning => "Enter starts · + / - change the minutes · Esc back",
+                _ => "Enter opens the current stop; come back with Esc and the session moves on when it is done · n skips · x ends",
+            };
+            lines.push(Line::styled(hint, dim()));
+            if *phase == Phase::Going {
+                lines.push(Line::styled(format!("{} min used", s.minutes_used(now)), dim()));
+            }
+        }
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(dim())
+        .title(format!(" {} ", s.title()));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), area);
+}
+
+/// The end-of-session summary, as the screen shows it.
+pub fn summary_lines(lines: &mut Vec<Line<'static>>, r: &SessionRecord) {
+    let mins = (r.ended - r.started).num_seconds().max(0) as f64 / 60.0;
+    lines.push(Line::from(Span::styled(
+        format!("Session over · {mins:.0} of {} min", r.planned_minutes),
+        accent().add_modifier(Modifier::BOLD),
+    )));
+    lines.push(Line::raw(""));
+    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    lines.push(Line::raw(format!("Steps: {} done, {} skipped", r.steps_done, r.steps_skipped)));
+    lines.push(Line::raw(format!("Quiz and review: {} rated", plural(r.items_rated, "item", "items"))));
+    lines.push(Line::raw(format!("Exercises passed: {}", r.exercises_passed)));
+    if r.drills.is_empty() {
+        lines.push(Line::raw("Drills run: none"));
+    } else {
+        lines.push(Line::raw("Drills run:"));
+        for d in &r.drills {
+            let style = if d.claims_held == d.claims { good() } else { bad() };
+            lines.push(Line::styled(format!("  {} · {} of {} claims held", d.id, d.claims_held, d.claims), style));
+        }
+    }
+    lines.push(Line::raw(match r.predictions {
+        0 => "Predictions: none made".to_string(),
+        n => format!("Predictions: {} of {n} right", r.predictions_right),
+    }));
+    if !r.track_secs.is_empty() {
+        let per: Vec<String> =
+            r.track_secs.iter().map(|(t, s)| format!("track {t} {:.0} min", *s as f64 / 60.0)).collect();
+        lines.push(Line::raw(format!("Time: {}", per.join(" · "))));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Saved to your progress (p shows sessions per week). Enter: Home.", dim()));
+}
