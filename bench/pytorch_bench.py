@@ -5,6 +5,7 @@ Run by hand, never by the tests:
 
     python3 bench/pytorch_bench.py --config S --threads 2 [--seconds 8] [--json]
     python3 bench/pytorch_bench.py --config S --generate
+    python3 bench/pytorch_bench.py --config L --device cuda [--generate]   # on a GPU (scripts/gpu-check.sh)
 
 Same model as src/ml/gpt.rs (learned positions, pre-norm LayerNorm eps 1e-5,
 fused QKV with bias, exact GELU MLP 4d, tied LM head, GPT-2 init), same data
@@ -63,7 +64,15 @@ import torch.nn.functional as F
 CONFIGS = {
     "S": dict(vocab=64, d=128, layers=2, heads=4, ctx=64, batch=32),
     "M": dict(vocab=64, d=256, layers=4, heads=8, ctx=128, batch=16),
+    # The GPU-only config of `agentlab bench` (src/bench.rs, config_l).
+    "L": dict(vocab=64, d=512, layers=8, heads=8, ctx=256, batch=32),
 }
+DEVICE = torch.device("cpu")
+
+
+def _sync():
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize()
 
 
 class Block(nn.Module):
@@ -121,12 +130,12 @@ class Gpt(nn.Module):
 
 def train(cfg, seconds):
     torch.manual_seed(1)
-    m = Gpt(cfg["vocab"], cfg["d"], cfg["layers"], cfg["heads"], cfg["ctx"])
+    m = Gpt(cfg["vocab"], cfg["d"], cfg["layers"], cfg["heads"], cfg["ctx"]).to(DEVICE)
     decay = [p for p in m.parameters() if p.dim() >= 2]
     rest = [p for p in m.parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}], lr=1e-3, betas=(0.9, 0.95), eps=1e-8)
     b, t = cfg["batch"], cfg["ctx"]
-    data = torch.randint(0, cfg["vocab"], (b, t + 1))
+    data = torch.randint(0, cfg["vocab"], (b, t + 1)).to(DEVICE)
     x, y = data[:, :-1], data[:, 1:]
 
     def step():
@@ -146,17 +155,17 @@ def train(cfg, seconds):
         step()
         times.append(time.perf_counter() - s)
     params = sum(p.numel() for p in m.parameters())
-    return dict(config=cfg_name, params=params, tokens_per_step=b * t, steps=len(times), step_ms_median=statistics.median(times) * 1e3,
+    return dict(config=cfg_name, device=str(DEVICE), params=params, tokens_per_step=b * t, steps=len(times), step_ms_median=statistics.median(times) * 1e3,
                 tokens_per_s=b * t * len(times) / sum(times), peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 @torch.no_grad()
 def generate(cfg):
     torch.manual_seed(1)
-    m = Gpt(cfg["vocab"], cfg["d"], cfg["layers"], cfg["heads"], cfg["ctx"]).eval()
+    m = Gpt(cfg["vocab"], cfg["d"], cfg["layers"], cfg["heads"], cfg["ctx"]).to(DEVICE).eval()
     batch, prompt = 8, 16
     new = min(cfg["ctx"] - prompt, 48)
-    idx = torch.randint(0, cfg["vocab"], (batch, prompt))
+    idx = torch.randint(0, cfg["vocab"], (batch, prompt)).to(DEVICE)
 
     def run(use_cache):
         if use_cache:
@@ -172,6 +181,7 @@ def generate(cfg):
             for _ in range(new):
                 nxt = m(out)[:, -1].argmax(-1, keepdim=True)
                 out = torch.cat([out, nxt], 1)
+        _sync()
         return out
 
     rates = {}
@@ -185,7 +195,7 @@ def generate(cfg):
             run(use_cache)
             ts.append(time.perf_counter() - s)
         rates["cached" if use_cache else "uncached"] = batch * new / statistics.median(ts)
-    return dict(config=cfg_name, batch=batch, prompt=prompt, new_tokens=new, cached_tokens_per_s=rates["cached"], uncached_tokens_per_s=rates["uncached"])
+    return dict(config=cfg_name, device=str(DEVICE), batch=batch, prompt=prompt, new_tokens=new, cached_tokens_per_s=rates["cached"], uncached_tokens_per_s=rates["uncached"])
 
 
 # ---- SmolLM2-135M from a GGUF (--model) ----------------------------------
@@ -395,8 +405,10 @@ if __name__ == "__main__":
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--generate", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="the tiny configs only")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    DEVICE = torch.device(a.device)
     if a.model:
         if a.check:
             rs = [model_check(a.model)]
