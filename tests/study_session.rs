@@ -257,3 +257,19 @@ fn the_session_screens_fit_60x16() {
     let s = draw(&mut a, 60, 16);
     assert!(s.contains("Session over"), "{s}");
 }
+
+#[test]
+fn quitting_in_the_middle_of_a_session_saves_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("progress.json");
+    let (mut a, _) = app_on(&file);
+    a.open_study(Some(TRACK), 20);
+    key(&mut a, KeyCode::Enter);
+    draw(&mut a, 120, 40);
+    key(&mut a, KeyCode::Char('q'));
+    assert!(a.should_quit());
+    let on_disk = Store::open(&file, Utc::now()).progress;
+    assert_eq!(on_disk.sessions.len(), 1, "the session is saved on quit");
+    assert_eq!(on_disk.sessions[0].planned_minutes, 20);
+    assert!(matches!(on_disk.resume.as_ref().map(|r| &r.place), Some(Place::Sheet { track: TRACK, .. })));
+}

@@ -215,6 +215,7 @@ impl App {
         match self.work_under_way() {
             None => {
                 self.leave_top();
+                self.end_session();
                 self.quit = true
             }
             Some(what) => {
@@ -475,14 +476,18 @@ impl App {
         }
     }
 
-    /// End the session on top: tally it from the record, save it, show the summary.
+    /// End the study session going (on top, or under the screens it opened
+    /// when the learner quits): tally it from the record, save it, show the summary.
     fn end_session(&mut self) {
         let now = self.now();
-        let Some(Screen::Study(s)) = self.stack.last() else { return };
-        if !s.going() {
-            return;
-        }
+        let Some(i) = self.stack.iter().rposition(|s| matches!(s, Screen::Study(st) if st.going())) else { return };
+        let Screen::Study(s) = &self.stack[i] else { return };
         let (done, skipped) = s.counts();
+        let mut track_secs = s.track_secs.clone();
+        // A stop still open (quitting from it) counts its time too.
+        if let (Some(at), Some(t)) = (s.opened_at, s.stops.get(s.current).and_then(|x| x.track()).or(s.plan.track)) {
+            *track_secs.entry(t).or_default() += (now - at).num_seconds().max(0) as u64;
+        }
         let record = path::tally(
             &self.content,
             &self.store.progress,
@@ -492,12 +497,12 @@ impl App {
             now,
             done,
             skipped,
-            s.track_secs.clone(),
+            track_secs,
         );
         if let Err(e) = self.store.record_session(record.clone()) {
             self.flash = Some(format!("session NOT saved: {e:#}"));
         }
-        if let Some(Screen::Study(s)) = self.stack.last_mut() {
+        if let Screen::Study(s) = &mut self.stack[i] {
             s.finish(record);
         }
     }
