@@ -180,10 +180,12 @@ impl Asking {
         }
         out.push(Line::raw(""));
         let keys = match spec.kind {
-            PredictKind::Choice => "↑↓ or 1–9 choose · Enter answers · Tab skips · Esc skips all and runs",
-            PredictKind::Number => "Enter answers · Tab skips · Esc skips all and runs",
+            PredictKind::Choice => {
+                format!("↑↓ or 1–{} choose · Enter answers · Tab skips · Esc skips all and runs", spec.choices.len())
+            }
+            PredictKind::Number => "Enter answers · Tab skips · Esc skips all and runs".to_string(),
         };
-        out.extend(wrap_words(keys, width).into_iter().map(|l| Line::from(Span::styled(l, dim()))));
+        out.extend(wrap_words(&keys, width).into_iter().map(|l| Line::from(Span::styled(l, dim()))));
         out
     }
 }
