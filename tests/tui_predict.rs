@@ -349,7 +349,6 @@ fn b_breaks_a_claim_on_purpose_and_compares_with_the_last_passing_run() {
     assert!(s.contains("(was 0.1000)") && s.contains("(was 0.9700)"), "both values:\n{s}");
     assert_eq!(d(&mut a).compare.as_ref().unwrap().0, "2026-11-24T09-00-00", "the passing run of seed 1");
     assert!(d(&mut a).previous.is_some());
-    let s = draw(&mut a, 200, 50);
     assert!(s.contains("grey = last passing run of seed 1"), "{s}");
 
     // No breaking settings: said so.

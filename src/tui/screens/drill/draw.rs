@@ -312,7 +312,8 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
         x,
     ];
     match (&s.compare, &s.previous) {
-        (Some(_), Some(_)) => parts.push(format!("grey = last passing run of seed {}", s.seed)),
+        // A `b` run: what the grey is matters more than the settings.
+        (Some(_), Some(_)) => parts.insert(1, format!("grey = last passing run of seed {}", s.seed)),
         (None, Some(_)) => parts.push("grey = previous run".into()),
         _ => {}
     }
