@@ -230,6 +230,10 @@ enum DrillCmd {
         /// Print every event as a JSON line.
         #[arg(long)]
         json: bool,
+        /// Answer the drill's predictions for the preset first (on stdin); after the run,
+        /// what it measured for each (recorded in your progress).
+        #[arg(long)]
+        predict: bool,
     },
     /// Run a drill for many seeds; per claim: how often it held, mean, min and max.
     /// Exit 0 when every claim held on every seed, 1 otherwise, 2 on bad arguments.
@@ -374,8 +378,8 @@ fn main() -> ExitCode {
         Command::Drill { cmd } => match cmd {
             DrillCmd::List => cli::drill_list(&content),
             DrillCmd::Show { id } => cli::drill_show(&content, &id),
-            DrillCmd::Run { id, preset, seed, sets, model, uses, device, json } => {
-                cli::drill_run(&content, &id, &preset, seed, &sets, model.as_deref(), &uses, device, json)
+            DrillCmd::Run { id, preset, seed, sets, model, uses, device, json, predict } => {
+                cli::drill_run(&content, &id, &preset, seed, &sets, model.as_deref(), &uses, device, json, predict)
             }
             DrillCmd::Sweep { id, preset, seeds, sets, model, device, jobs, json, resume } => {
                 cli::drill_sweep(&content, &id, &preset, &seeds, &sets, model.as_deref(), device, jobs, json, resume)

@@ -439,6 +439,8 @@ pub fn drill_sweep(
 /// `agentlab drill run ID …`: progress lines (or JSON lines), then the claims.
 /// `model` is `--model SPEC` (`--set model=SPEC`). `uses` are `EXERCISE=FILE`:
 /// the drill trains with the learner's function.
+/// `predict`: ask the preset's predictions on stdin first, and after the
+/// run say what it measured for each (and record them in the progress file).
 /// Exit 0: every claim holds; 1: a claim failed or the run failed; 2: bad arguments.
 #[allow(clippy::too_many_arguments)]
 pub fn drill_run(
@@ -451,8 +453,13 @@ pub fn drill_run(
     uses: &[String],
     device: crate::ml::device::DeviceChoice,
     json: bool,
+    predict: bool,
 ) -> Result<ExitCode> {
     use crate::drills::{Event, RunStatus};
+    if predict && json {
+        eprintln!("agentlab: --predict asks its questions on the terminal; it does not go with --json");
+        return Ok(ExitCode::from(2));
+    }
     let parsed = drill_params(content, id, preset, sets, model, device)
         .and_then(|(m, p)| Ok((m, p, exercise::parse_uses(content, id, uses)?)));
     let (meta, params, uses) = match parsed {
@@ -461,6 +468,12 @@ pub fn drill_run(
             eprintln!("agentlab: {e}");
             return Ok(ExitCode::from(2));
         }
+    };
+    let answers = if predict {
+        let stdin = std::io::stdin();
+        ask_predictions(meta, preset, &mut stdin.lock(), &mut std::io::stdout())?
+    } else {
+        Vec::new()
     };
     let config =
         crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params, uses };
@@ -538,11 +551,125 @@ pub fn drill_run(
             );
         }
         println!("{} · saved in {}", report.outcome(), handle.dir.display());
+        if !answers.is_empty() {
+            tell_predictions(meta, preset, &answers, &report, &mut std::io::stdout())?;
+        }
     }
     Ok(match report.status {
         RunStatus::Passed => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     })
+}
+
+/// `drill run --predict`: ask the predictions of `preset` on `input`, one
+/// after another; returns the answers (an empty line skips a question, `s`
+/// skips the rest, the end of the input skips them all).
+pub fn ask_predictions(
+    meta: &crate::content::DrillMeta,
+    preset: &str,
+    input: &mut impl std::io::BufRead,
+    out: &mut impl std::io::Write,
+) -> Result<Vec<(crate::content::drill_meta::PredictionSpec, f64)>> {
+    use crate::content::drill_meta::PredictKind;
+    let specs = crate::runner::predict::for_preset(meta, preset);
+    let mut answers = Vec::new();
+    if specs.is_empty() {
+        writeln!(out, "{} asks no predictions for preset {preset}", meta.id)?;
+        return Ok(answers);
+    }
+    writeln!(out, "Predict before you run ({} questions; Enter skips one, s skips the rest)", specs.len())?;
+    'questions: for (i, spec) in specs.iter().enumerate() {
+        writeln!(out, "\n{}. {}", i + 1, spec.question)?;
+        if spec.kind == PredictKind::Choice {
+            for (j, c) in spec.choices.iter().enumerate() {
+                writeln!(out, "   {}) {c}", j + 1)?;
+            }
+        }
+        loop {
+            match spec.kind {
+                PredictKind::Choice => write!(out, "your answer (1–{}): ", spec.choices.len())?,
+                PredictKind::Number => write!(out, "your answer (a number): ")?,
+            }
+            out.flush()?;
+            let mut line = String::new();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(out)?;
+                break 'questions;
+            }
+            let t = line.trim();
+            if t.is_empty() {
+                break;
+            }
+            if t == "s" {
+                break 'questions;
+            }
+            let answer = match spec.kind {
+                PredictKind::Choice => {
+                    crate::numbers::whole_number(t, "the answer", 1, spec.choices.len() as u64).map(|n| (n - 1) as f64)
+                }
+                PredictKind::Number => crate::progress::grade::parse_numeric(t),
+            };
+            match answer {
+                Ok(a) => {
+                    answers.push(((*spec).clone(), a));
+                    break;
+                }
+                Err(e) => writeln!(out, "{e}")?,
+            }
+        }
+    }
+    writeln!(out)?;
+    Ok(answers)
+}
+
+/// After a `--predict` run: what it measured for each answer, and the
+/// lesson; the resolved ones are recorded in the progress file. A
+/// cancelled run resolves nothing.
+fn tell_predictions(
+    meta: &crate::content::DrillMeta,
+    preset: &str,
+    answers: &[(crate::content::drill_meta::PredictionSpec, f64)],
+    report: &crate::drills::Report,
+    out: &mut impl std::io::Write,
+) -> Result<()> {
+    use crate::runner::predict as p;
+    if report.status == crate::drills::RunStatus::Cancelled {
+        writeln!(out, "the run was cancelled: your predictions stay open")?;
+        return Ok(());
+    }
+    let now = chrono::Utc::now();
+    let mut records = Vec::new();
+    writeln!(out, "\nYour predictions")?;
+    for (spec, answer) in answers {
+        writeln!(out, "\n{}", spec.question)?;
+        match p::measured(spec, report) {
+            Some(m) => {
+                writeln!(out, "{}", p::verdict_line(spec, *answer, m))?;
+                records.push(p::record(meta, preset, spec, *answer, m, now));
+            }
+            None => writeln!(
+                out,
+                "you predicted {} · not measured: the run ended before it",
+                p::answer_text(spec, *answer)
+            )?,
+        }
+        writeln!(out, "{}", spec.explain)?;
+    }
+    if records.is_empty() {
+        return Ok(());
+    }
+    match crate::progress::Store::open_default(now) {
+        Ok(mut store) => {
+            for r in records {
+                if let Err(e) = store.record_prediction(r) {
+                    eprintln!("agentlab: predictions NOT saved: {e:#}");
+                    break;
+                }
+            }
+        }
+        Err(e) => eprintln!("agentlab: predictions NOT saved: {e:#}"),
+    }
+    Ok(())
 }
 
 /// `agentlab export RUN_DIR|SWEEP [--png|--svg|--csv] [--out FILE] [--chart NAME]`

@@ -7,6 +7,7 @@
 //! inside the drill ends the run as failed with its message; the caller (the
 //! TUI) keeps running.
 
+pub mod predict;
 pub mod sweep;
 
 use std::collections::BTreeMap;

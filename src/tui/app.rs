@@ -117,8 +117,18 @@ impl App {
     /// The drill screen for `id`.
     pub fn drill_screen(&self, id: &str) -> Option<Screen> {
         let meta = self.content.drill(id)?;
-        let state = drill::State::new(meta, self.runs_root.clone(), self.sweeps_root.clone(), self.device);
+        let mut state = drill::State::new(meta, self.runs_root.clone(), self.sweeps_root.clone(), self.device);
+        state.know_predictions(&self.store.progress);
         Some(Screen::Drill(Box::new(state)))
+    }
+
+    /// A drill screen was opened: Home's Continue comes back to it. A
+    /// failed save is told as other failed saves are.
+    fn opened_drill(&mut self, id: &str) {
+        let now = self.now();
+        if let Err(e) = self.store.set_resume(crate::progress::store::Place::Drill { id: id.to_string() }, now) {
+            self.flash = Some(format!("progress NOT saved: {e:#}"));
+        }
     }
 
     pub fn screen(&self) -> &Screen {
@@ -163,6 +173,14 @@ impl App {
                 // A sweep that ended says where it was saved.
                 if let Some(m) = d.take_notice() {
                     self.flash = Some(m);
+                }
+                // Predictions a run resolved go into the progress file.
+                for mut r in d.take_records() {
+                    r.at = self.now_override.unwrap_or_else(Utc::now);
+                    if let Err(e) = self.store.record_prediction(r) {
+                        self.flash = Some(format!("progress NOT saved: {e:#}"));
+                    }
+                    changed = true;
                 }
             }
         }
@@ -567,6 +585,7 @@ impl App {
         let msg = d.use_exercise(exercise);
         self.stack.push(Screen::Drill(d));
         self.flash = Some(msg);
+        self.opened_drill(drill);
     }
 
     /// The editor the exercise screen asked for, if any (the event loop runs it).
@@ -600,7 +619,10 @@ impl App {
                 }
             }
             Target::Lab(Link::Drill(id)) => match self.drill_screen(&id) {
-                Some(d) => self.stack.push(d),
+                Some(d) => {
+                    self.stack.push(d);
+                    self.opened_drill(&id);
+                }
                 None => self.flash = Some(format!("no drill \"{id}\"")),
             },
             Target::Lab(Link::Quiz { track, level }) => {

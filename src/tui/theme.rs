@@ -67,6 +67,11 @@ pub fn bad() -> Style {
     Style::default().fg(RED)
 }
 
+/// The reason under a failed claim: what it means for learning.
+pub fn why_style() -> Style {
+    Style::default().fg(WARM)
+}
+
 /// A key in the footer and the help overlay.
 pub fn key_style() -> Style {
     Style::default().fg(Color::Black).bg(Color::Rgb(0x8a, 0x8a, 0x8a))

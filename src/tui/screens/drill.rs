@@ -3,18 +3,22 @@
 //! teaching views, browse and reopen past runs, export a PNG, and sweep the
 //! configuration over seeds 1–N to see how often each claim holds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::TryRecvError;
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::time::Instant;
 
 use crossterm::event::{KeyCode, KeyEvent};
 
+use crate::content::drill_meta::PredictionSpec;
 use crate::content::{DrillMeta, ParamKind, ParamValue};
-use crate::drills::{Event, Report, RunStatus};
+use crate::drills::{ClaimResult, Event, Report, RunStatus};
 use crate::exercises::plug::UsedScript;
 use crate::ml::device::DeviceChoice;
+use crate::progress::store::PredictionRecord;
+use crate::progress::Progress;
+use crate::runner::predict as predicting;
 use crate::runner::sweep::{self, SeedResult, Sweep, SweepConfig, SweepEvent, SweepHandle};
 use crate::runner::{self, Point, RunConfig, RunHandle, RunRecord};
 use crate::tui::action::Action;
@@ -22,9 +26,11 @@ use crate::tui::action::Hint;
 use crate::tui::widgets::chart;
 
 mod draw;
+pub mod predict;
 mod run_view;
 mod sweep_tab;
 pub use draw::draw;
+pub use predict::{Asking, BreakList, Outcome, Outcomes};
 pub use run_view::RunView;
 pub use sweep_tab::{SweepPhase, SweepView};
 
@@ -135,6 +141,35 @@ pub struct State {
     pub uses: BTreeMap<String, UsedScript>,
     /// A message for the status line that arrived without a key (a sweep ended).
     notice: Option<String>,
+    /// The predictions being asked before a run (`s`, `P`).
+    pub asking: Option<Asking>,
+    /// The answered predictions of the run under way, and its preset.
+    pub answered: Option<(String, Vec<(PredictionSpec, f64)>)>,
+    /// After a run with predictions: what it measured for each (until dismissed).
+    pub outcomes: Option<Outcomes>,
+    /// Predictions this learner has answered, as (preset, id): from the
+    /// progress file, and those recorded since.
+    pub predicted: BTreeSet<(String, String)>,
+    /// Predictions skipped on this screen, as (preset, id): `s` does not
+    /// ask them again (`P` does).
+    pub skipped: BTreeSet<(String, String)>,
+    /// Resolved predictions for the app to record ([`State::take_records`]).
+    records: Vec<PredictionRecord>,
+    /// The `b` list of settings that break the claims, while open.
+    pub breaking: Option<BreakList>,
+    /// The run a `b` run is compared with: its name and claim values.
+    pub compare: Option<(String, Vec<ClaimResult>)>,
+    /// The newest saved run, loading in the background when the screen opens.
+    loading: Option<Receiver<LastRun>>,
+    /// The run shown is the newest saved one, loaded when the screen opened.
+    pub showing_last: bool,
+}
+
+/// The newest saved run of a drill, loaded off the UI thread.
+struct LastRun {
+    record: RunRecord,
+    view: RunView,
+    previous: Option<Vec<(String, Vec<Point>)>>,
 }
 
 impl std::fmt::Debug for State {
@@ -164,7 +199,9 @@ pub const HELP: &[Hint] = &[
     ("w", "x axis: what each chart counts (step, k, round…) ↔ wall time"),
     ("[ ]", "previous / next page of charts"),
     ("← →", "Sweep tab: the chart whose seed bands are drawn (mean, ±1 sd, min–max)"),
-    ("b", "Sweep tab: seed bands ↔ claim and seed tables (both where they fit)"),
+    ("b", "settings that break a claim: Enter runs one, compared with the last passing run of the seed"),
+    ("b (Sweep tab)", "seed bands ↔ claim and seed tables (both where they fit)"),
+    ("P", "predict again: ask this preset's predictions, then start the run"),
     ("e", "export the shown run's charts to PNG"),
     ("r", "read the drill's README (the lesson)"),
     ("u", "train with your own function from an exercise (drills that take one)"),
@@ -194,7 +231,8 @@ impl State {
     pub fn new(meta: &DrillMeta, runs_root: PathBuf, sweeps_root: PathBuf, device: DeviceChoice) -> State {
         let params = meta.preset_values("quick").unwrap_or_default();
         let runs = runner::list_runs(&runs_root, &meta.id);
-        let previous = runs.first().and_then(|r| runner::load_events(&r.dir).ok()).map(|e| runner::series(&e));
+        // The newest saved run is shown (charts, claims), read off the UI thread.
+        let loading = runs.first().map(|last| load_last_run(meta, last.clone(), runs.get(1).cloned()));
         let sweep = newest_sweep(&sweeps_root, meta);
         State {
             meta: meta.clone(),
@@ -214,7 +252,7 @@ impl State {
             viewing: None,
             viewing_preset: None,
             viewed_preset: None,
-            previous,
+            previous: None,
             opts: chart::ChartOpts::default(),
             chart_page: 0,
             log_scroll: None,
@@ -230,7 +268,34 @@ impl State {
             sweep_bands: true,
             uses: BTreeMap::new(),
             notice: None,
+            asking: None,
+            answered: None,
+            outcomes: None,
+            predicted: BTreeSet::new(),
+            skipped: BTreeSet::new(),
+            records: Vec::new(),
+            breaking: None,
+            compare: None,
+            loading,
+            showing_last: false,
         }
+    }
+
+    /// Take the learner's answered predictions of this drill from `progress`.
+    pub fn know_predictions(&mut self, progress: &Progress) {
+        self.predicted.extend(
+            progress.predictions.iter().filter(|p| p.drill == self.meta.id).map(|p| (p.preset.clone(), p.id.clone())),
+        );
+    }
+
+    /// Predictions resolved by a run, for the app to record in the progress file.
+    pub fn take_records(&mut self) -> Vec<PredictionRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// The newest saved run is still being read.
+    pub fn loading(&self) -> bool {
+        self.loading.is_some()
     }
 
     /// Exercises whose function this drill can train with.
@@ -328,12 +393,21 @@ impl State {
     }
 
     pub fn is_typing(&self) -> bool {
-        self.editing.is_some()
+        self.editing.is_some() || self.asking.as_ref().is_some_and(Asking::is_typing)
     }
 
     pub fn hints(&self) -> Vec<Hint> {
+        if let Some(a) = &self.asking {
+            return a.hints();
+        }
         if self.is_typing() {
             return vec![("Enter", "save"), ("Esc", "cancel")];
+        }
+        if self.outcomes.is_some() {
+            return vec![("↑↓", "scroll"), ("Enter", "close")];
+        }
+        if self.breaking.is_some() {
+            return vec![("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
         }
         // The few that fit in 80 columns with "? help" and "q quit"; the rest are in the help.
         match self.busy() {
@@ -341,18 +415,31 @@ impl State {
             Some(Busy::Run) => vec![("x", "cancel"), ("1-5", "tabs"), ("m", "smooth"), ("r", "README")],
             // Enter acts on the focused pane (▶): the footer says what it does there.
             None => match (self.focus, self.tab) {
-                (Focus::Config, _) => {
-                    vec![("s", "start"), ("S", "sweep"), ("Enter", "edit"), ("1-5", "tabs"), ("r", "README")]
-                }
+                // The last ones give way on a narrow footer (the help lists them all).
+                (Focus::Config, _) => vec![
+                    ("s", "start"),
+                    ("S", "sweep"),
+                    ("Enter", "edit"),
+                    ("1-5", "tabs"),
+                    ("r", "README"),
+                    ("b", "break it"),
+                    ("P", "predict"),
+                ],
                 (Focus::Pane, Tab::Sweep) if self.sweep.as_ref().is_some_and(|v| !v.bands.is_empty()) => {
                     vec![("s", "start"), ("S", "sweep"), ("←→", "chart"), ("b", "bands/tables"), ("1-5", "tabs")]
                 }
                 (Focus::Pane, Tab::Runs) if !self.runs.is_empty() => {
                     vec![("s", "start"), ("Enter", "open run"), ("Tab", "config"), ("1-5", "tabs"), ("r", "README")]
                 }
-                (Focus::Pane, _) => {
-                    vec![("s", "start"), ("S", "sweep"), ("Tab", "config"), ("1-5", "tabs"), ("r", "README")]
-                }
+                (Focus::Pane, _) => vec![
+                    ("s", "start"),
+                    ("S", "sweep"),
+                    ("Tab", "config"),
+                    ("1-5", "tabs"),
+                    ("r", "README"),
+                    ("b", "break it"),
+                    ("P", "predict"),
+                ],
             },
         }
     }
@@ -373,9 +460,67 @@ impl State {
 
     /// Drain the run's and the sweep's events. Returns whether anything arrived.
     pub fn poll(&mut self) -> bool {
+        let loaded = self.poll_loading();
         let run = self.poll_run();
         let sweep = self.poll_sweep();
-        run || sweep
+        loaded || run || sweep
+    }
+
+    /// The newest saved run, once read: shown unless a run was started or
+    /// a saved run opened meanwhile.
+    fn poll_loading(&mut self) -> bool {
+        let Some(rx) = &self.loading else { return false };
+        let last = match rx.try_recv() {
+            Ok(last) => last,
+            Err(TryRecvError::Empty) => return false,
+            Err(TryRecvError::Disconnected) => {
+                self.loading = None;
+                return false;
+            }
+        };
+        self.loading = None;
+        if self.run.is_some() || self.viewing.is_some() {
+            return false;
+        }
+        self.show_saved(&last.record, last.view, last.previous);
+        self.showing_last = true;
+        true
+    }
+
+    /// "last run: 2026-11-24 09:00 · passed" while the newest saved run is
+    /// shown as the screen opened.
+    pub fn last_run_line(&self) -> Option<String> {
+        if !self.showing_last {
+            return None;
+        }
+        let name = self.viewing.as_deref()?;
+        let when = match name.split_once('T') {
+            Some((date, time)) => format!("{date} {}", time.get(..5).unwrap_or(time).replace('-', ":")),
+            None => name.to_string(),
+        };
+        let how = match &self.view.report {
+            Some(r) => match &r.status {
+                RunStatus::Passed => "passed".to_string(),
+                RunStatus::ClaimsFailed => failed_claims(r),
+                RunStatus::Cancelled => "cancelled".to_string(),
+                RunStatus::Failed(_) => "error".to_string(),
+            },
+            None => "interrupted".to_string(),
+        };
+        Some(format!("last run: {when} · {how}"))
+    }
+
+    /// Show a saved run: its events folded into `view`, compared with `previous`.
+    fn show_saved(&mut self, r: &RunRecord, view: RunView, previous: Option<Vec<(String, Vec<Point>)>>) {
+        self.previous = previous;
+        self.view = view;
+        self.viewing = Some(r.name.clone());
+        // The run records its parameters: say which differed from its preset.
+        self.viewing_preset = r.config.as_ref().map(|c| preset_label(&self.meta, &c.preset, &c.params));
+        self.viewed_preset = r.config.as_ref().map(|c| c.preset.clone());
+        self.shown_dir = Some(r.dir.clone());
+        self.compare = None;
+        self.showing_last = false;
     }
 
     fn poll_run(&mut self) -> bool {
@@ -387,7 +532,7 @@ impl State {
             match run.rx.try_recv() {
                 Ok(e) => {
                     got = true;
-                    self.view.apply(e);
+                    fold(&self.meta, &mut self.view, e);
                 }
                 Err(std::sync::mpsc::TryRecvError::Empty) => break,
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => {
@@ -412,8 +557,42 @@ impl State {
         }
         if got && self.view.report.is_some() {
             self.runs = runner::list_runs(&self.runs_root, &self.meta.id);
+            self.resolve_predictions();
         }
         got
+    }
+
+    /// The run ended: what it measured for each prediction answered before
+    /// it, shown (an overlay) and kept for the app to record. A cancelled
+    /// run resolves nothing.
+    fn resolve_predictions(&mut self) {
+        let Some((preset, answers)) = self.answered.take() else { return };
+        let Some(report) = &self.view.report else { return };
+        if report.status == RunStatus::Cancelled {
+            return;
+        }
+        let mut items = Vec::new();
+        for (spec, answer) in answers {
+            let (verdict, right) = match predicting::measured(&spec, report) {
+                Some(m) => {
+                    self.records.push(predicting::record(&self.meta, &preset, &spec, answer, m, chrono::Utc::now()));
+                    self.predicted.insert((preset.clone(), spec.id.clone()));
+                    (predicting::verdict_line(&spec, answer, m), Some(spec.is_right(answer, m)))
+                }
+                None => (
+                    format!(
+                        "you predicted {} · not measured: the run ended before it (asked again next time)",
+                        predicting::answer_text(&spec, answer)
+                    ),
+                    None,
+                ),
+            };
+            self.view.logs.push(format!("prediction {}: {verdict}", spec.id));
+            items.push(Outcome { question: spec.question.clone(), verdict, right, explain: spec.explain.clone() });
+        }
+        if !items.is_empty() {
+            self.outcomes = Some(Outcomes { items, scroll: 0 });
+        }
     }
 
     fn poll_sweep(&mut self) -> bool {
@@ -531,17 +710,140 @@ impl State {
         }
     }
 
-    fn start(&mut self) -> Action {
+    /// Why a run cannot start now, if it cannot.
+    fn cannot_start(&self) -> Option<Action> {
         if let Some(what) = self.busy() {
-            return Action::Flash(format!("a {what} is already going: x cancels it"));
+            return Some(Action::Flash(format!("a {what} is already going: x cancels it")));
         }
         if crate::drills::find(&self.meta.id).is_none() {
-            return Action::Flash(format!("{} is not implemented in this build yet", self.meta.id));
+            return Some(Action::Flash(format!("{} is not implemented in this build yet", self.meta.id)));
+        }
+        None
+    }
+
+    /// `s`: ask the preset's predictions not answered yet (nor skipped
+    /// here), then start the run; `P` (`again`): ask them all.
+    fn start(&mut self, again: bool) -> Action {
+        if let Some(refused) = self.cannot_start() {
+            return refused;
+        }
+        let specs: Vec<PredictionSpec> = predicting::for_preset(&self.meta, &self.preset)
+            .into_iter()
+            .filter(|p| {
+                let k = (self.preset.clone(), p.id.clone());
+                again || !(self.predicted.contains(&k) || self.skipped.contains(&k))
+            })
+            .cloned()
+            .collect();
+        if specs.is_empty() {
+            if again {
+                return Action::Flash(format!("no predictions for preset {}: s starts the run", self.preset));
+            }
+            return self.start_run(None);
+        }
+        self.asking = Some(Asking::new(&self.preset, specs));
+        Action::None
+    }
+
+    /// A key while the predictions are asked; the last one starts the run.
+    fn ask_key(&mut self, key: KeyEvent) -> Action {
+        let Some(a) = self.asking.as_mut() else { return Action::None };
+        if a.on_key(key) == predict::Asked::Stay {
+            return Action::None;
+        }
+        let Some(a) = self.asking.take() else { return Action::None };
+        for id in &a.skipped {
+            self.skipped.insert((a.preset.clone(), id.clone()));
+        }
+        let n = a.answers.len();
+        let action = self.start_run(None);
+        if self.running() && n > 0 {
+            self.answered = Some((a.preset, a.answers));
+            let what = if n == 1 { "prediction".to_string() } else { format!("{n} predictions") };
+            return Action::Flash(format!(
+                "started: your {what} meet the measured values when the run ends (x cancels)"
+            ));
+        }
+        action
+    }
+
+    /// `b`: the settings that break the claims of this preset.
+    fn open_breaking(&mut self) -> Action {
+        let items = predicting::breakers(&self.meta, &self.preset);
+        if items.is_empty() {
+            return Action::Flash(format!(
+                "{} declares no breaking settings for its claims (preset {}): edit a parameter and s runs it",
+                self.meta.id, self.preset
+            ));
+        }
+        self.breaking = Some(BreakList { items, cursor: 0 });
+        Action::None
+    }
+
+    fn breaking_key(&mut self, key: KeyEvent) -> Action {
+        let Some(list) = self.breaking.as_mut() else { return Action::None };
+        let n = list.items.len();
+        match key.code {
+            KeyCode::Esc | KeyCode::Backspace | KeyCode::Char('b') => self.breaking = None,
+            KeyCode::Up | KeyCode::Char('k') => list.cursor = list.cursor.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => list.cursor = (list.cursor + 1).min(n.saturating_sub(1)),
+            KeyCode::Enter => {
+                let Some(b) = list.items.get(list.cursor).cloned() else { return Action::None };
+                self.breaking = None;
+                return self.run_break(&b);
+            }
+            _ => {}
+        }
+        Action::None
+    }
+
+    /// Apply a breaking setting over the configuration (same seed) and run
+    /// it, drawn over the last passing run of the seed.
+    fn run_break(&mut self, b: &predicting::Breaker) -> Action {
+        if let Some(refused) = self.cannot_start() {
+            return refused;
+        }
+        let params = match predicting::apply_break(&self.meta, &self.params, &b.set.set) {
+            Ok(p) => p,
+            Err(e) => return Action::Flash(format!("cannot apply {}: {e}", b.label())),
+        };
+        self.params = params;
+        let base = last_passing(&self.runs, &self.preset, self.seed);
+        let started = self.start_run(base.as_ref());
+        if !self.running() {
+            return started;
+        }
+        Action::Flash(match &base {
+            Some(r) => format!(
+                "breaking {} with {} (seed {}): grey and \"was\" are the passing run {}",
+                b.claim,
+                b.label(),
+                self.seed,
+                r.name
+            ),
+            None => format!(
+                "breaking {} with {} (seed {}): no passing run of this seed to compare with yet",
+                b.claim,
+                b.label(),
+                self.seed
+            ),
+        })
+    }
+
+    /// Start a run of the configuration; `base`: the saved run it is
+    /// compared with (a `b` run), else the run shown before.
+    fn start_run(&mut self, base: Option<&RunRecord>) -> Action {
+        if let Some(refused) = self.cannot_start() {
+            return refused;
         }
         // The run being replaced becomes the overlay.
         if !self.view.series.is_empty() {
             self.previous = Some(self.view.series.clone());
         }
+        let compare = base.and_then(|r| {
+            let series = runner::load_events(&r.dir).ok().map(|e| runner::series(&e))?;
+            Some((series, r.name.clone(), r.report.as_ref().map(|rep| rep.claims.clone()).unwrap_or_default()))
+        });
         let config = RunConfig {
             drill: self.meta.id.clone(),
             preset: self.preset.clone(),
@@ -560,6 +862,14 @@ impl State {
                 self.viewed_preset = None;
                 self.log_scroll = None;
                 self.chart_page = 0;
+                self.showing_last = false;
+                self.answered = None;
+                self.outcomes = None;
+                self.compare = None;
+                if let Some((series, name, claims)) = compare {
+                    self.previous = Some(series);
+                    self.compare = Some((name, claims));
+                }
                 Action::Flash("started: charts update as the model trains (x cancels)".into())
             }
             Err(e) => Action::Flash(format!("cannot start: {e:#}")),
@@ -753,25 +1063,14 @@ impl State {
             Ok(e) => e,
             Err(e) => return Action::Flash(format!("cannot read {}: {e:#}", r.dir.display())),
         };
-        let mut view = RunView::default();
-        for e in events {
-            view.apply(e);
-        }
-        if view.report.is_none() {
-            view.report = r.report.clone();
-        }
+        let view = fold_saved(&self.meta, &r, events);
         // The run opened is compared with the one before it.
-        self.previous = self
+        let previous = self
             .runs
             .get(self.runs_cursor + 1)
             .and_then(|p| runner::load_events(&p.dir).ok())
             .map(|e| runner::series(&e));
-        self.view = view;
-        self.viewing = Some(r.name.clone());
-        // The run records its parameters: say which differed from its preset.
-        self.viewing_preset = r.config.as_ref().map(|c| preset_label(&self.meta, &c.preset, &c.params));
-        self.viewed_preset = r.config.as_ref().map(|c| c.preset.clone());
-        self.shown_dir = Some(r.dir.clone());
+        self.show_saved(&r, view, previous);
         self.tab = Tab::Charts;
         Action::Flash(format!("showing saved run {} (s starts a new run)", r.name))
     }
@@ -797,8 +1096,21 @@ impl State {
         if self.editing.is_some() {
             return self.edit_key(key);
         }
+        if self.asking.is_some() {
+            return self.ask_key(key);
+        }
+        if let Some(o) = self.outcomes.as_mut() {
+            if o.on_key(key) {
+                self.outcomes = None;
+            }
+            return Action::None;
+        }
+        if self.breaking.is_some() {
+            return self.breaking_key(key);
+        }
         match key.code {
-            KeyCode::Char('s') => return self.start(),
+            KeyCode::Char('s') => return self.start(false),
+            KeyCode::Char('P') => return self.start(true),
             KeyCode::Char('S') => return self.start_sweep(),
             KeyCode::Char('x') => return self.cancel(),
             KeyCode::Char('1') => self.tab = Tab::Charts,
@@ -835,6 +1147,12 @@ impl State {
                 self.sweep_bands = !self.sweep_bands;
                 let what = if self.sweep_bands { "seed bands (b: tables)" } else { "claim and seed tables (b: bands)" };
                 return Action::Flash(format!("Sweep tab: {what}"));
+            }
+            KeyCode::Char('b') => {
+                if let Some(refused) = self.cannot_start() {
+                    return refused;
+                }
+                return self.open_breaking();
             }
             KeyCode::Char('r') => return Action::Readme(self.meta.id.clone()),
             KeyCode::Char('u') => return self.toggle_use(),
@@ -910,6 +1228,65 @@ impl State {
                 }
             }
         }
+    }
+}
+
+/// Fold one event of a run into `view`; a failed claim (not an
+/// observation) is followed in the log by its `why`.
+fn fold(meta: &DrillMeta, view: &mut RunView, e: Event) {
+    let why = match &e {
+        Event::Claim(c) if !c.pass && !c.observation => {
+            meta.claim(&c.id).and_then(|s| s.why.clone()).map(|w| format!("  ✗ {} — why: {w}", c.id))
+        }
+        _ => None,
+    };
+    view.apply(e);
+    view.logs.extend(why);
+}
+
+/// A saved run's events folded into a view (its report from `report.json`
+/// where the events end without one).
+fn fold_saved(meta: &DrillMeta, r: &RunRecord, events: Vec<Event>) -> RunView {
+    let mut view = RunView::default();
+    for e in events {
+        fold(meta, &mut view, e);
+    }
+    if view.report.is_none() {
+        view.report = r.report.clone();
+    }
+    view
+}
+
+/// Read the newest saved run (and the series of the one before it, its
+/// overlay) on a thread of its own.
+fn load_last_run(meta: &DrillMeta, last: RunRecord, before: Option<RunRecord>) -> Receiver<LastRun> {
+    let (tx, rx) = mpsc::channel();
+    let meta = meta.clone();
+    std::thread::spawn(move || {
+        let events = runner::load_events(&last.dir).unwrap_or_default();
+        let view = fold_saved(&meta, &last, events);
+        let previous = before.and_then(|p| runner::load_events(&p.dir).ok()).map(|e| runner::series(&e));
+        let _ = tx.send(LastRun { record: last, view, previous });
+    });
+    rx
+}
+
+/// The newest run of `runs` (newest first) that passed with `seed`, of
+/// `preset` where there is one, else of any preset.
+fn last_passing(runs: &[RunRecord], preset: &str, seed: u64) -> Option<RunRecord> {
+    let passed = |r: &&RunRecord| {
+        r.report.as_ref().is_some_and(|rep| rep.status == RunStatus::Passed)
+            && r.config.as_ref().is_some_and(|c| c.seed == seed)
+    };
+    let same = runs.iter().filter(passed).find(|r| r.config.as_ref().is_some_and(|c| c.preset == preset));
+    same.or_else(|| runs.iter().find(passed)).cloned()
+}
+
+/// "2 claims failed" (observations are not counted), "1 claim failed".
+pub fn failed_claims(r: &Report) -> String {
+    match r.claims.iter().filter(|c| !c.observation && !c.pass).count() {
+        0 | 1 => "1 claim failed".to_string(),
+        n => format!("{n} claims failed"),
     }
 }
 

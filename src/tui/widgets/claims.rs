@@ -8,10 +8,19 @@ use ratatui::text::{Line, Span};
 use super::wrap_words;
 use crate::content::DrillMeta;
 use crate::drills::ClaimResult;
+use crate::tui::theme::why_style;
 
 /// `ended`: the run shown is over (finished, failed or interrupted), so a
-/// claim without a result was never measured rather than pending.
-pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize, ended: bool) -> Vec<Line<'static>> {
+/// claim without a result was never measured rather than pending. `was`:
+/// the values of the run this one is compared with ("0.0130 (was 0.2900)").
+/// A failed claim is followed by its `why`.
+pub fn lines(
+    meta: &DrillMeta,
+    results: &[ClaimResult],
+    width: usize,
+    ended: bool,
+    was: Option<&[ClaimResult]>,
+) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for c in &meta.claims {
         let r = results.iter().find(|r| r.id == c.id);
@@ -28,15 +37,27 @@ pub fn lines(meta: &DrillMeta, results: &[ClaimResult], width: usize, ended: boo
             out.push(Line::from(vec![lead, Span::raw(part)]));
         }
         let threshold = format!("{} {}", c.op.symbol(), c.threshold);
+        let before = was
+            .and_then(|w| w.iter().find(|x| x.id == c.id))
+            .map(|x| format!(" (was {:.4})", x.measured))
+            .unwrap_or_default();
         let value = match r {
-            Some(r) if observation => format!("  {:.4} observed ({threshold})", r.measured),
-            Some(r) => format!("  {:.4} {threshold}", r.measured),
+            Some(r) if observation => format!("  {:.4} observed ({threshold}){before}", r.measured),
+            Some(r) => format!("  {:.4} {threshold}{before}", r.measured),
             None if ended => format!("not measured: the run ended first ({threshold})"),
             None if observation => format!("pending observation ({threshold})"),
             None => format!("pending ({threshold})"),
         };
         for part in wrap_words(value.trim_start(), width.saturating_sub(2)) {
             out.push(Line::from(Span::styled(format!("  {part}"), style)));
+        }
+        // A ✗ says what it means for learning, under it.
+        if let (Some(r), Some(why)) = (r, &c.why) {
+            if !r.pass && !observation {
+                for part in wrap_words(&format!("why: {why}"), width.saturating_sub(2)) {
+                    out.push(Line::from(Span::styled(format!("  {part}"), why_style())));
+                }
+            }
         }
     }
     out

@@ -41,6 +41,13 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     .areas(area);
     // Objective and where the shown run comes from.
     let source = match (&s.viewing, s.running()) {
+        (Some(_), _) if s.showing_last => {
+            let last = s.last_run_line().unwrap_or_default();
+            match &s.viewing_preset {
+                Some(preset) => format!("{last} ({preset}) · s starts a new one"),
+                None => format!("{last} · s starts a new one"),
+            }
+        }
         (Some(name), _) => match &s.viewing_preset {
             // The saved run's own preset and edits, not the config pane's.
             Some(preset) => format!("saved run {name} ({preset})"),
@@ -48,6 +55,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         },
         (None, true) => "live run".to_string(),
         (None, false) if s.view.report.is_some() => "last run".to_string(),
+        _ if s.loading() => "reading the last run…".to_string(),
         _ => "no run yet: s starts one".to_string(),
     };
     frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
@@ -72,8 +80,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let ended = s.view.report.is_some() || (s.viewing.is_some() && s.view.progress.is_some());
     // The claims of the shown run's preset (a saved run's own, else the config pane's).
     let preset = s.viewed_preset.as_deref().unwrap_or(&s.preset);
+    let was = s.compare.as_ref().map(|(_, c)| c.as_slice());
     let claim_lines =
-        claims::lines(&s.meta.for_preset(preset), &s.view.claims, left.width.saturating_sub(2) as usize, ended);
+        claims::lines(&s.meta.for_preset(preset), &s.view.claims, left.width.saturating_sub(2) as usize, ended, was);
     // …and leave the config at least 6 rows (a few parameters and their help).
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5).min(left.height.saturating_sub(6).max(3));
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
@@ -105,6 +114,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         Tab::Sweep => sweep_tab::draw(frame, pane, s),
     }
     draw_gauge(frame, gauge, s);
+    // Over everything: the predictions, what the run measured for them, the `b` list.
+    if let Some(a) = &s.asking {
+        super::predict::draw_asking(frame, area, a);
+    } else if let Some(o) = &s.outcomes {
+        super::predict::draw_outcomes(frame, area, o);
+    } else if let Some(b) = &s.breaking {
+        super::predict::draw_breaking(frame, area, b);
+    }
 }
 
 /// The objective wrapped to `width`, at most 3 lines (2 below 30 rows, 1
@@ -294,8 +311,11 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
         format!("y {} (L)", if s.opts.log_y { "log" } else { "linear" }),
         x,
     ];
-    if s.previous.is_some() {
-        parts.push("grey = previous run".into());
+    match (&s.compare, &s.previous) {
+        // A `b` run: what the grey is matters more than the settings.
+        (Some(_), Some(_)) => parts.insert(1, format!("grey = last passing run of seed {}", s.seed)),
+        (None, Some(_)) => parts.push("grey = previous run".into()),
+        _ => {}
     }
     // Whole settings or none: the ones that do not fit are in the help (?).
     let info = format!(" {}", fit_parts(&parts, status.width.saturating_sub(1) as usize));
@@ -614,6 +634,15 @@ pub(super) fn fit_parts(parts: &[String], width: usize) -> String {
 fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
     let v = &s.view;
     let (ratio, label) = match (v.progress, &v.report) {
+        // How many claims failed, and where to read why.
+        (_, Some(r)) if r.status == RunStatus::ClaimsFailed => (
+            1.0,
+            vec![
+                format!("finished in {:.1} s: {}", r.wall_s, super::failed_claims(r)),
+                "why under each ✗".to_string(),
+                "b: break a claim on purpose".to_string(),
+            ],
+        ),
         (_, Some(r)) => (1.0, vec![r.outcome()]),
         // A saved run without a report was killed: it is not training now.
         (Some((step, total, _)), None) if s.viewing.is_some() => (
