@@ -46,6 +46,20 @@ fn meta() -> DrillMeta {
     DrillMeta::parse(&toml, "# sft-basics").unwrap()
 }
 
+/// sft-basics.toml whose quick preset is `steps` steps and a held-out set of
+/// 50: predictions are asked only for a preset as declared, so a short test
+/// run is a preset, not an edit.
+fn toml_with_quick(steps: u32) -> String {
+    let text = include_str!("../drills/sft-basics/drill.toml")
+        .replace("[presets.quick]\nsteps = 800\n", &format!("[presets.quick]\nsteps = {steps}\nholdout = 50\n"));
+    assert!(text.contains(&format!("steps = {steps}\nholdout = 50")), "sft-basics' quick preset changed");
+    format!("{text}{EXTRA}")
+}
+
+fn meta_with_quick(steps: u32) -> DrillMeta {
+    DrillMeta::parse(&toml_with_quick(steps), "# sft-basics").unwrap()
+}
+
 fn isolated_home() -> &'static Path {
     static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
     HOME.get_or_init(|| {
@@ -107,13 +121,6 @@ fn wait_for_load(a: &mut App) {
     assert!(!d(a).loading());
 }
 
-/// A short run: two steps, a small held-out set.
-fn tiny(a: &mut App) {
-    let s = d(a);
-    s.params.insert("steps".into(), ParamValue::Int(2));
-    s.params.insert("holdout".into(), ParamValue::Int(50));
-}
-
 fn claim(meta: &DrillMeta, id: &str, measured: f64, pass: bool) -> ClaimResult {
     let c = meta.claim(id).unwrap();
     ClaimResult {
@@ -166,9 +173,8 @@ fn saved(runs_root: &Path, name: &str, seed: u64, claims: Vec<ClaimResult>) {
 #[test]
 fn a_prediction_is_asked_measured_shown_and_recorded() {
     let dir = tempfile::tempdir().unwrap();
-    let meta = meta();
+    let meta = meta_with_quick(2);
     let mut a = app_with(dir.path(), &meta, 120, 40);
-    tiny(&mut a);
     key(&mut a, KeyCode::Char('s'));
     assert!(!d(&mut a).running(), "the questions come first");
     let s = draw(&mut a, 120, 40);
@@ -226,16 +232,11 @@ fn a_prediction_is_asked_measured_shown_and_recorded() {
     assert!(d(&mut a).running() && d(&mut a).asking.is_none());
     key(&mut a, KeyCode::Char('x'));
     wait_for_run(&mut a);
-    // P asks again; a cancelled run records nothing.
+    // An edited run does not answer questions about the preset: P says so, s asks nothing.
     key(&mut a, KeyCode::Char('P'));
-    assert!(draw(&mut a, 120, 40).contains("1 of 2"));
-    key(&mut a, KeyCode::Enter);
-    key(&mut a, KeyCode::Tab);
-    assert!(d(&mut a).running());
-    key(&mut a, KeyCode::Char('x'));
-    wait_for_run(&mut a);
-    assert_eq!(a.store.progress.predictions.len(), 2, "a cancelled run records nothing");
-    assert!(d(&mut a).outcomes.is_none());
+    assert!(d(&mut a).asking.is_none());
+    assert!(a.flash.as_deref().unwrap_or("").contains("as declared; edited here: steps"), "{:?}", a.flash);
+    assert_eq!(a.store.progress.predictions.len(), 2);
     // The help lists P.
     key(&mut a, KeyCode::Char('?'));
     assert!(draw(&mut a, 120, 40).contains("predict again"));
@@ -245,9 +246,7 @@ fn a_prediction_is_asked_measured_shown_and_recorded() {
 #[test]
 fn esc_skips_the_questions_and_starts_the_run() {
     let dir = tempfile::tempdir().unwrap();
-    let mut a = app_with(dir.path(), &meta(), 80, 24);
-    tiny(&mut a);
-    d(&mut a).params.insert("steps".into(), ParamValue::Int(20_000));
+    let mut a = app_with(dir.path(), &meta_with_quick(20_000), 80, 24);
     key(&mut a, KeyCode::Char('s'));
     let lines = common::screen_lines(&mut a, 80, 24);
     assert!(lines[23].contains("Tab") && lines[23].contains("skip all"), "footer: {}", lines[23]);
@@ -260,6 +259,16 @@ fn esc_skips_the_questions_and_starts_the_run() {
     key(&mut a, KeyCode::Char('x'));
     wait_for_run(&mut a);
     assert!(a.store.progress.predictions.is_empty());
+    // P asks again; answered, then the run cancelled: nothing is recorded.
+    key(&mut a, KeyCode::Char('P'));
+    assert!(draw(&mut a, 80, 24).contains("1 of 2"));
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Tab);
+    assert!(d(&mut a).running());
+    key(&mut a, KeyCode::Char('x'));
+    wait_for_run(&mut a);
+    assert!(a.store.progress.predictions.is_empty(), "a cancelled run records nothing");
+    assert!(d(&mut a).outcomes.is_none());
 }
 
 /// A reopened drill shows its newest run: charts, claims with the `why`
@@ -370,13 +379,11 @@ fn drill_run_predict_asks_on_stdin_and_tells_after() {
     for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
         copy_dir(&root.join(sub), &content.path().join(sub));
     }
-    let toml = content.path().join("drills/sft-basics/drill.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, format!("{text}{EXTRA}")).unwrap();
+    std::fs::write(content.path().join("drills/sft-basics/drill.toml"), toml_with_quick(2)).unwrap();
     let home = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_agentlab"))
         .args(["--content", content.path().to_str().unwrap()])
-        .args(["drill", "run", "sft-basics", "--set", "steps=2", "--set", "holdout=50", "--predict"])
+        .args(["drill", "run", "sft-basics", "--predict"])
         .env("AGENTLAB_HOME", home.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -393,6 +400,16 @@ fn drill_run_predict_asks_on_stdin_and_tells_after() {
     assert!(out.contains("you predicted 3 · measured") && out.contains("log of the vocabulary"), "{out}");
     let progress = std::fs::read_to_string(home.path().join("progress.json")).unwrap();
     assert!(progress.contains("\"final_loss\"") && progress.contains("\"acc\""), "{progress}");
+    // An edited run is not asked: its numbers would not answer questions about the preset.
+    let o = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+        .args(["--content", content.path().to_str().unwrap()])
+        .args(["drill", "run", "sft-basics", "--set", "steps=3", "--predict"])
+        .env("AGENTLAB_HOME", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("as declared"));
     // Without --predict nothing is asked.
     let o = Command::new(env!("CARGO_BIN_EXE_agentlab"))
         .args(["--content", content.path().to_str().unwrap()])

@@ -460,6 +460,13 @@ pub fn drill_run(
         eprintln!("agentlab: --predict asks its questions on the terminal; it does not go with --json");
         return Ok(ExitCode::from(2));
     }
+    if predict && (!sets.is_empty() || model.is_some() || !uses.is_empty()) {
+        eprintln!(
+            "agentlab: --predict asks about preset {preset} as declared; --set, --model and --use change the run, \
+             so its numbers would not answer them (run the preset as it is to predict)"
+        );
+        return Ok(ExitCode::from(2));
+    }
     let parsed = drill_params(content, id, preset, sets, model, device)
         .and_then(|(m, p)| Ok((m, p, exercise::parse_uses(content, id, uses)?)));
     let (meta, params, uses) = match parsed {

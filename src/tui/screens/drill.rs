@@ -727,6 +727,19 @@ impl State {
         if let Some(refused) = self.cannot_start() {
             return refused;
         }
+        // Predictions are about the preset as declared: an edited run (a `b`
+        // setting, a parameter changed) does not answer them.
+        let edited = self.edited_keys();
+        if !edited.is_empty() {
+            if again {
+                return Action::Flash(format!(
+                    "predictions are about preset {} as declared; edited here: {} (p switches to a preset as declared)",
+                    self.preset,
+                    edited.join(", ")
+                ));
+            }
+            return self.start_run(None);
+        }
         let specs: Vec<PredictionSpec> = predicting::for_preset(&self.meta, &self.preset)
             .into_iter()
             .filter(|p| {
