@@ -429,7 +429,7 @@ impl PredictionSpec {
                         self.edges.len()
                     ));
                 }
-                if self.edges.windows(2).any(|w| !(w[0] < w[1])) || self.edges.iter().any(|e| !e.is_finite()) {
+                if self.edges.windows(2).any(|w| w[0] >= w[1]) || self.edges.iter().any(|e| !e.is_finite()) {
                     errors.push(format!("prediction `{id}`: `edges` must be finite and ascending"));
                 }
                 if self.tolerance.is_some() {
