@@ -692,6 +692,15 @@ impl DrillMeta {
             for name in p.presets.iter().filter(|n| !raw.presets.contains_key(*n)) {
                 errors.push(format!("prediction `{}` names preset `{name}`, which the drill does not have", p.id));
             }
+            // A preset whose run does not measure the claim could never answer it.
+            if let Some(c) = p.claim.as_ref().and_then(|c| raw.claims.iter().find(|x| &x.id == c)) {
+                for name in p.presets.iter().filter(|n| raw.presets.contains_key(*n) && !c.applies_to(n)) {
+                    errors.push(format!(
+                        "prediction `{}` is asked on preset `{name}`, whose run does not measure claim `{}`",
+                        p.id, c.id
+                    ));
+                }
+            }
         }
         for c in &raw.charts {
             if c.series.is_empty() {
