@@ -412,7 +412,11 @@ impl Content {
                     push(&s.file, None, None, format!("front matter names drill \"{d}\", which does not exist"));
                 }
             }
+            let mut keys = std::collections::HashSet::new();
             for step in &s.meta.steps {
+                if !keys.insert(step.key()) {
+                    push(&s.file, None, None, format!("[[step]] {} is listed twice", step.key()));
+                }
                 if let Err(m) = self.check_step(s, step) {
                     push(&s.file, None, None, format!("[[step]] {}: {m}", step.key()));
                 }

@@ -63,8 +63,9 @@ pub enum StepKind {
 /// minutes = 8
 /// ```
 ///
-/// `agentlab validate` checks that each target exists; a drill step's
-/// `minutes` is the measured median of its quick preset, rounded up.
+/// `agentlab validate` checks that each target exists and that no step is
+/// listed twice; a drill step's `minutes` is its quick preset's measured
+/// time rounded up to whole minutes, plus two to read the result.
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct StepSpec {
