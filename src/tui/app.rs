@@ -35,6 +35,10 @@ pub struct App {
     pub store: Store,
     /// Mastery and due counts for Home, refreshed after every key.
     pub summary: Summary,
+    /// Drills passed, as last read from `runs_root` (see `sync_progress`).
+    pub drills_passed: std::collections::BTreeMap<String, bool>,
+    /// When `drills_passed` was read.
+    pub(crate) runs_read: Option<std::time::Instant>,
     /// A fixed clock for tests; `None` reads the system clock.
     pub now_override: Option<DateTime<Utc>>,
 }
@@ -68,7 +72,8 @@ impl App {
             flash = Some(n.clone());
         }
         let home = Screen::Home(home::State::default());
-        let summary = crate::progress::summary::summarize(&store.progress, &content, &Default::default(), Utc::now());
+        let drills_passed = crate::progress::summary::drills_passed(&content, &runs_root);
+        let summary = crate::progress::summary::summarize(&store.progress, &content, &drills_passed, Utc::now());
         App {
             content,
             runs_root,
@@ -82,6 +87,8 @@ impl App {
             area: Rect::default(),
             store,
             summary,
+            drills_passed,
+            runs_read: Some(std::time::Instant::now()),
             now_override: None,
         }
     }
@@ -91,10 +98,12 @@ impl App {
         self.now_override.unwrap_or_else(Utc::now)
     }
 
-    /// Recompute Home's mastery bars and due count.
+    /// Recompute Home's mastery bars and due count, and every open Progress
+    /// screen, from the store and the drills passed last read (one summary).
     pub fn refresh_summary(&mut self) {
         self.summary =
-            crate::progress::summary::summarize(&self.store.progress, &self.content, &Default::default(), self.now());
+            crate::progress::summary::summarize(&self.store.progress, &self.content, &self.drills_passed, self.now());
+        self.refresh_progress_screens();
     }
 
     /// The drill screen for `id`.
@@ -141,6 +150,8 @@ impl App {
                     // "started…", "cancelling…" were about the work that just
                     // ended: they go with it (the gauge says how it ended).
                     self.flash = None;
+                    // A run that ended may have passed: read the runs again.
+                    self.runs_read = None;
                     changed = true;
                 }
                 // A sweep that ended says where it was saved.
@@ -149,7 +160,7 @@ impl App {
                 }
             }
         }
-        changed
+        changed | self.sync_progress(false)
     }
 
     /// On quit: a last try to save ratings whose saves failed; what could not be saved.
@@ -250,6 +261,7 @@ impl App {
                 _ => {}
             }
         }
+        let shown = self.screen().kind();
         let now = self.now();
         let content = &self.content;
         let store = &mut self.store;
@@ -264,7 +276,11 @@ impl App {
             Screen::Exercise(s) => s.on_key(key),
         };
         self.apply(action);
-        self.refresh_summary();
+        // A screen shown now (opened, or back to) reads the drills passed afresh.
+        let opened = self.screen().kind() != shown;
+        if !self.sync_progress(opened) {
+            self.refresh_summary();
+        }
     }
 
     /// The quiz screen: setup with `track` preselected, or started when `level` is given.
@@ -280,15 +296,18 @@ impl App {
         Screen::Review(Box::new(review::State::new(&self.content, &self.store, self.now())))
     }
 
-    /// The progress screen, a snapshot of now (drills passed read from the run history).
-    pub fn progress_screen(&self) -> Screen {
-        let passed = crate::progress::summary::drills_passed(&self.content, &self.runs_root);
-        let summary = crate::progress::summary::summarize(&self.store.progress, &self.content, &passed, self.now());
+    /// The progress screen: the file and the run history read again, then
+    /// the same summary as Home's (kept fresh by `sync_progress`).
+    pub fn progress_screen(&mut self) -> Screen {
+        self.store.reload_if_changed();
+        self.read_runs();
+        self.refresh_summary();
         Screen::Progress(Box::new(progress::State {
-            summary,
+            summary: self.summary.clone(),
             path: self.store.path.display().to_string(),
             notice: self.store.notice.clone(),
             scroll: None,
+            study: false,
         }))
     }
 
