@@ -82,7 +82,7 @@ fn pane_text(lines: &[String], title: &str) -> String {
 }
 
 /// The row of track `n` on screen (Home's list or Progress's table).
-fn track_row<'a>(lines: &'a [String], n: u8) -> &'a str {
+fn track_row(lines: &[String], n: u8) -> &str {
     let title = agentlab::content::TRACKS[n as usize].title;
     let head: String = title.chars().take(6).collect();
     lines

@@ -348,4 +348,70 @@ mod tests {
         assert_eq!(s.tracks[3].levels[0].mastered, 0);
         assert_eq!(s.tracks[3].due, 3);
     }
+
+    #[test]
+    fn sessions_time_and_predictions_are_counted_per_week_and_track() {
+        use crate::progress::store::{PredictionRecord, SessionRecord};
+        let content = Content::embedded().unwrap();
+        // A Wednesday; its week starts on Monday 2026-03-30.
+        let now = Utc.with_ymd_and_hms(2026, 4, 1, 9, 0, 0).unwrap();
+        let session = |started: DateTime<Utc>, mins: i64, secs: &[(u8, u64)]| SessionRecord {
+            started,
+            ended: started + Duration::minutes(mins),
+            track: None,
+            planned_minutes: 25,
+            steps_done: 1,
+            steps_skipped: 0,
+            items_rated: 0,
+            exercises_passed: 0,
+            drills: vec![],
+            predictions: 0,
+            predictions_right: 0,
+            track_secs: secs.iter().copied().collect(),
+        };
+        let mut p = Progress::default();
+        p.sessions.push(session(now - Duration::days(2), 30, &[(6, 1200), (3, 600)])); // Monday
+        p.sessions.push(session(now - Duration::days(3), 10, &[(6, 600)])); // Sunday, the week before
+        p.sessions.push(session(now - Duration::days(60), 10, &[(6, 60)])); // long ago: time only
+        for (right, track) in [(true, 6), (false, 6), (true, 3)] {
+            p.predictions.push(PredictionRecord {
+                drill: "grpo-rlvr".into(),
+                preset: "quick".into(),
+                id: "kl".into(),
+                track,
+                answer: "a little".into(),
+                measured: 0.1,
+                right,
+                at: now,
+            });
+        }
+        let s = summarize(&p, &content, &BTreeMap::new(), now);
+        let weeks: Vec<_> = s.weeks.iter().map(|w| (w.start.to_string(), w.sessions, w.secs)).collect();
+        assert_eq!(
+            weeks,
+            [
+                ("2026-03-09".to_string(), 0, 0),
+                ("2026-03-16".to_string(), 0, 0),
+                ("2026-03-23".to_string(), 1, 600),
+                ("2026-03-30".to_string(), 1, 1800)
+            ]
+        );
+        assert_eq!(s.sessions, 3);
+        let t6 = &s.tracks[6];
+        assert_eq!((t6.secs, t6.predictions, t6.predictions_right), (1860, 2, 1));
+        assert!(t6.started() && t6.mastery() == Some(0.0), "time and predictions start a track");
+        assert_eq!(t6.calibration_text(), "1/2 50%");
+        assert_eq!(duration_text(t6.secs), "31m");
+        assert_eq!(s.tracks[3].calibration_text(), "1/1 100%");
+        assert!(!s.tracks[1].started() && s.tracks[1].mastery().is_none());
+        assert_eq!((s.tracks[1].mastery_text(), s.tracks[1].calibration_text()), ("not started".into(), "—".into()));
+        assert_eq!(
+            (duration_text(0), duration_text(42), duration_text(3900)),
+            ("—".into(), "42s".into(), "1h05".into())
+        );
+        // A passed drill alone starts a track too.
+        let passed: BTreeMap<String, bool> = [("grpo-rlvr".to_string(), true)].into();
+        let s = summarize(&Progress::default(), &content, &passed, now);
+        assert!(s.tracks[6].started() && s.tracks[6].drills_text() == "1/3");
+    }
 }
