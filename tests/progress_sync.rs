@@ -522,6 +522,9 @@ fn the_progress_command_shows_sessions_time_and_predictions() {
     assert_eq!(t6["predictions"], 2);
     assert_eq!(t6["predictions_right"], 1);
     assert_eq!(t6["drills_passed"], 1);
+    assert_eq!((t6["started"].clone(), t6["mastery"].clone()), (serde_json::json!(true), serde_json::json!(0.0)));
+    let t1 = &v["summary"]["tracks"][1];
+    assert_eq!((t1["started"].clone(), t1["mastery"].clone()), (serde_json::json!(false), serde_json::Value::Null));
     assert_eq!(v["summary"]["sessions"], 1);
     assert_eq!(v["summary"]["weeks"].as_array().unwrap().len(), agentlab::progress::summary::WEEKS);
 }

@@ -382,7 +382,15 @@ pub fn progress(
 ) -> Result<ExitCode> {
     let s = summarize_with_runs(&store.progress, content, &crate::paths::runs_dir()?, now);
     if json {
-        let v = serde_json::json!({ "state_file": store.path.display().to_string(), "summary": s });
+        let mut summary = serde_json::to_value(&s)?;
+        // Each track's mastery (all its items, as on Home) and whether it was started, as figured here.
+        if let Some(rows) = summary.get_mut("tracks").and_then(|t| t.as_array_mut()) {
+            for (v, row) in rows.iter_mut().zip(&s.tracks) {
+                v["mastery"] = serde_json::json!(row.mastery());
+                v["started"] = serde_json::json!(row.started());
+            }
+        }
+        let v = serde_json::json!({ "state_file": store.path.display().to_string(), "summary": summary });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
