@@ -16,7 +16,7 @@ use crate::content::tracks::parse_track;
 use crate::content::{Answer, Content, Level, Link, QuizItem};
 use crate::progress::grade::{self, letter, Response};
 use crate::progress::session::{due_now, quiz_items, weak_not_due, Passes};
-use crate::progress::summary::{drills_passed, summarize};
+use crate::progress::summary::{duration_text, pct_text, summarize_with_runs};
 use crate::progress::{Rating, Store};
 
 /// Input, output and clock of a session (stdin/stdout/system clock in the binary).
@@ -380,18 +380,25 @@ pub fn progress(
     json: bool,
     out: &mut dyn Write,
 ) -> Result<ExitCode> {
-    let passed = drills_passed(content, &crate::paths::runs_dir()?);
-    let s = summarize(&store.progress, content, &passed, now);
+    let s = summarize_with_runs(&store.progress, content, &crate::paths::runs_dir()?, now);
     if json {
-        let v = serde_json::json!({ "state_file": store.path.display().to_string(), "summary": s });
+        let mut summary = serde_json::to_value(&s)?;
+        // Each track's mastery (all its items, as on Home) and whether it was started, as figured here.
+        if let Some(rows) = summary.get_mut("tracks").and_then(|t| t.as_array_mut()) {
+            for (v, row) in rows.iter_mut().zip(&s.tracks) {
+                v["mastery"] = serde_json::json!(row.mastery());
+                v["started"] = serde_json::json!(row.started());
+            }
+        }
+        let v = serde_json::json!({ "state_file": store.path.display().to_string(), "summary": summary });
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "mastery = share of a level's items rated ✅ and not due again yet")?;
+    writeln!(out, "mastery = share of items rated ✅ and not due again yet (all: of the track's items, as on Home)")?;
     writeln!(
         out,
-        "{:<36} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
-        "track", "L1", "L2", "L3", "due", "drills", "exercises"
+        "{:<36} {:>5} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
+        "track", "all", "L1", "L2", "L3", "due", "drills", "exercises"
     )?;
     for row in &s.tracks {
         let cells: Vec<String> = row
@@ -402,15 +409,31 @@ pub fn progress(
                 Some(f) => format!("{}/{} {:>3.0}%", c.mastered, c.items, f * 100.0),
             })
             .collect();
-        let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
         let title: String = row.title.chars().take(33).collect();
-        let ex =
-            if row.exercises == 0 { "—".to_string() } else { format!("{}/{}", row.exercises_done, row.exercises) };
         writeln!(
             out,
-            "{} {:<34} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
-            row.track, title, cells[0], cells[1], cells[2], row.due, drills, ex
+            "{} {:<34} {:>5} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
+            row.track,
+            title,
+            pct_text(row.mastery()),
+            cells[0],
+            cells[1],
+            cells[2],
+            row.due,
+            row.drills_text(),
+            row.exercises_text()
         )?;
+    }
+    let weeks: Vec<String> = s
+        .weeks
+        .iter()
+        .map(|w| format!("{} {} ({})", w.start.format("%m-%d"), w.sessions, duration_text(w.secs)))
+        .collect();
+    writeln!(out, "\nstudy sessions per week (from Monday; {} in all): {}", s.sessions, weeks.join(" · "))?;
+    writeln!(out, "{:<36} {:>8} {:>16}", "track", "time", "predictions right")?;
+    for row in &s.tracks {
+        let title: String = row.title.chars().take(33).collect();
+        writeln!(out, "{} {:<34} {:>8} {:>16}", row.track, title, duration_text(row.secs), row.calibration_text())?;
     }
     let week: Vec<String> = s.due_next.iter().map(|n| n.to_string()).collect();
     writeln!(out, "\ndue now: {} · next 7 days: {} (by day: {})", s.due_now, s.due_week(), week.join(" "))?;

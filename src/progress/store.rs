@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Datelike, Utc};
@@ -382,22 +382,55 @@ enum Loaded {
     Rejected(&'static str, String),
 }
 
-fn load(path: &Path) -> Loaded {
-    let bytes = match std::fs::read(path) {
+/// What tells one version of the file from the next: every save replaces
+/// the file (a rename: a new inode where there are inodes) and sets its time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(m: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(m);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Stamp { modified: m.modified().ok(), len: m.len(), inode }
+    }
+
+    /// The file's stamp now (`None`: no file, or none that can be seen).
+    fn at(path: &Path) -> Option<Stamp> {
+        std::fs::metadata(path).ok().map(|m| Stamp::of(&m))
+    }
+}
+
+/// Read the file, with the stamp of the very file read (taken from its handle).
+fn load(path: &Path) -> (Loaded, Option<Stamp>) {
+    let read = || -> std::io::Result<(Vec<u8>, Option<Stamp>)> {
+        let mut f = std::fs::File::open(path)?;
+        let stamp = f.metadata().ok().map(|m| Stamp::of(&m));
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut f, &mut bytes)?;
+        Ok((bytes, stamp))
+    };
+    let (bytes, stamp) = match read() {
         Ok(b) => b,
         // No file, or no directory to hold one (a save then says why it cannot write).
         Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => {
-            return Loaded::Missing
+            return (Loaded::Missing, None)
         }
-        Err(e) => return Loaded::Unreadable(e),
+        Err(e) => return (Loaded::Unreadable(e), None),
     };
-    match parse(&bytes) {
+    let loaded = match parse(&bytes) {
         Ok(p) => Loaded::Read(p),
         Err((tag, why)) => {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Loaded::Rejected(tag, format!("{name} {why}"))
         }
-    }
+    };
+    (loaded, stamp)
 }
 
 /// A change this session made, applied again onto the file's current
@@ -457,7 +490,8 @@ pub fn lock_path(path: &Path) -> PathBuf {
 /// Several agentlab processes may use one data dir at once (a TUI and a
 /// headless quiz): each save locks `progress.json.lock`, reads the file
 /// again, applies this session's changes not yet saved to what it found,
-/// and writes the result, so no writer's ratings are lost.
+/// and writes the result, so no writer's ratings are lost. A store kept open
+/// (the TUI) sees what the others saved with [`Store::reload_if_changed`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Store {
     pub path: PathBuf,
@@ -469,6 +503,8 @@ pub struct Store {
     pub lock_wait: Duration,
     /// Changes not yet on disk (a save failed, or none ran yet).
     pending: Vec<Change>,
+    /// The file as this store last read or wrote it (`None`: no file then).
+    stamp: Option<Stamp>,
 }
 
 impl Store {
@@ -478,7 +514,7 @@ impl Store {
     }
 
     fn at(path: &Path, progress: Progress, notice: Option<String>) -> Store {
-        Store { path: path.to_path_buf(), progress, notice, lock_wait: LOCK_WAIT, pending: Vec::new() }
+        Store { path: path.to_path_buf(), progress, notice, lock_wait: LOCK_WAIT, pending: Vec::new(), stamp: None }
     }
 
     /// A store that lives only in memory (when no data dir can be found).
@@ -493,19 +529,19 @@ impl Store {
     pub fn open(path: &Path, now: DateTime<Utc>) -> Store {
         let loaded = match load(path) {
             // Set it aside under the lock: another agentlab may be doing the same.
-            Loaded::Rejected(..) => {
+            (Loaded::Rejected(..), _) => {
                 let _lock = crate::fsutil::lock_exclusive(&lock_path(path), LOCK_WAIT).ok();
                 match load(path) {
-                    Loaded::Rejected(tag, why) => return Store::set_aside(path, tag, &why, now),
+                    (Loaded::Rejected(tag, why), _) => return Store::set_aside(path, tag, &why, now),
                     other => other,
                 }
             }
             other => other,
         };
         match loaded {
-            Loaded::Missing => Store::at(path, Progress::default(), None),
-            Loaded::Read(p) => Store::at(path, p, None),
-            Loaded::Unreadable(e) => {
+            (Loaded::Missing, _) => Store::at(path, Progress::default(), None),
+            (Loaded::Read(p), stamp) => Store { stamp, ..Store::at(path, p, None) },
+            (Loaded::Unreadable(e), _) => {
                 let side = aside_path(path, "unsaved", now);
                 let notice = format!(
                     "cannot read {}: {e}. It is left as it is, and ratings given in this session are saved \
@@ -515,8 +551,36 @@ impl Store {
                 );
                 Store::at(&side, Progress::default(), Some(notice))
             }
-            Loaded::Rejected(tag, why) => Store::set_aside(path, tag, &why, now),
+            (Loaded::Rejected(tag, why), _) => Store::set_aside(path, tag, &why, now),
         }
+    }
+
+    /// Read the file again if another process saved it since this store last
+    /// read or wrote it (its time, length or inode changed), with this
+    /// session's unsaved changes applied on top. Returns whether what the
+    /// store holds changed. A file that is gone now counts as a fresh start
+    /// (as the next save would find it); one that cannot be read or is
+    /// refused is left to the next save, which says why, and the store keeps
+    /// what it holds. One `stat` when nothing changed: cheap enough for a tick.
+    pub fn reload_if_changed(&mut self) -> bool {
+        if Stamp::at(&self.path) == self.stamp {
+            return false;
+        }
+        let (loaded, stamp) = load(&self.path);
+        self.stamp = stamp;
+        let mut fresh = match loaded {
+            Loaded::Read(p) => p,
+            Loaded::Missing => Progress::default(),
+            Loaded::Unreadable(_) | Loaded::Rejected(..) => return false,
+        };
+        for c in &self.pending {
+            c.apply(&mut fresh);
+        }
+        if fresh == self.progress {
+            return false;
+        }
+        self.progress = fresh;
+        true
     }
 
     /// Move a refused file aside and start fresh (or, when it cannot be moved, save elsewhere).
@@ -550,7 +614,7 @@ impl Store {
 
     fn merge_and_write(&mut self) -> Result<()> {
         let _lock = crate::fsutil::lock_exclusive(&lock_path(&self.path), self.lock_wait)?;
-        let mut merged = match load(&self.path) {
+        let mut merged = match load(&self.path).0 {
             Loaded::Missing => Progress::default(),
             Loaded::Read(p) => p,
             Loaded::Unreadable(e) => bail!("cannot read it to add this session's answers ({e}); it is left as it is"),
@@ -563,6 +627,8 @@ impl Store {
         }
         merged.version = VERSION;
         crate::fsutil::write_atomic(&self.path, &serde_json::to_vec_pretty(&merged)?)?;
+        // Still under the lock: no other writer can have replaced it since.
+        self.stamp = Stamp::at(&self.path);
         self.progress = merged;
         self.pending.clear();
         Ok(())

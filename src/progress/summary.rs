@@ -3,17 +3,22 @@
 //! Mastery of a track × level = share of its items whose last rating is ✅
 //! and that are not due yet (an item due again has to be shown again to
 //! count). Days are counted from `now` in 24-hour windows.
+//!
+//! One truth: Home, the Progress screen, `agentlab progress` and the study
+//! path all read their figures from [`summarize`] (a track's mastery is
+//! [`TrackRow::mastery`], whether it was started [`TrackRow::started`]), and
+//! say them with the `*_text` helpers here, so no two places can disagree.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
 use super::schedule::Rating;
 use super::store::Progress;
 use crate::content::{Content, Level, TRACKS};
-use crate::drills::RunStatus;
+use crate::drills::{Report, RunStatus};
 
 /// Mastery of one track × level.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
@@ -54,6 +59,105 @@ pub struct TrackRow {
     /// Exercises of the track whose check passed once, and how many there are.
     pub exercises_done: usize,
     pub exercises: usize,
+    /// Seconds spent on the track in study sessions (their `track_secs`).
+    pub secs: u64,
+    /// Predictions about the track's drills, and how many were right.
+    pub predictions: usize,
+    pub predictions_right: usize,
+}
+
+impl TrackRow {
+    /// Whether anything of the track was done: an item answered, a drill
+    /// passed, an exercise passed, a prediction made or time spent on it.
+    pub fn started(&self) -> bool {
+        self.total.seen > 0
+            || self.drills_passed > 0
+            || self.exercises_done > 0
+            || self.predictions > 0
+            || self.secs > 0
+    }
+
+    /// Mastery of the whole track: its items mastered over all its items
+    /// (every level). `None` while the track is not [started](Self::started).
+    pub fn mastery(&self) -> Option<f64> {
+        self.started().then(|| {
+            if self.total.items == 0 {
+                0.0
+            } else {
+                self.total.mastered as f64 / self.total.items as f64
+            }
+        })
+    }
+
+    /// Share of the track's predictions that were right (`None`: none yet).
+    pub fn calibration(&self) -> Option<f64> {
+        (self.predictions > 0).then(|| self.predictions_right as f64 / self.predictions as f64)
+    }
+
+    /// "12 of 27 items mastered (44%)", or "not started".
+    pub fn mastery_text(&self) -> String {
+        match self.mastery() {
+            None => "not started".to_string(),
+            Some(f) => {
+                format!("{} of {} items mastered ({})", self.total.mastered, self.total.items, pct_text(Some(f)))
+            }
+        }
+    }
+
+    /// "1/3" drills passed, "—" for a track without drills.
+    pub fn drills_text(&self) -> String {
+        ratio_text(self.drills_passed, self.drills)
+    }
+
+    /// "2/5" exercises done, "—" for a track without exercises.
+    pub fn exercises_text(&self) -> String {
+        ratio_text(self.exercises_done, self.exercises)
+    }
+
+    /// "3/4 75%" predictions right, "—" before the first.
+    pub fn calibration_text(&self) -> String {
+        match self.calibration() {
+            None => "—".to_string(),
+            Some(f) => format!("{}/{} {}", self.predictions_right, self.predictions, pct_text(Some(f))),
+        }
+    }
+}
+
+/// "44%", or "—" for nothing yet.
+pub fn pct_text(f: Option<f64>) -> String {
+    match f {
+        None => "—".to_string(),
+        Some(f) => format!("{:.0}%", f.clamp(0.0, 1.0) * 100.0),
+    }
+}
+
+/// "n/of", or "—" when there is nothing to count.
+fn ratio_text(n: usize, of: usize) -> String {
+    if of == 0 {
+        "—".to_string()
+    } else {
+        format!("{n}/{of}")
+    }
+}
+
+/// A time spent: "—" (none), "40s", "12m", "1h05".
+pub fn duration_text(secs: u64) -> String {
+    match secs {
+        0 => "—".to_string(),
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s => format!("{}h{:02}", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// Study sessions of one week (Monday to Sunday, UTC).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Week {
+    /// Its Monday.
+    pub start: NaiveDate,
+    pub sessions: usize,
+    /// Seconds between the starts and ends of its sessions.
+    pub secs: u64,
 }
 
 /// Ratings given on one day.
@@ -75,9 +179,16 @@ pub struct Summary {
     /// The last `HISTORY_DAYS` days, oldest first (UTC dates).
     pub history: Vec<Day>,
     pub desired_retention: f64,
+    /// Study sessions per week, the last `WEEKS` weeks, oldest first (the
+    /// current week last).
+    pub weeks: Vec<Week>,
+    /// Study sessions ever recorded.
+    pub sessions: usize,
 }
 
 pub const HISTORY_DAYS: usize = 14;
+/// Weeks of study sessions in [`Summary::weeks`].
+pub const WEEKS: usize = 4;
 
 impl Summary {
     pub fn due_week(&self) -> usize {
@@ -85,18 +196,26 @@ impl Summary {
     }
 }
 
-/// Passed drills by id (any run whose report says every claim held), from the run history.
+/// Passed drills by id (any run whose report says every claim held), read
+/// fresh from the run history under `runs_root`. Only the reports are read,
+/// and a drill's scan stops at its first passed run.
 pub fn drills_passed(content: &Content, runs_root: &Path) -> BTreeMap<String, bool> {
-    content
-        .drills
-        .iter()
-        .map(|d| {
-            let passed = crate::runner::list_runs(runs_root, &d.id)
-                .iter()
-                .any(|r| r.report.as_ref().is_some_and(|rep| rep.status == RunStatus::Passed));
-            (d.id.clone(), passed)
+    let passed_once = |id: &str| {
+        let Ok(entries) = std::fs::read_dir(runs_root.join(id)) else { return false };
+        entries.flatten().any(|e| {
+            std::fs::read_to_string(e.path().join("report.json"))
+                .ok()
+                .and_then(|s| serde_json::from_str::<Report>(&s).ok())
+                .is_some_and(|r| r.status == RunStatus::Passed)
         })
-        .collect()
+    };
+    content.drills.iter().map(|d| (d.id.clone(), passed_once(&d.id))).collect()
+}
+
+/// [`summarize`] with the drills passed read from `runs_root` now: what
+/// `agentlab progress` shows (the TUI keeps the drills passed between scans).
+pub fn summarize_with_runs(progress: &Progress, content: &Content, runs_root: &Path, now: DateTime<Utc>) -> Summary {
+    summarize(progress, content, &drills_passed(content, runs_root), now)
 }
 
 /// Compute everything at `now`; `passed` comes from [`drills_passed`] (empty: none known).
@@ -155,6 +274,9 @@ pub fn summarize(
             drills: drills.len(),
             exercises_done: content.exercises_of(t.number).filter(|x| progress.exercise_done(&x.id)).count(),
             exercises: content.exercises_of(t.number).count(),
+            secs: progress.sessions.iter().filter_map(|s| s.track_secs.get(&t.number)).sum(),
+            predictions: progress.predictions.iter().filter(|p| p.track == t.number).count(),
+            predictions_right: progress.predictions.iter().filter(|p| p.track == t.number && p.right).count(),
         });
     }
     let today = now.date_naive();
@@ -173,7 +295,26 @@ pub fn summarize(
             }
         }
     }
-    Summary { tracks, due_now, due_next, history, desired_retention: progress.settings.desired_retention }
+    // Weeks start on Monday; the current one is last.
+    let monday = today - Duration::days(today.weekday().num_days_from_monday() as i64);
+    let mut weeks: Vec<Week> =
+        (0..WEEKS).rev().map(|k| Week { start: monday - Duration::weeks(k as i64), sessions: 0, secs: 0 }).collect();
+    for s in &progress.sessions {
+        let day = s.started.date_naive();
+        if let Some(w) = weeks.iter_mut().find(|w| w.start <= day && day < w.start + Duration::weeks(1)) {
+            w.sessions += 1;
+            w.secs += (s.ended - s.started).num_seconds().max(0) as u64;
+        }
+    }
+    Summary {
+        tracks,
+        due_now,
+        due_next,
+        history,
+        desired_retention: progress.settings.desired_retention,
+        weeks,
+        sessions: progress.sessions.len(),
+    }
 }
 
 #[cfg(test)]
@@ -206,5 +347,71 @@ mod tests {
         assert_eq!(s.due_now, 3);
         assert_eq!(s.tracks[3].levels[0].mastered, 0);
         assert_eq!(s.tracks[3].due, 3);
+    }
+
+    #[test]
+    fn sessions_time_and_predictions_are_counted_per_week_and_track() {
+        use crate::progress::store::{PredictionRecord, SessionRecord};
+        let content = Content::embedded().unwrap();
+        // A Wednesday; its week starts on Monday 2026-03-30.
+        let now = Utc.with_ymd_and_hms(2026, 4, 1, 9, 0, 0).unwrap();
+        let session = |started: DateTime<Utc>, mins: i64, secs: &[(u8, u64)]| SessionRecord {
+            started,
+            ended: started + Duration::minutes(mins),
+            track: None,
+            planned_minutes: 25,
+            steps_done: 1,
+            steps_skipped: 0,
+            items_rated: 0,
+            exercises_passed: 0,
+            drills: vec![],
+            predictions: 0,
+            predictions_right: 0,
+            track_secs: secs.iter().copied().collect(),
+        };
+        let mut p = Progress::default();
+        p.sessions.push(session(now - Duration::days(2), 30, &[(6, 1200), (3, 600)])); // Monday
+        p.sessions.push(session(now - Duration::days(3), 10, &[(6, 600)])); // Sunday, the week before
+        p.sessions.push(session(now - Duration::days(60), 10, &[(6, 60)])); // long ago: time only
+        for (right, track) in [(true, 6), (false, 6), (true, 3)] {
+            p.predictions.push(PredictionRecord {
+                drill: "grpo-rlvr".into(),
+                preset: "quick".into(),
+                id: "kl".into(),
+                track,
+                answer: "a little".into(),
+                measured: 0.1,
+                right,
+                at: now,
+            });
+        }
+        let s = summarize(&p, &content, &BTreeMap::new(), now);
+        let weeks: Vec<_> = s.weeks.iter().map(|w| (w.start.to_string(), w.sessions, w.secs)).collect();
+        assert_eq!(
+            weeks,
+            [
+                ("2026-03-09".to_string(), 0, 0),
+                ("2026-03-16".to_string(), 0, 0),
+                ("2026-03-23".to_string(), 1, 600),
+                ("2026-03-30".to_string(), 1, 1800)
+            ]
+        );
+        assert_eq!(s.sessions, 3);
+        let t6 = &s.tracks[6];
+        assert_eq!((t6.secs, t6.predictions, t6.predictions_right), (1860, 2, 1));
+        assert!(t6.started() && t6.mastery() == Some(0.0), "time and predictions start a track");
+        assert_eq!(t6.calibration_text(), "1/2 50%");
+        assert_eq!(duration_text(t6.secs), "31m");
+        assert_eq!(s.tracks[3].calibration_text(), "1/1 100%");
+        assert!(!s.tracks[1].started() && s.tracks[1].mastery().is_none());
+        assert_eq!((s.tracks[1].mastery_text(), s.tracks[1].calibration_text()), ("not started".into(), "—".into()));
+        assert_eq!(
+            (duration_text(0), duration_text(42), duration_text(3900)),
+            ("—".into(), "42s".into(), "1h05".into())
+        );
+        // A passed drill alone starts a track too.
+        let passed: BTreeMap<String, bool> = [("grpo-rlvr".to_string(), true)].into();
+        let s = summarize(&Progress::default(), &content, &passed, now);
+        assert!(s.tracks[6].started() && s.tracks[6].drills_text() == "1/3");
     }
 }

@@ -37,6 +37,10 @@ pub struct App {
     pub store: Store,
     /// Mastery and due counts for Home, refreshed after every key.
     pub summary: Summary,
+    /// Drills passed, as last read from `runs_root` (see `sync_progress`).
+    pub drills_passed: std::collections::BTreeMap<String, bool>,
+    /// When `drills_passed` was read.
+    pub(crate) runs_read: Option<std::time::Instant>,
     /// A fixed clock for tests; `None` reads the system clock.
     pub now_override: Option<DateTime<Utc>>,
     /// Home's next steps and Continue line (refreshed when Home is on top).
@@ -72,7 +76,8 @@ impl App {
             flash = Some(n.clone());
         }
         let home = Screen::Home(home::State::default());
-        let summary = crate::progress::summary::summarize(&store.progress, &content, &Default::default(), Utc::now());
+        let drills_passed = crate::progress::summary::drills_passed(&content, &runs_root);
+        let summary = crate::progress::summary::summarize(&store.progress, &content, &drills_passed, Utc::now());
         App {
             content,
             runs_root,
@@ -86,6 +91,8 @@ impl App {
             area: Rect::default(),
             store,
             summary,
+            drills_passed,
+            runs_read: Some(std::time::Instant::now()),
             now_override: None,
             home: home::Info::default(),
         }
@@ -102,16 +109,20 @@ impl App {
         self.now_override.unwrap_or_else(Utc::now)
     }
 
-    /// Recompute what Home shows of each track's path and the Continue line.
+    /// Recompute what Home shows of each track's path and the Continue line
+    /// (from the drills passed last read).
     pub fn refresh_home(&mut self) {
-        let passed = self.drills_passed();
-        self.home = home::Info::new(&self.content, &self.store.progress, &passed);
+        self.home = home::Info::new(&self.content, &self.store.progress, &self.drills_passed);
     }
 
-    /// Recompute Home's mastery bars and due count.
+    /// Recompute Home's mastery bars, due count, paths and Continue line, and
+    /// every open Progress screen, from the store and the drills passed last
+    /// read (one summary).
     pub fn refresh_summary(&mut self) {
         self.summary =
-            crate::progress::summary::summarize(&self.store.progress, &self.content, &Default::default(), self.now());
+            crate::progress::summary::summarize(&self.store.progress, &self.content, &self.drills_passed, self.now());
+        self.refresh_progress_screens();
+        self.refresh_home();
     }
 
     /// The drill screen for `id`.
@@ -168,6 +179,8 @@ impl App {
                     // "started…", "cancelling…" were about the work that just
                     // ended: they go with it (the gauge says how it ended).
                     self.flash = None;
+                    // A run that ended may have passed: read the runs again.
+                    self.runs_read = None;
                     changed = true;
                 }
                 // A sweep that ended says where it was saved.
@@ -184,7 +197,7 @@ impl App {
                 }
             }
         }
-        changed
+        changed | self.sync_progress(false)
     }
 
     /// On quit: a last try to save ratings whose saves failed; what could not be saved.
@@ -289,6 +302,7 @@ impl App {
                 _ => {}
             }
         }
+        let shown = self.screen().kind();
         let now = self.now();
         // What the last frame showed the reader counts as read before this key moves on.
         self.note_reading();
@@ -306,9 +320,10 @@ impl App {
             Screen::Study(s) => s.on_key(key, now),
         };
         self.apply(action);
-        self.refresh_summary();
-        if matches!(self.stack.last(), Some(Screen::Home(_))) {
-            self.refresh_home();
+        // A screen shown now (opened, or back to) reads the drills passed afresh.
+        let opened = self.screen().kind() != shown;
+        if !self.sync_progress(opened) {
+            self.refresh_summary();
         }
     }
 
@@ -325,15 +340,18 @@ impl App {
         Screen::Review(Box::new(review::State::new(&self.content, &self.store, self.now())))
     }
 
-    /// The progress screen, a snapshot of now (drills passed read from the run history).
-    pub fn progress_screen(&self) -> Screen {
-        let passed = crate::progress::summary::drills_passed(&self.content, &self.runs_root);
-        let summary = crate::progress::summary::summarize(&self.store.progress, &self.content, &passed, self.now());
+    /// The progress screen: the file and the run history read again, then
+    /// the same summary as Home's (kept fresh by `sync_progress`).
+    pub fn progress_screen(&mut self) -> Screen {
+        self.store.reload_if_changed();
+        self.read_runs();
+        self.refresh_summary();
         Screen::Progress(Box::new(progress::State {
-            summary,
+            summary: self.summary.clone(),
             path: self.store.path.display().to_string(),
             notice: self.store.notice.clone(),
             scroll: None,
+            study: false,
         }))
     }
 
@@ -365,7 +383,7 @@ impl App {
             Action::EndSession => self.end_session(),
             Action::Continue => self.resume(),
             Action::NextStep(track) => {
-                let passed = self.drills_passed();
+                let passed = self.passed_now();
                 match path::next_step(&self.content, &self.store.progress, &passed, track) {
                     Some(step) => self.apply(study::Stop::Step(step).action()),
                     None => {
@@ -404,14 +422,14 @@ impl App {
         }
     }
 
-    /// Which drills have a passing run (read from the run history now).
-    pub fn drills_passed(&self) -> std::collections::BTreeMap<String, bool> {
+    /// Which drills have a passing run, read from the run history now.
+    pub fn passed_now(&self) -> std::collections::BTreeMap<String, bool> {
         crate::progress::summary::drills_passed(&self.content, &self.runs_root)
     }
 
     /// The plan of a study session of `minutes` on `track` (or on the tracks in order).
     pub fn plan(&self, track: Option<u8>, minutes: u32) -> Plan {
-        path::plan(&self.content, &self.store.progress, &self.drills_passed(), track, minutes, self.now())
+        path::plan(&self.content, &self.store.progress, &self.passed_now(), track, minutes, self.now())
     }
 
     /// Open a study session's plan on top of Home (`agentlab study`).
@@ -484,7 +502,7 @@ impl App {
                 self.store.progress.items.get(id).is_some_and(|r| r.attempts.iter().any(|a| a.at >= s.started))
             }),
             Some(study::Stop::Step(step)) => {
-                path::is_done(&self.content, &self.store.progress, &self.drills_passed(), step.track, &step.spec)
+                path::is_done(&self.content, &self.store.progress, &self.passed_now(), step.track, &step.spec)
             }
             None => true,
         };

@@ -4,6 +4,7 @@
 pub mod action;
 pub mod app;
 pub mod screens;
+pub mod sync;
 pub mod theme;
 pub mod ui;
 pub mod widgets;

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use crate::progress::store::{Place, Progress};
 use crate::progress::study;
+use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
 use crate::tui::action::{Action, Hint};
 use crate::tui::theme::accent;
@@ -206,7 +207,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
                 Span::raw(format!("{title:<title_w$} ")),
             ];
             let row = summary.tracks.iter().find(|r| r.track == t.number);
-            spans.extend(mastery_bar(row.and_then(|r| r.total.fraction()), bar_w));
+            // The track's mastery of all its items: the "all" column of Progress.
+            spans.extend(mastery_bar(row.and_then(|r| r.mastery()), bar_w));
             match row.map_or(0, |r| r.due) {
                 0 => {}
                 n => spans.push(Span::styled(format!(" {n} due"), Style::default().fg(Color::Yellow))),
@@ -217,8 +219,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     // One selection on screen at a time: the focused list's.
     let mut ls = ListState::default().with_selected((state.focus == Focus::Tracks).then_some(state.track));
     let tracks_title = match summary.due_now {
-        0 => " Tracks · mastery ".to_string(),
-        n => format!(" Tracks · mastery · {n} due for review (r) "),
+        0 => " Tracks · % mastered ".to_string(),
+        n => format!(" Tracks · % mastered · {n} due for review (r) "),
     };
     let focused = |f: Focus| if state.focus == f { accent() } else { Style::default().fg(Color::DarkGray) };
     let list = List::new(items)
@@ -306,18 +308,33 @@ fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) ->
         }
         None => lines.push(dim("No cheatsheet yet.".into())),
     }
+    let row = summary.tracks.iter().find(|r| r.track == track);
+    if let Some(r) = row {
+        // The figures of the Progress screen, from the same summary.
+        let levels: Vec<String> =
+            r.levels.iter().zip(["L1", "L2", "L3"]).map(|(c, l)| format!("{l} {}", pct_text(c.fraction()))).collect();
+        lines.push(Line::raw(format!("Mastery: {} · {}", r.mastery_text(), levels.join(" · "))));
+        if r.secs > 0 || r.predictions > 0 {
+            lines.push(Line::raw(format!(
+                "Study time: {} · predictions right: {}",
+                duration_text(r.secs),
+                r.calibration_text()
+            )));
+        }
+    }
     let drills: Vec<_> = content.drills_of(track).collect();
     if drills.is_empty() {
         lines.push(Line::raw("Drills: none yet"));
     } else {
-        lines.push(Line::raw("Drills:"));
+        let passed = row.map_or(0, |r| r.drills_passed);
+        lines.push(Line::raw(format!("Drills: {passed} of {} passed", drills.len())));
         for d in drills {
             lines.push(Line::raw(format!("  • {} — {}", d.id, d.title)));
         }
     }
     let exercises: Vec<_> = content.exercises_of(track).collect();
     if !exercises.is_empty() {
-        let done = summary.tracks.iter().find(|r| r.track == track).map_or(0, |r| r.exercises_done);
+        let done = row.map_or(0, |r| r.exercises_done);
         lines.push(Line::raw(format!("Exercises: {done} of {} done (e opens them)", exercises.len())));
     }
     match content.quiz(track) {

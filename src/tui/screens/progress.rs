@@ -1,5 +1,8 @@
-//! Progress: mastery per track × level, drills passed, what comes due, and
-//! the ratings of the last two weeks. A snapshot taken when the screen opens.
+//! Progress: mastery per track (all its items, as Home shows it) and per
+//! level, drills passed, exercises done, what comes due, the ratings of the
+//! last two weeks, and the study sessions: per week, time per track and the
+//! predictions right. Its summary is Home's, recomputed whenever the progress
+//! file or the runs change (see `tui::sync`).
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
+use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
@@ -24,7 +28,12 @@ pub struct State {
     /// First track row shown when the table does not fit; `None`: start at
     /// the first track with answers, so the data is never hidden below.
     pub scroll: Option<usize>,
+    /// Below 100 columns: the study panel is shown in place of due and ratings (Tab).
+    pub study: bool,
 }
+
+/// From this width the study panel sits beside due and ratings.
+pub const STUDY_BESIDE: u16 = 100;
 
 pub const HINTS: &[Hint] = &[("r", "review"), ("z", "quiz"), ("↑↓", "scroll"), ("Esc", "back")];
 
@@ -32,6 +41,7 @@ pub const HELP: &[Hint] = &[
     ("r", "open Review (due items, then ⚠/❌ on request)"),
     ("z", "open a quiz"),
     ("↑↓ j k PgUp PgDn", "scroll the tracks when the terminal is short"),
+    ("Tab", "below 100 columns: study sessions, time and predictions in place of due and ratings"),
     ("Esc Backspace", "back"),
 ];
 
@@ -40,6 +50,10 @@ impl State {
         match key.code {
             KeyCode::Char('r') => Action::OpenReview,
             KeyCode::Char('z') => Action::OpenQuiz { track: None, level: None },
+            KeyCode::Tab | KeyCode::BackTab => {
+                self.study = !self.study;
+                Action::None
+            }
             KeyCode::Down | KeyCode::Char('j') => self.scroll_by(1),
             KeyCode::Up | KeyCode::Char('k') => self.scroll_by(-1),
             KeyCode::PageDown => self.scroll_by(4),
@@ -57,9 +71,7 @@ impl State {
 impl State {
     /// The first track row shown now (drawing clamps it to what fits).
     fn first_row(&self) -> usize {
-        self.scroll.unwrap_or_else(|| {
-            self.summary.tracks.iter().position(|r| r.levels.iter().any(|c| c.fraction().is_some())).unwrap_or(0)
-        })
+        self.scroll.unwrap_or_else(|| self.summary.tracks.iter().position(|r| r.started()).unwrap_or(0))
     }
 
     fn scroll_by(&mut self, d: isize) -> Action {
@@ -74,20 +86,39 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let table_h = sum.tracks.len() as u16 + 3;
     let [table, bottom, foot] =
         Layout::vertical([Constraint::Length(table_h), Constraint::Min(6), Constraint::Length(2)]).areas(area);
-    let [due_area, hist_area] =
-        Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
+    let beside = bottom.width >= STUDY_BESIDE;
+    let (due_area, hist_area, study_area) = if beside {
+        let [d, h, st] =
+            Layout::horizontal([Constraint::Percentage(28), Constraint::Percentage(40), Constraint::Percentage(32)])
+                .areas(bottom);
+        (Some(d), Some(h), Some(st))
+    } else if s.study {
+        (None, None, Some(bottom))
+    } else {
+        let [d, h] = Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(bottom);
+        (Some(d), Some(h), None)
+    };
 
-    // Mastery table: track, L1, L2, L3 bars, due, drills.
-    let bar_w = if table.width >= 110 { 8 } else { 4 };
-    // The columns after the title take 3 × (bar + 6) + 18; borders and "N " 4 more.
-    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 6) + 22).clamp(8, 32);
+    // Mastery table: track, all its items (as on Home), L1, L2, L3 bars, due, drills, exercises.
+    let bar_w = match table.width {
+        110.. => 8,
+        80.. => 4,
+        _ => 2,
+    };
+    // After the title: "all" 5, three levels of (bar + 6), due 4, drills 7,
+    // exercises 6; the borders, "N " and the space after the title 5 more.
+    let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 6) + 27).clamp(8, 32);
     // Level names as wide as their bars (a narrow column gets short names).
-    let levels =
-        if bar_w >= 8 { ["L1 concept", "L2 impl.", "L3 research"] } else { ["L1 conc.", "L2 impl.", "L3 res."] };
+    let levels = match bar_w {
+        8 => ["L1 concept", "L2 impl.", "L3 research"],
+        4 => ["L1 conc.", "L2 impl.", "L3 res."],
+        _ => ["L1 conc", "L2 impl", "L3 res."],
+    };
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "{:<tw$} {:<w$} {:<w$} {:<w$} {:>4} {:>6} {:>5}",
+            "{:<tw$} {:>4} {:<w$} {:<w$} {:<w$} {:>4} {:>6} {:>5}",
             "track",
+            "all",
             levels[0],
             levels[1],
             levels[2],
@@ -103,15 +134,15 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let fit = (table.height as usize).saturating_sub(3).max(1);
     let first = s.first_row().min(sum.tracks.len().saturating_sub(fit));
     for row in sum.tracks.iter().skip(first).take(fit) {
-        let mut title: String = row.title.chars().take(title_w).collect();
-        if row.title.chars().count() > title_w {
-            title.pop();
-            title.push('…');
-        }
         let mut spans = vec![
             Span::styled(format!("{} ", row.track), Style::default().fg(Color::Yellow)),
-            Span::raw(format!("{title:<title_w$} ")),
+            Span::raw(format!("{} ", cut(&row.title, title_w))),
         ];
+        let all = row.mastery();
+        spans.push(Span::styled(
+            format!("{:>4} ", pct_text(all)),
+            if all.is_some() { Style::default().add_modifier(Modifier::BOLD) } else { dim() },
+        ));
         for c in &row.levels {
             match c.fraction() {
                 Some(f) => spans.extend(mastery_bar(Some(f), bar_w)),
@@ -123,11 +154,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             format!("{:>4}", row.due),
             if row.due > 0 { Style::default().fg(Color::Yellow) } else { dim() },
         ));
-        let drills = if row.drills == 0 { "—".to_string() } else { format!("{}/{}", row.drills_passed, row.drills) };
-        spans.push(Span::raw(format!(" {drills:>6}")));
-        let ex =
-            if row.exercises == 0 { "—".to_string() } else { format!("{}/{}", row.exercises_done, row.exercises) };
-        spans.push(Span::raw(format!(" {ex:>5}")));
+        spans.push(Span::raw(format!(" {:>6}", row.drills_text())));
+        spans.push(Span::raw(format!(" {:>5}", row.exercises_text())));
         lines.push(Line::from(spans));
     }
     let title = if fit < sum.tracks.len() {
@@ -138,10 +166,94 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             sum.tracks.len()
         )
     } else {
-        " Mastery (✅ and not due) · drills passed · exercises done ".to_string()
+        " Mastery (items ✅ and not due; all: the whole track, as on Home) · drills passed · exercises done "
+            .to_string()
     };
     frame.render_widget(Paragraph::new(lines).block(panel(&title)), table);
 
+    if let Some(area) = study_area {
+        let title = if beside { " Study sessions " } else { " Study sessions · Tab: due " };
+        frame.render_widget(
+            Paragraph::new(study_lines(
+                sum,
+                area.width.saturating_sub(2) as usize,
+                area.height.saturating_sub(2) as usize,
+            ))
+            .wrap(Wrap { trim: false })
+            .block(panel(title)),
+            area,
+        );
+    }
+    if let (Some(due_area), Some(hist_area)) = (due_area, hist_area) {
+        draw_due_and_history(frame, due_area, hist_area, sum, !beside);
+    }
+    footer(frame, foot, s);
+}
+
+/// `text` cut to `w` characters (an ellipsis where it was cut), padded to `w`.
+fn cut(text: &str, w: usize) -> String {
+    let mut t: String = text.chars().take(w).collect();
+    if text.chars().count() > w {
+        t.pop();
+        t.push('…');
+    }
+    format!("{t:<w$}")
+}
+
+/// Sessions per week, then time and predictions right per track ("—":
+/// nothing yet). A week a row when `height` rows allow, else all on one line.
+fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>> {
+    let rows: Vec<_> = sum.tracks.iter().filter(|r| r.secs > 0 || r.predictions > 0).collect();
+    let week_text = |w: &crate::progress::summary::Week| match w.sessions {
+        0 => "—".to_string(),
+        1 => format!("1 session · {}", duration_text(w.secs)),
+        n => format!("{n} sessions · {}", duration_text(w.secs)),
+    };
+    let mut lines = Vec::new();
+    let tall = height >= 1 + sum.weeks.len() + 2 + rows.len().max(1);
+    if sum.sessions == 0 {
+        lines.push(Line::from(vec![Span::styled("Sessions per week: ", accent()), Span::styled("— none yet", dim())]));
+    } else if tall {
+        lines.push(Line::from(Span::styled("Sessions per week (from Monday)", accent())));
+        for w in &sum.weeks {
+            lines.push(Line::from(vec![
+                Span::styled(format!("  {} ", w.start.format("%m-%d")), dim()),
+                Span::raw(week_text(w)),
+            ]));
+        }
+    } else {
+        let weeks: Vec<String> = sum
+            .weeks
+            .iter()
+            .map(|w| match w.sessions {
+                0 => format!("{} —", w.start.format("%m-%d")),
+                n => format!("{} {n} ({})", w.start.format("%m-%d"), duration_text(w.secs)),
+            })
+            .collect();
+        lines.push(Line::from(vec![Span::styled("Sessions per week: ", accent()), Span::raw(weeks.join(", "))]));
+    }
+    if tall || sum.sessions == 0 {
+        lines.push(Line::raw(""));
+    }
+    // "N title  time  right": the title takes what the figures leave.
+    let title_w = width.saturating_sub(2 + 1 + 6 + 1 + 11).clamp(4, 28);
+    lines.push(Line::from(Span::styled(
+        format!("{:<tw$} {:>6} {:>11}", "track", "time", "pred. right", tw = title_w + 2),
+        dim(),
+    )));
+    if rows.is_empty() {
+        lines.push(Line::from(Span::styled(format!("{:<tw$} {:>6} {:>11}", "  —", "—", "—", tw = title_w + 2), dim())));
+    }
+    for r in rows {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", r.track), Style::default().fg(Color::Yellow)),
+            Span::raw(format!("{} {:>6} {:>11}", cut(&r.title, title_w), duration_text(r.secs), r.calibration_text())),
+        ]));
+    }
+    lines
+}
+
+fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum: &Summary, narrow: bool) {
     // Due now and over the next 7 days.
     let mut due = vec![
         Line::from(vec![
@@ -159,7 +271,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             Span::raw(format!(" {n}")),
         ]));
     }
-    frame.render_widget(Paragraph::new(due).block(panel(" Due ")), due_area);
+    let title = if narrow { " Due · Tab: study " } else { " Due " };
+    frame.render_widget(Paragraph::new(due).block(panel(title)), due_area);
 
     // Ratings per day: one stacked bar a day.
     let max = sum.history.iter().map(|d| d.know + d.fuzzy + d.dont).max().unwrap_or(0).max(1);
@@ -178,7 +291,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ]));
     }
     frame.render_widget(Paragraph::new(hist).block(panel(" Ratings per day (✅/⚠/❌) ")), hist_area);
+}
 
+fn footer(frame: &mut Frame, foot: Rect, s: &State) {
+    let sum = &s.summary;
     let mut f = vec![Line::from(Span::styled(
         format!("Desired retention {:.2} · state file {}", sum.desired_retention, s.path),
         dim(),

@@ -1,0 +1,53 @@
+//! What the TUI shows of progress, kept in step with the files on disk: the
+//! progress file another agentlab saved (a headless quiz, an exercise check
+//! from the CLI), and the runs another process finished. Home and every
+//! open Progress screen show one summary ([`crate::progress::summary::summarize`]).
+
+use std::time::{Duration, Instant};
+
+use super::app::App;
+use super::screens::Screen;
+
+/// How often the run history is read again while Home or Progress is shown.
+pub const RUNS_EVERY: Duration = Duration::from_secs(2);
+
+impl App {
+    /// Bring the progress figures up to date: the progress file read again
+    /// if another process saved it (this session's unsaved changes kept on
+    /// top), and, while Home or Progress is shown, the drills passed read
+    /// again from the runs: at once when `runs_now` (the screen was just
+    /// opened or come back to), else at most every [`RUNS_EVERY`]. When
+    /// anything changed, Home's summary and every open Progress screen are
+    /// recomputed. Returns whether they were. Called on every tick and key.
+    pub fn sync_progress(&mut self, runs_now: bool) -> bool {
+        let mut changed = self.store.reload_if_changed();
+        let figures_shown = matches!(self.screen(), Screen::Home(_) | Screen::Progress(_));
+        let stale = self.runs_read.is_none_or(|t| t.elapsed() >= RUNS_EVERY);
+        if figures_shown && (runs_now || stale) {
+            changed |= self.read_runs();
+        }
+        if changed {
+            self.refresh_summary();
+        }
+        changed
+    }
+
+    /// Read the drills passed from the run history now; whether they changed.
+    pub fn read_runs(&mut self) -> bool {
+        let passed = crate::progress::summary::drills_passed(&self.content, &self.runs_root);
+        self.runs_read = Some(Instant::now());
+        let changed = passed != self.drills_passed;
+        self.drills_passed = passed;
+        changed
+    }
+
+    /// Every Progress screen on the stack shows Home's summary (and the file's notice).
+    pub(crate) fn refresh_progress_screens(&mut self) {
+        for s in self.stack.iter_mut() {
+            if let Screen::Progress(p) = s {
+                p.summary = self.summary.clone();
+                p.notice = self.store.notice.clone();
+            }
+        }
+    }
+}
