@@ -41,8 +41,30 @@ metric = "loss"
 explain = "The loss starts near the log of the vocabulary size."
 "#;
 
+/// sft-basics' parameters and presets with its two claims bare (no `why`,
+/// no breaking settings, no predictions): the tests add their own.
+fn bare_toml() -> String {
+    let text = include_str!("../drills/sft-basics/drill.toml");
+    let head = &text[..text.find("\n[[claim]]").expect("sft-basics declares claims")];
+    format!(
+        "{head}
+[[claim]]
+id = \"heldout_accuracy\"
+text = \"exact-match accuracy on held-out a+b pairs\"
+op = \">=\"
+threshold = 0.95
+
+[[claim]]
+id = \"loss_drop\"
+text = \"final loss as a fraction of the first step's\"
+op = \"<=\"
+threshold = 0.25
+"
+    )
+}
+
 fn meta() -> DrillMeta {
-    let toml = format!("{}{EXTRA}", include_str!("../drills/sft-basics/drill.toml"));
+    let toml = format!("{}{EXTRA}", bare_toml());
     DrillMeta::parse(&toml, "# sft-basics").unwrap()
 }
 
@@ -50,7 +72,7 @@ fn meta() -> DrillMeta {
 /// 50: predictions are asked only for a preset as declared, so a short test
 /// run is a preset, not an edit.
 fn toml_with_quick(steps: u32) -> String {
-    let text = include_str!("../drills/sft-basics/drill.toml")
+    let text = bare_toml()
         .replace("[presets.quick]\nsteps = 800\n", &format!("[presets.quick]\nsteps = {steps}\nholdout = 50\n"));
     assert!(text.contains(&format!("steps = {steps}\nholdout = 50")), "sft-basics' quick preset changed");
     format!("{text}{EXTRA}")
@@ -361,7 +383,7 @@ fn b_breaks_a_claim_on_purpose_and_compares_with_the_last_passing_run() {
     assert!(s.contains("grey = last passing run of seed 1"), "{s}");
 
     // No breaking settings: said so.
-    let plain = DrillMeta::parse(include_str!("../drills/sft-basics/drill.toml"), "# x").unwrap();
+    let plain = DrillMeta::parse(&bare_toml(), "# x").unwrap();
     let dir2 = tempfile::tempdir().unwrap();
     let mut a = app_with(dir2.path(), &plain, 80, 24);
     key(&mut a, KeyCode::Char('b'));
