@@ -325,9 +325,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
 
 /// The end-of-session summary, as the screen shows it.
 pub fn summary_lines(lines: &mut Vec<Line<'static>>, r: &SessionRecord) {
-    let mins = (r.ended - r.started).num_seconds().max(0) as f64 / 60.0;
+    let took = crate::progress::summary::duration_text((r.ended - r.started).num_seconds().max(0) as u64);
     lines.push(Line::from(Span::styled(
-        format!("Session over · {mins:.0} of {} min", r.planned_minutes),
+        format!("Session over · {took} of {} min planned", r.planned_minutes),
         accent().add_modifier(Modifier::BOLD),
     )));
     lines.push(Line::raw(""));
@@ -349,8 +349,11 @@ pub fn summary_lines(lines: &mut Vec<Line<'static>>, r: &SessionRecord) {
         n => format!("Predictions: {} of {n} right", r.predictions_right),
     }));
     if !r.track_secs.is_empty() {
-        let per: Vec<String> =
-            r.track_secs.iter().map(|(t, s)| format!("track {t} {:.0} min", *s as f64 / 60.0)).collect();
+        let per: Vec<String> = r
+            .track_secs
+            .iter()
+            .map(|(t, s)| format!("track {t} {}", crate::progress::summary::duration_text(*s)))
+            .collect();
         lines.push(Line::raw(format!("Time: {}", per.join(" · "))));
     }
     lines.push(Line::raw(""));
