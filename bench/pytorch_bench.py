@@ -100,7 +100,7 @@ class Block(nn.Module):
             cache[0], cache[1] = k, v
         s = k.shape[2]
         att = (q @ k.transpose(-2, -1)) / math.sqrt(d // self.heads)
-        mask = torch.ones(t, s, dtype=torch.bool).tril(diagonal=s - t)
+        mask = torch.ones(t, s, dtype=torch.bool, device=x.device).tril(diagonal=s - t)
         att = att.masked_fill(~mask, float("-inf")).softmax(-1)
         y = (att @ v).transpose(1, 2).reshape(b, t, d)
         return self.proj(y)
@@ -122,7 +122,7 @@ class Gpt(nn.Module):
 
     def forward(self, idx, caches=None, start=0):
         t = idx.shape[1]
-        x = self.wte(idx) + self.wpe(torch.arange(start, start + t))
+        x = self.wte(idx) + self.wpe(torch.arange(start, start + t, device=idx.device))
         for i, blk in enumerate(self.blocks):
             x = blk(x, None if caches is None else caches[i])
         return self.ln_f(x) @ self.wte.weight.t()
@@ -294,7 +294,7 @@ class Llama:
             k, v = k.repeat_interleave(rep, 1), v.repeat_interleave(rep, 1)
             att = (q @ k.transpose(-2, -1)) / math.sqrt(self.hd)
             if t > 1:
-                mask = torch.ones(t, s, dtype=torch.bool).tril(diagonal=s - t)
+                mask = torch.ones(t, s, dtype=torch.bool, device=x.device).tril(diagonal=s - t)
                 att = att.masked_fill(~mask, float("-inf"))
             y = (att.softmax(-1) @ v).transpose(1, 2).reshape(bsz, t, self.d)
             x = x + self._proj(y, i, "attn_output")

@@ -19,7 +19,7 @@
 # machine without a GPU.
 #
 # Usage: scripts/gpu-check.sh KIT OUT
-# Env:   GPU_CHECK_DRILLS, GPU_CHECK_DRILL_LIMIT_S (default 100 per drill),
+# Env:   GPU_CHECK_DRILLS (empty: no drill runs), GPU_CHECK_DRILL_LIMIT_S (default 100 per drill),
 #        GPU_CHECK_BENCH_SECONDS (default 5), AGENTLAB (a binary to use instead of the kit's).
 set -uo pipefail
 
@@ -30,11 +30,14 @@ fi
 KIT="$(cd "$1" && pwd)" || { echo "error: no kit folder $1" >&2; exit 2; }
 mkdir -p "$2"
 OUT="$(cd "$2" && pwd)"
-DRILLS="${GPU_CHECK_DRILLS:-sft-basics grpo-rlvr ewc-replay}"
+DRILLS="${GPU_CHECK_DRILLS-sft-basics grpo-rlvr ewc-replay}"
 DRILL_LIMIT="${GPU_CHECK_DRILL_LIMIT_S:-100}"
 BENCH_S="${GPU_CHECK_BENCH_SECONDS:-5}"
 LOG="$OUT/logs.txt"
-ROWS="$OUT/.rows.jsonl"
+# Scratch (the unpacked binary, the data dir with its runs) stays out of OUT: only the summary and the log go back.
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+ROWS="$WORK/rows.jsonl"
 : >"$LOG"
 : >"$ROWS"
 started=$(date +%s)
@@ -42,10 +45,10 @@ started=$(date +%s)
 say() { echo "==> $*" | tee -a "$LOG"; }
 
 # One JSON row per step: {"step": ..., "rc": ..., "wall_s": ..., "json": <last JSON line of its output or null>}.
-row() { # name rc wall file
+row() { # name rc wall_ms file
   python3 - "$1" "$2" "$3" "$4" >>"$ROWS" <<'PY'
 import json, sys
-name, rc, wall, path = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+name, rc, wall, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) / 1000, sys.argv[4]
 found = []
 text = open(path, errors="replace").read()
 try:  # a pretty-printed JSON document (doctor --json)
@@ -68,15 +71,15 @@ PY
 run() {
   local name="$1" limit="$2"
   shift 2
-  local out="$OUT/.step.out" t0 t1 rc
+  local out="$WORK/step.out" t0 t1 rc
   say "$name: $*"
-  t0=$(date +%s.%N)
+  t0=$(date +%s%N)
   timeout --kill-after=5 "$limit" "$@" >"$out" 2>&1
   rc=$?
-  t1=$(date +%s.%N)
+  t1=$(date +%s%N)
   cat "$out" >>"$LOG"
   [[ $rc -eq 124 || $rc -eq 137 ]] && say "$name: stopped at its ${limit} s limit"
-  row "$name" "$rc" "$(echo "$t1 - $t0" | bc)" "$out"
+  row "$name" "$rc" "$(( (t1 - t0) / 1000000 ))" "$out"
   rm -f "$out"
   return $rc
 }
@@ -84,8 +87,7 @@ run() {
 # The binary: the kit's, unpacked (xz, or Python's lzma where xz is missing).
 BIN="${AGENTLAB:-}"
 if [[ -z "$BIN" ]]; then
-  BIN="$OUT/.bin/agentlab"
-  mkdir -p "$OUT/.bin"
+  BIN="$WORK/agentlab"
   if command -v xz >/dev/null; then
     xz -dc "$KIT/agentlab.xz" >"$BIN"
   else
@@ -99,7 +101,7 @@ if [[ -z "$BIN" ]]; then
     [[ "$want" == "$got" ]] || { say "error: the unpacked binary's sha256 is $got, the kit says $want"; exit 1; }
   fi
 fi
-export AGENTLAB_HOME="$OUT/.home"
+export AGENTLAB_HOME="$WORK/home"
 mkdir -p "$AGENTLAB_HOME"
 
 # The CUDA 13 libraries PyTorch ships (cuBLAS, cuRAND, NVRTC) when the loader does not find them itself.
@@ -139,6 +141,7 @@ if $gpu; then
     for c in S M L; do
       run "pytorch $c cuda" 90 python3 "$pyb" --config "$c" --device cuda --seconds "$BENCH_S" --json
     done
+    run "pytorch gen-M cuda" 60 python3 "$pyb" --config M --device cuda --generate --json
   else
     say "no PyTorch with CUDA here: no side-by-side numbers"
   fi
@@ -193,5 +196,4 @@ for d in drills:
     total = d["claims"] and sum(1 for c in d["claims"] if not c["observation"])
     print(f'{d["drill"]} {d["preset"]}: rc {d["rc"]} · {d["wall_s"]} s · {d["status"]} · claims {held}/{total}')
 PY
-rm -rf "$OUT/.bin" "$ROWS"
 say "done in $(( $(date +%s) - started )) s: $OUT/summary.json"
