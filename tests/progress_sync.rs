@@ -16,16 +16,7 @@ use agentlab::tui::App;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Every test runs on a temporary data dir, never the real home.
-fn isolated_home() -> &'static Path {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        std::env::set_var("AGENTLAB_HOME", d.path());
-        d
-    })
-    .path()
-}
+use common::isolated_home;
 
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 4, 1, 9, 0, 0).unwrap()

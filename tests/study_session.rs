@@ -17,16 +17,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 const TRACK: u8 = 3;
 
-/// Every test runs on a temporary data dir (runs, progress), never the real home.
-fn isolated_home() -> &'static std::path::Path {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        std::env::set_var("AGENTLAB_HOME", d.path());
-        d
-    })
-    .path()
-}
+use common::isolated_home;
 
 fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 27, 9, 0, 0).unwrap()

@@ -6,16 +6,7 @@ use agentlab::content::Content;
 use agentlab::tui::App;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Every test runs on a temporary data dir (runs, progress), never the real home.
-fn isolated_home() -> &'static std::path::Path {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        std::env::set_var("AGENTLAB_HOME", d.path());
-        d
-    })
-    .path()
-}
+use common::isolated_home;
 
 /// A fresh app that has been drawn once, as the event loop does before any key.
 fn app_at(w: u16, h: u16) -> App {

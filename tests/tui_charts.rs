@@ -12,16 +12,7 @@ use agentlab::tui::screens::{drill, Screen};
 use agentlab::tui::App;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// Every test runs on a temporary data dir (runs, progress), never the real home.
-fn isolated_home() -> &'static std::path::Path {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        std::env::set_var("AGENTLAB_HOME", d.path());
-        d
-    })
-    .path()
-}
+use common::isolated_home;
 
 /// The drill screen of `id` on empty run and sweep dirs, drawn once at `w`×`h`.
 fn drill_app(id: &str, w: u16, h: u16) -> (App, tempfile::TempDir) {

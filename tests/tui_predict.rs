@@ -82,15 +82,7 @@ fn meta_with_quick(steps: u32) -> DrillMeta {
     DrillMeta::parse(&toml_with_quick(steps), "# sft-basics").unwrap()
 }
 
-fn isolated_home() -> &'static Path {
-    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    HOME.get_or_init(|| {
-        let d = tempfile::tempdir().unwrap();
-        std::env::set_var("AGENTLAB_HOME", d.path());
-        d
-    })
-    .path()
-}
+use common::isolated_home;
 
 /// An app on a progress file in `dir`, with the drill screen of `meta` on
 /// top (runs under `dir/runs`), drawn once.

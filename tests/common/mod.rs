@@ -98,3 +98,16 @@ pub fn quiz_over(a: &mut agentlab::tui::App, ids: &[&str]) {
     s.question = Some(Question::new(&item));
     a.stack.push(Screen::Quiz(Box::new(s)));
 }
+
+/// The test binary's data dir: a temporary one, set as `AGENTLAB_HOME` once,
+/// so no test touches the real home (runs, progress, exercises).
+#[allow(dead_code)] // not every test binary that shares this module needs one
+pub fn isolated_home() -> &'static Path {
+    static HOME: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        std::env::set_var("AGENTLAB_HOME", d.path());
+        d
+    })
+    .path()
+}
