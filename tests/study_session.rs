@@ -243,7 +243,7 @@ fn the_session_screens_fit_60x16() {
     key(&mut a, KeyCode::Esc);
     let s = draw(&mut a, 60, 16);
     let header = s.lines().next().unwrap();
-    assert!(header.contains("step 1 of 5"), "the bar shows at 60 columns: {header}");
+    assert!(header.contains("step 1/5 · 0/30 min"), "a short bar at 60 columns: {header}");
     key(&mut a, KeyCode::Char('x'));
     let s = draw(&mut a, 60, 16);
     assert!(s.contains("Session over"), "{s}");

@@ -442,10 +442,12 @@ impl App {
         Screen::Study(Box::new(study::State::new(self.plan(track, minutes), self.now())))
     }
 
-    /// The session bar for the header, while a session goes (on any screen above it).
+    /// The session bar for the header, while a session goes (on any screen
+    /// above it); short when the terminal is under 100 columns.
     pub fn session_bar(&self) -> Option<String> {
+        let narrow = self.area.width < 100;
         self.stack.iter().find_map(|s| match s {
-            Screen::Study(st) => st.bar(self.now()),
+            Screen::Study(st) => st.bar(self.now(), narrow),
             _ => None,
         })
     }

@@ -45,10 +45,12 @@ pub enum Stop {
 }
 
 impl Stop {
-    pub fn label(&self) -> String {
+    /// What the stop is; `with_track` adds its track (a session over several tracks).
+    pub fn label(&self, with_track: bool) -> String {
         match self {
             Stop::Review(n) => format!("Review {n} due item{}", if *n == 1 { "" } else { "s" }),
-            Stop::Step(s) => format!("{} · track {}", s.label, s.track),
+            Stop::Step(s) if with_track => format!("{} · track {}", s.label, s.track),
+            Stop::Step(s) => s.label.clone(),
         }
     }
 
@@ -159,16 +161,14 @@ impl State {
         ((now - self.started).num_seconds().max(0) / 60) as u32
     }
 
-    /// The session bar: "session · step 2 of 5 · 12 of 30 min".
-    pub fn bar(&self, now: DateTime<Utc>) -> Option<String> {
-        (self.phase == Phase::Going).then(|| {
-            format!(
-                "session · step {} of {} · {} of {} min",
-                (self.current + 1).min(self.stops.len()),
-                self.stops.len(),
-                self.minutes_used(now),
-                self.plan.minutes
-            )
+    /// The session bar: "session · step 2 of 5 · 12 of 30 min", or
+    /// "step 2/5 · 12/30 min" where the header is narrow.
+    pub fn bar(&self, now: DateTime<Utc>, narrow: bool) -> Option<String> {
+        let (k, n) = ((self.current + 1).min(self.stops.len()), self.stops.len());
+        let (used, of) = (self.minutes_used(now), self.plan.minutes);
+        (self.phase == Phase::Going).then(|| match narrow {
+            false => format!("session · step {k} of {n} · {used} of {of} min"),
+            true => format!("step {k}/{n} · {used}/{of} min"),
         })
     }
 
@@ -199,7 +199,7 @@ impl State {
             (Phase::Going, KeyCode::Enter) => self.open(now),
             (Phase::Going, KeyCode::Char('n')) => {
                 self.marks[self.current] = Some(Mark::Skipped);
-                self.note = Some(format!("skipped: {}", self.stops[self.current].label()));
+                self.note = Some(format!("skipped: {}", self.stops[self.current].label(self.plan.track.is_none())));
                 self.advance();
                 if self.has_current() {
                     Action::None
@@ -248,7 +248,7 @@ impl State {
         }
         if done {
             self.marks[self.current] = Some(Mark::Done);
-            self.note = Some(format!("done: {}", stop.label()));
+            self.note = Some(format!("done: {}", stop.label(self.plan.track.is_none())));
             self.advance();
         } else {
             self.note = Some("not done yet: Enter goes back to it, n skips it".into());
@@ -298,7 +298,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 lines.push(Line::from(vec![
                     Span::styled(format!(" {mark} "), style),
                     Span::styled(format!("{:>3} min  ", stop.minutes()), dim()),
-                    Span::styled(stop.label(), style),
+                    Span::styled(stop.label(p.track.is_none()), style),
                 ]));
             }
             lines.push(Line::raw(""));
