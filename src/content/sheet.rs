@@ -122,7 +122,8 @@ impl Sheet {
         let after = &rest[end + 4..];
         let body = after.strip_prefix('\n').or_else(|| after.strip_prefix("\r\n")).unwrap_or(after);
         let meta: SheetMeta = toml::from_str(front).map_err(|e| format!("front matter: {}", e.message()))?;
-        let body_line_offset = front.lines().count() + 2;
+        // `split`, not `lines`: a blank line before the closing `+++` is a line too.
+        let body_line_offset = front.split('\n').count() + 2;
         let sections = sections(body)
             .into_iter()
             .map(|mut s| {

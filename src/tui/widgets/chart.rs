@@ -89,6 +89,8 @@ pub struct Spec<'a> {
     pub x: &'a str,
     pub colour: usize,
     pub members: Vec<Member<'a>>,
+    /// What the grey curves are, in the legend ("previous run", "last passing run").
+    pub grey: &'a str,
 }
 
 /// The x axis's name as drawn: seconds when x is time, else what the chart declares.
@@ -119,12 +121,12 @@ fn short_x(x: f64) -> String {
 }
 
 /// The legend: one coloured mark and label per curve (with its last value
-/// when that fits), then "grey: previous run" when one is drawn; packed
+/// when that fits), then "grey: <what the grey is>" when one is drawn; packed
 /// into at most `max_lines` lines of `width` columns, never dropped: what
 /// does not fit ends the last line with `…`.
 pub fn legend_lines(
     items: &[(String, String, Color)],
-    prev: bool,
+    prev: Option<&str>,
     width: usize,
     max_lines: usize,
 ) -> Vec<Line<'static>> {
@@ -141,8 +143,8 @@ pub fn legend_lines(
                 (text, Style::default().fg(*c))
             })
             .collect();
-        if prev {
-            entries.push(("grey: previous run".to_string(), theme::dim()));
+        if let Some(what) = prev {
+            entries.push((format!("grey: {what}"), theme::dim()));
         }
         let mut lines: Vec<Vec<(String, Style)>> = vec![Vec::new()];
         let mut used = 0usize;
@@ -234,7 +236,7 @@ pub fn draw(frame: &mut Frame, area: Rect, spec: &Spec, opts: ChartOpts) {
         Vec::new()
     } else {
         let max_lines = (inner.height as usize / 3).clamp(1, 3);
-        legend_lines(&items, any_prev, inner.width as usize, max_lines)
+        legend_lines(&items, any_prev.then_some(spec.grey), inner.width as usize, max_lines)
     };
     let [legend_area, plot] =
         Layout::vertical([Constraint::Length(legend.len() as u16), Constraint::Min(0)]).areas(inner);
@@ -335,6 +337,7 @@ mod tests {
             x: "step",
             colour: 0,
             members: vec![Member { label: title, pts, prev: None }],
+            grey: "previous run",
         };
         let pts: &'static [Point] = Box::leak(pts.into_boxed_slice());
         let one: &'static [Point] = Box::leak(Box::new(one));

@@ -338,7 +338,8 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
                 .collect();
             // A lone series keeps a colour of its own; a group's curves take the palette from its start.
             let colour = if group.is_single() { g } else { 0 };
-            let spec = chart::Spec { title: &group.title, x: &group.x, colour, members };
+            let grey = if s.compare.is_some() { "last passing run" } else { "previous run" };
+            let spec = chart::Spec { title: &group.title, x: &group.x, colour, members, grey };
             chart::draw(frame, *cell, &spec, s.opts);
         }
     }

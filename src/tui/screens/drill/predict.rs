@@ -145,7 +145,7 @@ impl Asking {
             Some(PredictKind::Number) => {
                 vec![("0-9 . e", "type"), ("Enter", "answer"), ("Tab", "skip"), ("Esc", "skip all")]
             }
-            _ => vec![("↑↓ 1-4", "pick"), ("Enter", "answer"), ("Tab", "skip"), ("Esc", "skip all")],
+            _ => vec![("↑↓ 1…", "pick"), ("Enter", "answer"), ("Tab", "skip"), ("Esc", "skip all")],
         }
     }
 
