@@ -423,12 +423,12 @@ impl Content {
                         sheet::StepKind::Read => Some(Link::Sheet { track: s.meta.track, section: Some(t) }),
                         sheet::StepKind::Drill => Some(Link::Drill(t)),
                         sheet::StepKind::Exercise => Some(Link::Exercise(t)),
-                        sheet::StepKind::Quiz => None,
+                        sheet::StepKind::Quiz => Some(Link::Quiz { track: s.meta.track, level: Level::parse(&t) }),
                     };
                     match link {
-                        // A section an unclosed fence hides, a drill or exercise that did not load:
-                        // counted with what follows from that problem, not listed.
-                        Some(l) if broken.hides(&l) => {
+                        // A section an unclosed fence hides, a drill, exercise or quiz items that did
+                        // not load: counted with what follows from that problem, not listed.
+                        Some(l) if broken.hides(&l) || (step.kind == sheet::StepKind::Quiz && broken.quiz_items) => {
                             let _ = resolve(&l);
                         }
                         _ => push(&s.file, None, None, format!("[[step]] {}: {m}", step.key())),
@@ -627,11 +627,10 @@ impl Content {
             StepKind::Read if sheet.section(t).is_none() => Err(format!("no section `{t}` in this sheet")),
             StepKind::Quiz => {
                 let level = Level::parse(t).ok_or_else(|| format!("`{t}` is not a level (L1, L2 or L3)"))?;
-                let has = self.quiz(track).is_some_and(|q| q.items.iter().any(|i| i.level == level));
-                if has {
-                    Ok(())
-                } else {
-                    Err(format!("track {track} has no {t} quiz items"))
+                match self.quiz(track) {
+                    Some(q) if q.items.iter().any(|i| i.level == level) => Ok(()),
+                    Some(q) => Err(format!("track {track} has no {t} quiz items in {}", q.file)),
+                    None => Err(format!("track {track} has no quiz")),
                 }
             }
             StepKind::Exercise if self.exercise(t).is_none_or(|e| e.track != track) => {
