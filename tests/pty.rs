@@ -119,8 +119,9 @@ fn sigterm_sighup_and_sigint_restore_the_terminal() {
 #[test]
 fn sigterm_during_a_run_saves_it_as_cancelled() {
     let home = tempfile::tempdir().unwrap();
-    // Home → the drills list (Tab) → the first drill (Enter) → start (s).
-    let (exit, out) = tui_ended_by(libc::SIGTERM, home.path(), b"\t\rs", "started:");
+    // Home → the drills list (Tab) → the first drill (Enter) → start (s), its
+    // predictions skipped (Esc: skip all and run).
+    let (exit, out) = tui_ended_by(libc::SIGTERM, home.path(), b"\t\rs\x1b", "started:");
     assert_eq!(exit, 143);
     assert_restored(&out, libc::SIGTERM);
     let text = String::from_utf8_lossy(&out);
