@@ -1,6 +1,8 @@
 //! Every shipped content file validates, renders cleanly at 80 columns, and
 //! points at code that exists.
 
+mod common;
+
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -316,25 +318,7 @@ fn text_values_round_trip_through_records_and_typed_params() {
 }
 
 /// Every content file on disk, as `Content::from_files` takes them.
-fn disk_files() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for dir in ["cheatsheets", "quizzes", "drills", "exercises"] {
-        let mut stack = vec![root.join(dir)];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "md" || x == "toml") {
-                    let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                    out.push((rel, std::fs::read_to_string(&p).unwrap()));
-                }
-            }
-        }
-    }
-    out
-}
+use common::disk_files;
 
 /// A sheet that copies a drill's number goes stale when the README is
 /// re-measured: validation fails on the sheet's old text, which quoted

@@ -3,8 +3,9 @@
 //! them (a `breaks_with` the drill cannot apply, a prediction the run cannot
 //! answer, a step that leads nowhere).
 
+mod common;
+
 use std::collections::HashSet;
-use std::path::Path;
 use std::process::{Command, Output};
 
 use agentlab::content::drill_meta::PredictKind;
@@ -221,25 +222,7 @@ fn a_prediction_must_be_answerable_by_the_run() {
 // ---- study steps ----
 
 /// Every content file on disk, as `Content::from_files` takes them.
-fn disk_files() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    for dir in ["cheatsheets", "quizzes", "drills", "exercises"] {
-        let mut stack = vec![root.join(dir)];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "md" || x == "toml") {
-                    let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
-                    out.push((rel, std::fs::read_to_string(&p).unwrap()));
-                }
-            }
-        }
-    }
-    out
-}
+use common::disk_files;
 
 const SHEET: &str = "cheatsheets/03-agentic-rl.md";
 

@@ -111,3 +111,26 @@ pub fn isolated_home() -> &'static Path {
     })
     .path()
 }
+
+/// The content files on disk (cheatsheets, quizzes, drills, exercises) as
+/// (path relative to the repository, text), for `Content::from_files`.
+#[allow(dead_code)] // not every test binary that shares this module reads them
+pub fn disk_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    for dir in ["cheatsheets", "quizzes", "drills", "exercises"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "md" || x == "toml") {
+                    let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+                    out.push((rel, std::fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+    }
+    out
+}
