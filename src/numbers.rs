@@ -39,6 +39,17 @@ fn is_negative_integer(t: &str) -> bool {
     t.strip_prefix('-').is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// A measured value as claims tables show it: four decimals, or three
+/// significant digits in scientific notation when four decimals would read
+/// 0.0000 (a ratio of 3e-6 is a finding, not a zero).
+pub fn fmt_value(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && (v.abs() < 1e-3 || v.abs() >= 1e6) {
+        format!("{v:.2e}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,7 +51,7 @@ pub fn show(content: &Content, id: &str, width: u16) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
-    let path = exercises::ensure_file(x)?;
+    let path = exercises::ensure_file(&x.id, &x.stub)?;
     println!("{} · track {} · exercise {}\n", x.title, x.track, x.id);
     let doc = Doc::parse(&x.task, &|l| link_label(content, l));
     let open: HashSet<usize> = (0..doc.foldables).collect();
@@ -98,7 +98,7 @@ pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, revie
     };
     let path = match file {
         Some(p) => p.to_path_buf(),
-        None => exercises::ensure_file(x)?,
+        None => exercises::ensure_file(&x.id, &x.stub)?,
     };
     let source = match exercises::read_script(&path) {
         Ok(s) => s,

@@ -62,17 +62,6 @@ pub enum RunStatus {
     Failed(String),
 }
 
-/// A measured value as claims tables show it: four decimals, or three
-/// significant digits in scientific notation when four decimals would read
-/// 0.0000 (a ratio of 3e-6 is a finding, not a zero).
-pub fn fmt_value(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && (v.abs() < 1e-3 || v.abs() >= 1e6) {
-        format!("{v:.2e}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
 impl std::fmt::Display for RunStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -54,7 +54,8 @@ use anyhow::{anyhow, Result};
 use candle_core::Device;
 use serde::de::DeserializeOwned;
 
-pub use events::{fmt_value, ClaimResult, Event, Report, RunStatus, TokenCell, TokenKind, View};
+pub use crate::numbers::fmt_value;
+pub use events::{ClaimResult, Event, Report, RunStatus, TokenCell, TokenKind, View};
 
 use crate::content::{DrillMeta, ParamValue};
 

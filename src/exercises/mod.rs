@@ -30,8 +30,6 @@ use serde::Serialize;
 use checks::{Case, Expected};
 pub use script::{Script, Value};
 
-use crate::content::ExerciseMeta;
-
 /// What the lab knows about an exercise's function in code.
 pub struct Spec {
     pub id: &'static str,
@@ -355,12 +353,12 @@ pub fn file(id: &str) -> Result<PathBuf> {
 }
 
 /// The learner's file, written from the stub if it does not exist yet.
-pub fn ensure_file(meta: &ExerciseMeta) -> Result<PathBuf> {
-    let path = file(&meta.id)?;
+pub fn ensure_file(id: &str, stub: &str) -> Result<PathBuf> {
+    let path = file(id)?;
     if !path.exists() {
         let dir = path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        crate::fsutil::write_atomic(&path, meta.stub.as_bytes())?;
+        crate::fsutil::write_atomic(&path, stub.as_bytes())?;
     }
     Ok(path)
 }

@@ -120,7 +120,7 @@ impl Value {
     /// How the value reads in a check report (floats with up to 6 significant digits).
     pub fn show(&self) -> String {
         match self {
-            Value::Float(x) => crate::drills::fmt_value(*x),
+            Value::Float(x) => crate::numbers::fmt_value(*x),
             Value::Int(i) => i.to_string(),
             Value::Bool(b) => b.to_string(),
             Value::Array(xs) => {

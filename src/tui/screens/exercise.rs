@@ -160,7 +160,7 @@ const HELP_ROWS: &[Hint] = &[
 impl State {
     /// Open exercise `meta`: its file is written from the stub when missing.
     pub fn open(meta: &ExerciseMeta) -> Result<State, String> {
-        let path = exercises::ensure_file(meta).map_err(|e| format!("{e:#}"))?;
+        let path = exercises::ensure_file(&meta.id, &meta.stub).map_err(|e| format!("{e:#}"))?;
         let code = exercises::read_script(&path).map_err(|e| format!("{e:#}"))?;
         Ok(State {
             meta: meta.clone(),
