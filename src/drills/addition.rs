@@ -16,15 +16,18 @@ use std::collections::HashSet;
 use anyhow::Result;
 use candle_core::{Device, Tensor};
 
+use super::pipeline::{self, no_probe, Batches, Sft};
 use super::{RunCtx, View};
 use crate::envs::refine_arith::Problem;
-use crate::envs::rlvr::hedge;
+use crate::envs::rlvr::{hedge, judge, Verdict};
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::loss::token_logprobs;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, Decoding, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
-use crate::ml::train::{TrainConfig, Trainer};
+use crate::ml::train::Trainer;
+use crate::rl::grpo::{grpo_loss, GrpoVariant};
 
 /// Held-out problems, and fresh training problems that never coincide with one.
 pub(crate) struct Problems {
@@ -160,11 +163,9 @@ pub(crate) fn warm_start(
         w.n_heads,
         model.num_params()
     ));
-    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(w.lr, w.steps / 20, w.steps))?;
-    let mut tokens_seen = 0u64;
-    for step in 0..w.steps {
-        ctx.check_cancel()?;
-        let ex: Vec<Example> = (0..w.batch)
+    let sft = Sft { warmup: w.steps / 20, ..Sft::new(w.steps, w.lr).within(0, progress_total) };
+    let batches = Batches::fresh(|rng: &mut Rng| {
+        (0..w.batch)
             .map(|_| {
                 let q = problems.fresh(rng);
                 let answer = if rng.bool(w.hedge_rate) {
@@ -181,13 +182,9 @@ pub(crate) fn warm_start(
                 let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
                 Example::new(tokens, train)
             })
-            .collect();
-        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
-        let loss = ctx.finite("SFT loss", st.loss, step)?;
-        ctx.metric(step, "sft/loss", loss);
-        tokens_seen += ex.iter().map(|e| e.tokens.len() as u64).sum::<u64>();
-        ctx.progress(step + 1, progress_total, tokens_seen);
-    }
+            .collect()
+    });
+    pipeline::sft(ctx, &model, &sft, batches, rng, no_probe)?;
     Ok(model)
 }
 
@@ -209,6 +206,129 @@ pub(crate) fn sample_texts(
     Ok((outs, texts))
 }
 
+/// Sampled completions for a set of problems, with their verdicts.
+pub(crate) struct Samples {
+    pub probs: Vec<Problem>,
+    pub prompts: Vec<Vec<u32>>,
+    pub outs: Vec<Vec<u32>>,
+    pub texts: Vec<String>,
+    pub verdicts: Vec<Verdict>,
+}
+
+/// One sampled completion per problem at `temperature`, judged.
+pub(crate) fn sample(
+    model: &Gpt,
+    tok: &CharTokenizer,
+    probs: &[Problem],
+    max_new: usize,
+    temperature: f32,
+    rng: &mut Rng,
+) -> Result<Samples> {
+    let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
+    let (outs, texts) = sample_texts(model, tok, &prompts, max_new, temperature, rng)?;
+    let verdicts = texts.iter().zip(probs).map(|(t, q)| judge(t, &q.answer())).collect();
+    Ok(Samples { probs: probs.to_vec(), prompts, outs, texts, verdicts })
+}
+
+/// The RL rollout batch (nanochat's `get_batch`): `prompts` fresh problems,
+/// each sampled `group` times by `model`, judged.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn get_batch(
+    model: &Gpt,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    prompts: usize,
+    group: usize,
+    max_new: usize,
+    temperature: f32,
+    rng: &mut Rng,
+) -> Result<Samples> {
+    let probs: Vec<Problem> = (0..prompts).flat_map(|_| std::iter::repeat_n(problems.fresh(rng), group)).collect();
+    sample(model, tok, &probs, max_new, temperature, rng)
+}
+
+/// The held-out evaluation every drill on this task shares: one completion
+/// per held-out problem (`times` over), sampled with the same draws for
+/// every model of the run so that models differ only by what they learned.
+pub(crate) fn held_out(
+    model: &Gpt,
+    tok: &CharTokenizer,
+    problems: &Problems,
+    times: usize,
+    max_new: usize,
+    temperature: f32,
+    seed: u64,
+) -> Result<Samples> {
+    let probs: Vec<Problem> = problems.test.iter().flat_map(|q| std::iter::repeat_n(*q, times)).collect();
+    sample(model, tok, &probs, max_new, temperature, &mut Rng::new(seed ^ 0xe0))
+}
+
+/// The GRPO update's settings.
+pub(crate) struct Grpo {
+    pub variant: GrpoVariant,
+    pub clip_eps: f64,
+    pub kl_coef: f64,
+    /// The longest completion (Dr. GRPO's constant normaliser).
+    pub max_new: usize,
+    pub epochs: usize,
+}
+
+/// What one GRPO update measured.
+pub(crate) struct Update {
+    /// The k3 KL to the reference on the first pass.
+    pub kl: f64,
+    /// Share of clipped tokens, averaged over the passes after the first.
+    pub clip_ratio: f64,
+    /// The first pass's logits and log-probs (detached): π before this update.
+    pub logits: Tensor,
+    pub logp: Tensor,
+}
+
+impl Grpo {
+    /// One GRPO update on `batch`: the reference log-probs, then `epochs`
+    /// passes of the clipped GRPO loss. The ratio's denominator is
+    /// `behaviour` (μ, the log-probs of the policy that sampled the batch)
+    /// when given, else π's own log-probs before the first pass (on-policy).
+    pub fn update(
+        &self,
+        policy: &Gpt,
+        reference: &Gpt,
+        trainer: &mut Trainer,
+        batch: &Batch,
+        behaviour: Option<&Tensor>,
+    ) -> Result<Update> {
+        let t = batch.mask.dim(1)?;
+        let ref_logp = batch.logprobs(reference)?.detach();
+        let (mut kl, mut clip_ratio, mut first) = (0.0, 0.0, None);
+        let mut old: Option<Tensor> = None;
+        for epoch in 0..self.epochs {
+            let logits = policy.forward(&batch.x)?.narrow(1, 0, t)?;
+            let logp = token_logprobs(&logits, &batch.targets)?;
+            let old = old.get_or_insert_with(|| behaviour.cloned().unwrap_or_else(|| logp.detach())).clone();
+            let out = grpo_loss(
+                &logp,
+                &old,
+                &ref_logp,
+                &batch.adv,
+                &batch.mask,
+                self.variant,
+                self.clip_eps,
+                self.kl_coef,
+                self.max_new,
+            )?;
+            trainer.step(&out.loss, "GRPO loss")?;
+            if epoch == 0 {
+                kl = out.kl;
+                first = Some((logits.detach(), logp.detach()));
+            } else {
+                clip_ratio += out.clip_ratio / (self.epochs - 1) as f64;
+            }
+        }
+        let (logits, logp) = first.ok_or_else(|| anyhow::anyhow!("a GRPO update needs at least one epoch"))?;
+        Ok(Update { kl, clip_ratio, logits, logp })
+    }
+}
+
 /// The RL batch as tensors; position t predicts token t + 1.
 pub(crate) struct Batch {
     pub x: Tensor,
@@ -217,6 +337,14 @@ pub(crate) struct Batch {
     pub mask: Tensor,
     /// Each row's advantage on its completion tokens.
     pub adv: Tensor,
+}
+
+impl Batch {
+    /// Log-probs `[B, T]` that `model` gives the batch's next tokens.
+    pub fn logprobs(&self, model: &Gpt) -> Result<Tensor> {
+        let n = self.mask.dim(1)?;
+        Ok(token_logprobs(&model.forward(&self.x)?.narrow(1, 0, n)?, &self.targets)?)
+    }
 }
 
 /// Prompts and their sampled completions as one right-padded batch, each

@@ -29,6 +29,7 @@ use anyhow::{bail, Result};
 use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
+use super::pipeline::{self, no_probe, Batches, Sft};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::refine_arith::{passes, Problem};
 use crate::ml::data::Example;
@@ -600,22 +601,18 @@ fn warm_start(
         p.n_heads,
         model.num_params()
     ));
-    let total = p.sft_steps + 3 * p.steps;
-    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.sft_lr, p.sft_steps / 20, p.sft_steps))?;
-    for step in 0..p.sft_steps {
-        ctx.check_cancel()?;
-        let ex: Vec<Example> = (0..p.sft_batch)
+    let sft = Sft { warmup: p.sft_steps / 20, ..Sft::new(p.sft_steps, p.sft_lr).within(0, p.sft_steps + 3 * p.steps) };
+    let batches = Batches::fresh(|rng: &mut Rng| {
+        (0..p.sft_batch)
             .map(|_| {
                 let q = fresh(rng);
                 // The planted habit: some answers in the SFT data drop the carries.
                 let answer = if rng.bool(p.habit_rate) { q.carry_dropped() } else { q.answer() };
                 task.example(&q, &answer)
             })
-            .collect();
-        let st = trainer.sft_step(&model, &ex.iter().collect::<Vec<_>>())?;
-        ctx.metric(step, "sft_loss", st.loss);
-        ctx.progress(step + 1, total, 0);
-    }
+            .collect()
+    });
+    pipeline::sft(ctx, &model, &sft, batches, rng, no_probe)?;
     Ok(model)
 }
 

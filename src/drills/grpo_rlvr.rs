@@ -24,23 +24,20 @@
 //! detector flags the proxy arm and stays quiet on the sound one.
 
 use anyhow::Result;
-use candle_core::Tensor;
 use serde::Deserialize;
 
-use super::addition::{self, build_batch, Problems, WarmStart};
+use super::addition::{self, build_batch, Grpo, Problems, Samples, WarmStart};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
-use crate::envs::refine_arith::Problem;
-use crate::envs::rlvr::{judge, Reward, Verdict, ALPHABET};
+use crate::envs::rlvr::{Reward, Verdict, ALPHABET};
 use crate::ml::gpt::Gpt;
-use crate::ml::loss::token_logprobs;
 use crate::ml::optim::LrSchedule;
 use crate::ml::rng::Rng;
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::tokenizer::{CharTokenizer, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::GroupNorm;
 use crate::rl::entropy::entropy_from_logits;
 use crate::rl::group_advantages;
-use crate::rl::grpo::{grpo_loss, GrpoVariant};
+use crate::rl::grpo::GrpoVariant;
 use crate::rl::pg::{aggregate, Aggregation};
 
 pub struct GrpoRlvr;
@@ -100,15 +97,6 @@ struct Arm {
     flagged_at: Option<usize>,
 }
 
-/// Sampled completions for a set of prompts, with their verdicts.
-struct Samples {
-    probs: Vec<Problem>,
-    prompts: Vec<Vec<u32>>,
-    outs: Vec<Vec<u32>>,
-    texts: Vec<String>,
-    verdicts: Vec<Verdict>,
-}
-
 /// What a set of completions scored.
 #[derive(Debug, Clone, Copy, Default)]
 struct Scores {
@@ -165,10 +153,7 @@ impl TypedDrill for GrpoRlvr {
         let reference = warm.fork(seed)?;
 
         // Everyone is evaluated on the same held-out problems with the same draws.
-        let eval = |m: &Gpt| -> Result<Samples> {
-            let probs: Vec<Problem> = problems.test.iter().flat_map(|q| [*q, *q]).collect();
-            sample(m, &tok, p, &probs, &mut Rng::new(seed ^ 0xe0))
-        };
+        let eval = |m: &Gpt| addition::held_out(m, &tok, &problems, 2, p.max_new, p.temperature, seed);
         let before_s = eval(&warm)?;
         let before = Scores::of(&before_s);
         ctx.log(describe("warm start", &before));
@@ -222,14 +207,6 @@ impl TypedDrill for GrpoRlvr {
     }
 }
 
-/// Sample one completion per problem at the drill's temperature.
-fn sample(model: &Gpt, tok: &CharTokenizer, p: &Params, probs: &[Problem], rng: &mut Rng) -> Result<Samples> {
-    let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
-    let (outs, texts) = addition::sample_texts(model, tok, &prompts, p.max_new, p.temperature, rng)?;
-    let verdicts = texts.iter().zip(probs).map(|(t, q)| judge(t, &q.answer())).collect();
-    Ok(Samples { probs: probs.to_vec(), prompts, outs, texts, verdicts })
-}
-
 /// One RL step of one arm: sample groups, score, advantages, clipped GRPO updates.
 #[allow(clippy::too_many_arguments)]
 fn rl_step(
@@ -242,9 +219,16 @@ fn rl_step(
     problems: &Problems,
     flag: f64,
 ) -> Result<()> {
-    let probs: Vec<Problem> =
-        (0..p.prompts_per_step).flat_map(|_| std::iter::repeat_n(problems.fresh(&mut arm.rng), p.group)).collect();
-    let s = sample(&arm.policy, tok, p, &probs, &mut arm.rng)?;
+    let s = addition::get_batch(
+        &arm.policy,
+        tok,
+        problems,
+        p.prompts_per_step,
+        p.group,
+        p.max_new,
+        p.temperature,
+        &mut arm.rng,
+    )?;
     let rewards: Vec<f32> = s.verdicts.iter().map(|v| arm.reward.score(v)).collect();
     let mut adv = Vec::with_capacity(rewards.len());
     let mut zero_std = 0usize;
@@ -257,26 +241,12 @@ fn rl_step(
         }
     }
     let batch = build_batch(&s.prompts, &s.outs, &adv, &ctx.device)?;
-    let t = batch.mask.dim(1)?;
-    let ref_logp = token_logprobs(&reference.forward(&batch.x)?.narrow(1, 0, t)?, &batch.targets)?.detach();
-    let (mut kl, mut clip_ratio, mut entropy) = (0.0, 0.0, 0.0);
-    let mut old_logp: Option<Tensor> = None;
-    for epoch in 0..p.ppo_epochs {
-        let logits = arm.policy.forward(&batch.x)?.narrow(1, 0, t)?;
-        let logp = token_logprobs(&logits, &batch.targets)?;
-        // The sampling policy is the policy before this step's first update.
-        let old = old_logp.get_or_insert_with(|| logp.detach()).clone();
-        let out =
-            grpo_loss(&logp, &old, &ref_logp, &batch.adv, &batch.mask, p.variant, p.clip_eps, p.kl_coef, p.max_new)?;
-        arm.trainer.step(&out.loss, "GRPO loss")?;
-        if epoch == 0 {
-            kl = out.kl;
-            let ent = entropy_from_logits(&logits.detach())?;
-            entropy = aggregate(&ent, &batch.mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
-        } else {
-            clip_ratio += out.clip_ratio / (p.ppo_epochs - 1) as f64;
-        }
-    }
+    let grpo =
+        Grpo { variant: p.variant, clip_eps: p.clip_eps, kl_coef: p.kl_coef, max_new: p.max_new, epochs: p.ppo_epochs };
+    let up = grpo.update(&arm.policy, reference, &mut arm.trainer, &batch, None)?;
+    let entropy =
+        aggregate(&entropy_from_logits(&up.logits)?, &batch.mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
+    let (kl, clip_ratio) = (up.kl, up.clip_ratio);
     let sc = Scores::of(&s);
     let n = arm.name;
     ctx.metric(step, &format!("{n}/reward"), sc.reward(arm.reward));

@@ -38,6 +38,7 @@ pub mod grpo_rlvr;
 pub mod model_merging;
 mod model_start;
 pub mod pass_at_k_harness;
+pub(crate) mod pipeline;
 pub mod prompt_injection;
 pub mod react_tool_call_loop;
 pub mod rollout_infra;
@@ -216,6 +217,12 @@ impl RunCtx {
         self.emit(Event::View(v));
     }
 
+    /// A table view with the columns `header`.
+    pub fn table(&mut self, title: impl Into<String>, header: &[&str], rows: Vec<Vec<String>>) {
+        let header = header.iter().map(|h| h.to_string()).collect();
+        self.view(View::Table { title: title.into(), header, rows });
+    }
+
     /// Stop here if the learner cancelled. Drills call this between steps.
     pub fn check_cancel(&self) -> Result<()> {
         if self.cancel.load(Ordering::Relaxed) {
@@ -227,6 +234,18 @@ impl RunCtx {
     /// Stop the run with a clear message if a loss is NaN or infinite.
     pub fn finite(&self, what: &str, value: f64, step: usize) -> Result<f64> {
         Ok(crate::ml::optim::check_finite(what, value, step)?)
+    }
+
+    /// A check that the run's setup worked (an expert learned its own task, a
+    /// warm start answers at all). It is not a finding about learning, so it
+    /// is not a claim: a passing check is logged, a failing one stops the run
+    /// with `what` and the reason `why` gives.
+    pub fn setup_check(&mut self, what: &str, ok: bool, why: impl FnOnce() -> String) -> Result<()> {
+        if !ok {
+            return Err(anyhow!("setup failed: {what}: {}", why()));
+        }
+        self.log(format!("setup ✓ {what}"));
+        Ok(())
     }
 
     /// Compare a measured value with the claim's threshold from drill.toml.

@@ -30,6 +30,7 @@ use anyhow::Result;
 use candle_core::Tensor;
 use serde::Deserialize;
 
+use super::pipeline::{self, no_probe, Batches, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::merge::{
     cosine, dare_merge, norm, sign_conflicts, task_arithmetic, task_vector, ties_merge, trim_top_k, uniform_average,
@@ -43,7 +44,6 @@ use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS};
-use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct ModelMerging;
 
@@ -313,19 +313,13 @@ fn warm_start(p: &Params, ctx: &mut RunCtx, tok: &Bpe, base: &Gpt, d: &Data, rng
         return Ok(model);
     }
     ctx.phase("warm start");
-    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.warm_lr, p.warm_steps / 10, p.warm_steps))?;
-    let total = p.warm_steps + 2 * p.steps;
-    for s in 0..p.warm_steps {
-        ctx.check_cancel()?;
-        let ex: Vec<Example> = (0..p.batch).map(|_| copy_example(tok, d, rng)).collect();
-        let refs: Vec<&Example> = ex.iter().collect();
-        let st = trainer.sft_step(&model, &refs)?;
-        ctx.metric(s + 1, "loss · warm start", st.loss);
-        ctx.metric(s + 1, "grad_norm", st.grad_norm);
-        ctx.metric(s + 1, "learning_rate", st.lr);
-        let tokens: u64 = ex.iter().map(|e| e.len() as u64).sum();
-        ctx.progress(s + 1, total, tokens * (s + 1) as u64);
-    }
+    let sft = Sft {
+        first_step: 1,
+        optimiser_charts: true,
+        ..Sft::new(p.warm_steps, p.warm_lr).arm("warm start").within(0, p.warm_steps + 2 * p.steps)
+    };
+    let batches = Batches::fresh(|rng: &mut Rng| (0..p.batch).map(|_| copy_example(tok, d, rng)).collect());
+    pipeline::sft(ctx, &model, &sft, batches, rng, no_probe)?;
     Ok(model)
 }
 
@@ -344,40 +338,38 @@ fn train_expert(
     let name = if which == 0 { format!("A ({})", d.a.name) } else { format!("B ({})", d.b.name) };
     ctx.phase(format!("expert {name}"));
     let model = start.fork(ctx.seed)?;
-    let mut trainer = Trainer::for_model(&model, TrainConfig::cosine(p.lr, p.steps / 10, p.steps))?;
     let n_mix = ((p.mix * p.batch as f64).round() as usize).min(p.batch);
     let n_other = ((p.other_mix * p.batch as f64).round() as usize).min(p.batch - n_mix);
-    let series = ["loss · expert A", "loss · expert B"][which];
-    let eval_every = (p.steps / 4).max(1);
-    for s in 0..p.steps {
-        ctx.check_cancel()?;
-        let (task, other) = if which == 0 { (&d.a, &d.b) } else { (&d.b, &d.a) };
-        let mut ex: Vec<Example> = (0..p.batch - n_mix - n_other)
-            .map(|_| {
-                let (q, a) = &task.train[rng.below(task.train.len())];
-                example(tok, q, a)
-            })
-            .collect();
-        // other_mix > 0: each "expert" also sees the other task (multi-task training).
-        ex.extend((0..n_other).map(|_| {
-            let (q, a) = &other.train[rng.below(other.train.len())];
+    let (task, other) = if which == 0 { (&d.a, &d.b) } else { (&d.b, &d.a) };
+    let batches = Batches::fresh(|rng: &mut Rng| {
+        let pick = |t: &Task, rng: &mut Rng| {
+            let (q, a) = &t.train[rng.below(t.train.len())];
             example(tok, q, a)
-        }));
+        };
+        let mut ex: Vec<Example> = (0..p.batch - n_mix - n_other).map(|_| pick(task, rng)).collect();
+        // other_mix > 0: each "expert" also sees the other task (multi-task training).
+        ex.extend((0..n_other).map(|_| pick(other, rng)));
         ex.extend((0..n_mix).map(|_| copy_example(tok, d, rng)));
-        let refs: Vec<&Example> = ex.iter().collect();
-        let st = trainer.sft_step(&model, &refs)?;
-        let step = p.warm_steps + step0 + s + 1;
-        ctx.metric(step, series, st.loss);
-        ctx.metric(step, "grad_norm", st.grad_norm);
-        ctx.metric(step, "learning_rate", st.lr);
+        ex
+    });
+    let first = p.warm_steps + step0;
+    let sft = Sft {
+        first_step: first + 1,
+        optimiser_charts: true,
+        ..Sft::new(p.steps, p.lr)
+            .arm(&format!("expert {}", ["A", "B"][which]))
+            .within(first, p.warm_steps + 2 * p.steps)
+    };
+    let eval_every = (p.steps / 4).max(1);
+    let probe = |ctx: &mut RunCtx, s: usize| -> Result<()> {
         if (s + 1) % eval_every == 0 || s + 1 == p.steps {
             let (acc, _) = both(&model, tok, d, p.sweep_holdout)?;
-            ctx.metric(step, &format!("char acc A · expert {}", ["A", "B"][which]), acc[0]);
-            ctx.metric(step, &format!("char acc B · expert {}", ["A", "B"][which]), acc[1]);
+            ctx.metric(first + s + 1, &format!("char acc A · expert {}", ["A", "B"][which]), acc[0]);
+            ctx.metric(first + s + 1, &format!("char acc B · expert {}", ["A", "B"][which]), acc[1]);
         }
-        let tokens: u64 = ex.iter().map(|e| e.len() as u64).sum();
-        ctx.progress(step, p.warm_steps + 2 * p.steps, tokens * step as u64);
-    }
+        Ok(())
+    };
+    pipeline::sft(ctx, &model, &sft, batches, rng, probe)?;
     Ok(model)
 }
 

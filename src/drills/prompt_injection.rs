@@ -40,6 +40,7 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
+use super::pipeline::{self, Batches, Sft};
 use super::react_tool_call_loop::{
     example, make_task, run_sessions_with, solve, split_places, Eval, Format, Kind, Lm, Plan, Solved, Task,
 };
@@ -48,11 +49,10 @@ use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::{joined, Role};
 use crate::ml::base;
-use crate::ml::data::{Example, LengthBuckets};
+use crate::ml::data::Example;
 use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
 use crate::ml::tokenizer::{Bpe, Tokenize};
-use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct PromptInjection;
 
@@ -423,7 +423,7 @@ fn asr_by_goal(s: &Score, d: &Data) -> (f64, f64) {
 /// Held-out questions (and as many attacked ones) scored during training.
 const PROBE: usize = 30;
 
-/// Fine-tune `model` on `data` for `steps`, charting `loss_<label>`, and the
+/// Fine-tune `model` on `data` for `steps`, charting `sft loss · <label>`, and the
 /// attack success rate and clean success on `PROBE` questions four times.
 #[allow(clippy::too_many_arguments)]
 fn fit(
@@ -437,25 +437,18 @@ fn fit(
     lr: f64,
     spotlight: bool,
 ) -> Result<()> {
-    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(lr, (steps / 10).min(50), steps))?;
     let mut rng = Rng::new(ctx.seed ^ 0xda7a ^ label.len() as u64);
-    let buckets = LengthBuckets::new(data);
-    let mut tokens = 0u64;
     let every = (steps / 4).max(1);
-    for step in 0..steps {
-        ctx.check_cancel()?;
-        let picks: Vec<&Example> = buckets.sample(p.batch, &mut rng).into_iter().map(|i| &data[i]).collect();
-        tokens += picks.iter().map(|e| e.len() as u64).sum::<u64>();
-        let st = trainer.sft_step(model, &picks)?;
-        ctx.finite("loss", st.loss, step)?;
-        ctx.metric(step, &format!("loss_{label}"), st.loss);
+    let probe = |ctx: &mut RunCtx, step: usize| -> Result<()> {
         if (step + 1) % every == 0 || step + 1 == steps {
             let s = score(model, d, p, spotlight, false, Some(PROBE))?;
             ctx.metric(step, &format!("asr_{label}"), s.asr);
             ctx.metric(step, &format!("clean_success_{label}"), s.clean);
         }
-        ctx.progress(step + 1, steps, tokens);
-    }
+        Ok(())
+    };
+    let batches = Batches::Sampled { data, batch: p.batch };
+    pipeline::sft(ctx, model, &Sft::new(steps, lr).arm(label), batches, &mut rng, probe)?;
     Ok(())
 }
 

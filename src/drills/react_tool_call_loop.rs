@@ -26,19 +26,19 @@ use serde::Deserialize;
 
 pub(crate) use super::model_start::Format;
 use super::model_start::{real_start, Start};
+use super::pipeline::{self, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::{joined, Role};
 use crate::ml::base;
-use crate::ml::data::{batch, Example, LengthBuckets};
+use crate::ml::data::{batch, Example};
 use crate::ml::gpt::Gpt;
 use crate::ml::lm::{CausalLm, Memo};
 use crate::ml::loss::masked_cross_entropy;
 use crate::ml::rng::Rng;
 use crate::ml::sample::GenConfig;
 use crate::ml::tokenizer::{Bpe, Tokenize};
-use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct ReactToolCallLoop;
 
@@ -69,7 +69,7 @@ pub struct Params {
     pub probes: usize,
     /// "tiny" (the lab's base model) or a real model: a name registered with
     /// `agentlab model add`, a GGUF file or a Hugging Face directory.
-    pub model: String,
+    pub model: ModelChoice,
     /// LoRA rank on the real model's attention and MLP projections.
     pub lora_rank: usize,
     /// How many of the real model's top layers get adapters (0: all).
@@ -361,28 +361,21 @@ fn reference_ce(logits: &[Vec<Vec<f32>>], labels: &[Vec<i64>]) -> (f64, f64) {
 }
 
 /// Train `model` on `data` for `steps` (warmup + cosine, clipping),
-/// charting the loss as `loss_<label>`; score the probe questions in the
+/// charting the loss as `sft loss · <label>`; score the probe questions in the
 /// real loop five times along the way. Returns the last probe success.
 fn fit(ctx: &mut RunCtx, p: &Params, lm: &Lm, label: &str, data: &[Example], probe: &Probe) -> Result<f64> {
-    let model = lm.model;
-    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.lr, (p.steps / 10).min(50), p.steps))?;
     let mut rng = Rng::new(ctx.seed ^ 0xda7a);
-    let buckets = LengthBuckets::new(data);
-    let mut tokens_seen = 0u64;
     let eval_every = (p.steps / p.probes.max(1)).max(1);
     let mut probe_success = 0.0;
-    for step in 0..p.steps {
-        ctx.check_cancel()?;
-        let picks: Vec<&Example> = buckets.sample(p.batch, &mut rng).into_iter().map(|i| &data[i]).collect();
-        tokens_seen += picks.iter().map(|e| e.len() as u64).sum::<u64>();
-        let st = trainer.sft_step(model, &picks)?;
-        ctx.metric(step, &format!("loss_{label}"), st.loss);
+    let after = |ctx: &mut RunCtx, step: usize| -> Result<()> {
         if (step + 1) % eval_every == 0 || step + 1 == p.steps {
             probe_success = evaluate(lm, probe.tasks, probe.tools, 6)?.success;
             ctx.metric(step, &format!("probe_success_{label}"), probe_success);
         }
-        ctx.progress(step + 1, p.steps, tokens_seen);
-    }
+        Ok(())
+    };
+    let batches = Batches::Sampled { data, batch: p.batch };
+    pipeline::sft(ctx, lm.model, &Sft::new(p.steps, p.lr).arm(label), batches, &mut rng, after)?;
     Ok(probe_success)
 }
 
@@ -529,7 +522,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
 
 /// The tiny base model (`src/ml/base.rs`) or, with `model` set, a real one with LoRA adapters.
 fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> {
-    if p.model == "tiny" {
+    let ModelChoice::Real(name) = &p.model else {
         // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
         let (shipped, tok) = base::shipped(&ctx.device)?;
         let start = match p.start_from {
@@ -547,13 +540,13 @@ fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> 
         ));
         let fmt = Format::tiny(&tok);
         return Ok((Start::Tiny(start), tok, fmt));
-    }
+    };
     if p.start_from == StartFrom::Random {
         bail!(
             "start_from = random works with the tiny model only; a real model starts from its own pretrained weights"
         );
     }
-    real_start(&p.model, p.lora_rank, p.lora_layers, SYSTEM, ctx)
+    real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)
 }
 
 /// The teaching view: one training trajectory, token by token.

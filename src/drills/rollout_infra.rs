@@ -42,19 +42,17 @@ use anyhow::Result;
 use candle_core::Tensor;
 use serde::Deserialize;
 
-use super::addition::{self, build_batch, Batch, Problems, WarmStart};
+use super::addition::{self, build_batch, Grpo, Problems, WarmStart};
 use super::{check_heads, RunCtx, TypedDrill, View};
-use crate::envs::refine_arith::Problem;
-use crate::envs::rlvr::{judge, Reward, ALPHABET};
+use crate::envs::rlvr::{Reward, ALPHABET};
 use crate::eval::bootstrap::percentile;
 use crate::ml::gpt::{kv_cache_bytes, Gpt, KvCache, Positions};
-use crate::ml::loss::token_logprobs;
 use crate::ml::ops;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, PAD};
 use crate::ml::train::{TrainConfig, Trainer};
-use crate::rl::grpo::{grpo_loss, GrpoVariant};
+use crate::rl::grpo::GrpoVariant;
 use crate::rl::ppo::clip_stats;
 
 pub struct RolloutInfra;
@@ -717,50 +715,40 @@ fn rl_run(
     for t in 0..p.rl_steps {
         ctx.check_cancel()?;
         let behaviour = &versions[0];
-        let probs: Vec<Problem> =
-            (0..p.prompts_per_step).flat_map(|_| std::iter::repeat_n(problems.fresh(&mut rng), p.group)).collect();
-        let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
         // The rollout worker: sample, verify, and return the behaviour
         // log-probs μ of the sampled tokens with them (as inference engines do).
         let ((batch, mu, rewards), gen_s) = timed(|| {
-            let (outs, texts) = addition::sample_texts(behaviour, tok, &prompts, p.max_new, p.temperature, &mut rng)?;
-            let rewards: Vec<f32> =
-                texts.iter().zip(&probs).map(|(t, q)| Reward::Exact.score(&judge(t, &q.answer()))).collect();
+            let s = addition::get_batch(
+                behaviour,
+                tok,
+                problems,
+                p.prompts_per_step,
+                p.group,
+                p.max_new,
+                p.temperature,
+                &mut rng,
+            )?;
+            let rewards: Vec<f32> = s.verdicts.iter().map(|v| Reward::Exact.score(v)).collect();
             let adv: Vec<f32> = rewards.chunks(p.group).flat_map(|g| GrpoVariant::Grpo.advantages(g)).collect();
-            let batch = build_batch(&prompts, &outs, &adv, &ctx.device)?;
-            let mu = logprobs(behaviour, &batch)?.detach();
+            let batch = build_batch(&s.prompts, &s.outs, &adv, &ctx.device)?;
+            let mu = batch.logprobs(behaviour)?.detach();
             Ok((batch, mu, rewards))
         })?;
         // The trainer: reference log-probs, then `ppo_epochs` clipped updates.
+        // Corrected: the ratio to the behaviour policy μ; else the stale
+        // batch is treated as sampled by π itself.
+        let grpo = Grpo {
+            variant: GrpoVariant::Grpo,
+            clip_eps: p.clip_eps,
+            kl_coef: p.kl_coef,
+            max_new: p.max_new,
+            epochs: p.ppo_epochs,
+        };
         let (mut st, train_s) = timed(|| {
-            let ref_logp = logprobs(warm, &batch)?.detach();
+            let up = grpo.update(&policy, warm, &mut trainer, &batch, corrected.then_some(&mu))?;
             let reward = mean(&rewards.iter().map(|&r| r as f64).collect::<Vec<_>>());
-            let mut st = StepStat { reward, ..Default::default() };
-            let mut old: Option<Tensor> = None;
-            for epoch in 0..p.ppo_epochs {
-                let logp = logprobs(&policy, &batch)?;
-                if epoch == 0 {
-                    (st.clip, st.kl) = clip_stats(&logp, &mu, &batch.adv, &batch.mask, p.clip_eps)?;
-                    st.drift = drift(&logp, &mu, &batch.mask)?;
-                    // Corrected: the ratio to the behaviour policy; else the
-                    // stale batch is treated as sampled by π itself.
-                    old = Some(if corrected { mu.clone() } else { logp.detach() });
-                }
-                let old = old.as_ref().expect("set on the first pass");
-                let out = grpo_loss(
-                    &logp,
-                    old,
-                    &ref_logp,
-                    &batch.adv,
-                    &batch.mask,
-                    GrpoVariant::Grpo,
-                    p.clip_eps,
-                    p.kl_coef,
-                    p.max_new,
-                )?;
-                trainer.step(&out.loss, "GRPO loss")?;
-            }
-            Ok(st)
+            let (clip, kl) = clip_stats(&up.logp, &mu, &batch.adv, &batch.mask, p.clip_eps)?;
+            Ok(StepStat { reward, clip, kl, drift: drift(&up.logp, &mu, &batch.mask)?, ..Default::default() })
         })?;
         st.gen_s = gen_s;
         st.train_s = train_s;
@@ -776,18 +764,9 @@ fn rl_run(
         ctx.progress(progress + t + 1, total, 0);
     }
     // Held-out accuracy, the same draws for every run.
-    let prompts: Vec<Vec<u32>> = problems.test.iter().map(|q| tok.encode(&q.prompt())).collect();
-    let (_, texts) =
-        addition::sample_texts(&policy, tok, &prompts, p.max_new, p.temperature, &mut Rng::new(seed ^ 0xe0))?;
-    run.held_out = texts.iter().zip(&problems.test).filter(|(t, q)| judge(t, &q.answer()).exact).count() as f64
-        / problems.test.len().max(1) as f64;
+    let held = addition::held_out(&policy, tok, problems, 1, p.max_new, p.temperature, seed)?;
+    run.held_out = held.verdicts.iter().filter(|v| v.exact).count() as f64 / problems.test.len().max(1) as f64;
     Ok(run)
-}
-
-/// Log-probs `[B, T]` the model gives the batch's next tokens.
-fn logprobs(m: &Gpt, batch: &Batch) -> Result<Tensor> {
-    let n = batch.mask.dim(1)?;
-    Ok(token_logprobs(&m.forward(&batch.x)?.narrow(1, 0, n)?, &batch.targets)?)
 }
 
 /// Mean |exp(logp − mu) − 1| over the masked tokens.

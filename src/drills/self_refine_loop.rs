@@ -37,6 +37,7 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 
 use super::model_start::{real_start, Format, Model};
+use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::KeepBest;
 use crate::envs::refine_arith::{
@@ -49,7 +50,6 @@ use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
 use crate::ml::sample::GenConfig;
 use crate::ml::tokenizer::{Bpe, CharTokenizer, Tokenize, EOS};
-use crate::ml::train::{TrainConfig, Trainer};
 
 pub struct SelfRefineLoop;
 
@@ -85,7 +85,7 @@ pub struct Params {
     pub d_model: usize,
     pub n_layers: usize,
     pub n_heads: usize,
-    pub model: String,
+    pub model: ModelChoice,
     pub lora_rank: usize,
     pub lora_layers: usize,
 }
@@ -461,8 +461,8 @@ fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
 /// The model to train and how text becomes its tokens: a tiny GPT from
 /// scratch on characters, or LoRA adapters on a real model's frozen base.
 fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
-    if p.model != "tiny" {
-        let (start, tok, fmt) = real_start(&p.model, p.lora_rank, p.lora_layers, SYSTEM, ctx)?;
+    if let ModelChoice::Real(name) = &p.model {
+        let (start, tok, fmt) = real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?;
         ctx.log(format!("{}-digit addition, the problem as the user's message", p.digits));
         return Ok((start.fork(ctx.seed)?, Codec::chat(tok, fmt)?));
     }
@@ -484,27 +484,24 @@ fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
 /// Phase "sft": the model learns drafts and (draft, critique, revision) traces.
 fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &Problems, rng: &mut Rng) -> Result<()> {
     ctx.phase("sft");
-    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.lr, p.steps / 20, p.steps))?;
     let probe = &problems.test[..problems.test.len().min(128)];
-    let total = p.steps + p.star_iters * p.star_steps;
-    let mut tokens_seen = 0u64;
-    for step in 0..p.steps {
-        ctx.check_cancel()?;
-        let ex: Vec<Example> = (0..p.batch)
+    let sft = Sft { warmup: p.steps / 20, ..Sft::new(p.steps, p.lr).within(0, p.steps + p.star_iters * p.star_steps) };
+    let batches = Batches::fresh(|rng: &mut Rng| {
+        (0..p.batch)
             .map(|_| {
                 let q = problems.fresh(rng);
                 sft_example(g.codec, &q, p.draft_frac, p.correct_draft_frac, rng)
             })
-            .collect();
-        let st = trainer.sft_step(model, &ex.iter().collect::<Vec<_>>())?;
-        ctx.metric(step, "loss", st.loss);
+            .collect()
+    });
+    let after = |ctx: &mut RunCtx, step: usize| -> Result<()> {
         if (step + 1) % (p.steps / 5).max(1) == 0 {
             let pr = pass_rate(&g.drafts(model, probe)?, probe);
             ctx.metric(step, "first-draft pass (SFT, probe)", pr);
         }
-        tokens_seen += ex.iter().map(|e| e.tokens.len() as u64).sum::<u64>();
-        ctx.progress(step + 1, total, tokens_seen);
-    }
+        Ok(())
+    };
+    pipeline::sft(ctx, model, &sft, batches, rng, after)?;
     Ok(())
 }
 
@@ -566,7 +563,6 @@ fn star_rounds(
     let mut last_eps = None;
     let mut step = p.steps;
     let total = p.steps + p.star_iters * p.star_steps;
-    let mut tokens_seen = 0u64;
     for it in 1..=p.star_iters {
         ctx.phase(format!("STaR round {it}"));
         let probs: Vec<Problem> = (0..p.star_problems).map(|_| problems.fresh(rng)).collect();
@@ -600,16 +596,14 @@ fn star_rounds(
             ctx.log("nothing to train on: the round is skipped");
             continue;
         }
-        let mut trainer = Trainer::for_model(model, TrainConfig::cosine(p.star_lr, p.star_steps / 20, p.star_steps))?;
-        for _ in 0..p.star_steps {
-            ctx.check_cancel()?;
-            let picks: Vec<&Example> = (0..p.batch).map(|_| &data[rng.below(data.len())]).collect();
-            let st = trainer.sft_step(model, &picks)?;
-            ctx.metric(step, "loss", st.loss);
-            step += 1;
-            tokens_seen += picks.iter().map(|e| e.tokens.len() as u64).sum::<u64>();
-            ctx.progress(step, total, tokens_seen);
-        }
+        let sft = Sft {
+            warmup: p.star_steps / 20,
+            first_step: step,
+            ..Sft::new(p.star_steps, p.star_lr).within(step, total)
+        };
+        let batches = Batches::Uniform { data: &data, batch: p.batch };
+        pipeline::sft(ctx, model, &sft, batches, rng, no_probe)?;
+        step += p.star_steps;
         let eps = refine_loop(model, g, test, p.rounds, p.critic)?;
         let after = pass_rate(&eps.iter().map(|e| e.versions[0].clone()).collect::<Vec<_>>(), test);
         let st = round_stats(&eps, p.rounds);

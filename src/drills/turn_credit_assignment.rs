@@ -29,13 +29,14 @@ use candle_core::{Device, Tensor, D};
 use serde::Deserialize;
 
 use super::model_start::{real_start, Format, Model, Start};
+use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::qa_world::{QaConfig, QaSession, QaWorld, Question};
 use crate::envs::Role;
 use crate::exercises::plug::Plugs;
 use crate::ml::base;
-use crate::ml::data::{Example, LengthBuckets};
+use crate::ml::data::Example;
 use crate::ml::gguf_tokenizer::ChatTemplate;
 use crate::ml::lm::{CausalLm, Memo};
 use crate::ml::loss::token_logprobs;
@@ -88,7 +89,7 @@ pub struct Params {
     pub needless_rate: f64,
     pub wrong_rate: f64,
     pub eval_questions: usize,
-    pub model: String,
+    pub model: ModelChoice,
     pub lora_rank: usize,
     pub lora_layers: usize,
 }
@@ -284,12 +285,13 @@ impl TypedDrill for TurnCreditAssignment {
 fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
     ctx.phase("data");
     let cfg = QaConfig { w_correct: p.w_correct, w_format: p.w_format, search_cost: p.search_cost, max_turns: 3 };
-    let (start, tok, fmt) = if p.model == "tiny" {
-        let (base, tok) = base::shipped(&ctx.device)?;
-        let fmt = Format::tiny(&tok);
-        (Start::Tiny(base), tok, fmt)
-    } else {
-        real_start(&p.model, p.lora_rank, p.lora_layers, SYSTEM, ctx)?
+    let (start, tok, fmt) = match &p.model {
+        ModelChoice::Tiny => {
+            let (base, tok) = base::shipped(&ctx.device)?;
+            let fmt = Format::tiny(&tok);
+            (Start::Tiny(base), tok, fmt)
+        }
+        ModelChoice::Real(name) => real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?,
     };
     let mut kb = FactTable::world();
     let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
@@ -432,16 +434,8 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
             Example::new(ids, train)
         })
         .collect();
-    let mut trainer =
-        Trainer::for_model(policy.lm(), TrainConfig::cosine(p.lr_sft, (p.warm_steps / 5).clamp(1, 20), p.warm_steps))?;
-    let buckets = LengthBuckets::new(&examples);
-    for step in 0..p.warm_steps {
-        ctx.check_cancel()?;
-        let picks: Vec<&Example> = buckets.sample(p.warm_batch, rng).into_iter().map(|i| &examples[i]).collect();
-        let st = trainer.sft_step(policy.lm(), &picks)?;
-        ctx.metric(step, "warm_start_loss", st.loss);
-        ctx.progress(step + 1, p.warm_steps, 0);
-    }
+    let sft = Sft { warmup: (p.warm_steps / 5).clamp(1, 20), ..Sft::new(p.warm_steps, p.lr_sft) };
+    pipeline::sft(ctx, policy.lm(), &sft, Batches::Sampled { data: &examples, batch: p.warm_batch }, rng, no_probe)?;
     Ok(policy)
 }
 

@@ -1,0 +1,163 @@
+//! What every drill does the same way, written once: the model a drill starts
+//! from ([`ModelChoice`]), a supervised fine-tuning phase ([`sft`]), and the
+//! check that a run's setup worked before its claims are read
+//! ([`RunCtx::setup_check`](super::RunCtx::setup_check)).
+//!
+//! A drill composes these with what is its own — its data, its rewards, its
+//! evaluation, its teaching views — so that its file shows what is
+//! *different* about it. The GRPO rollout batch and update that
+//! `grpo-rlvr` and `rollout-infra` share are in [`addition`](super::addition),
+//! next to the task they train on.
+//!
+//! ```text
+//! runner::start ─▶ Drill::check (drill.toml ranges, typed Params, validate)
+//!               ─▶ TypedDrill::run ─▶ data ─▶ sft(…) ─▶ RL / DPO / EWC … ─▶ evaluate ─▶ ctx.claim(…)
+//!                                      │         │
+//!                                      │         └─ Trainer::sft_step (ml/train.rs): loss, clip, AdamW
+//!                                      └─ envs/, rl/ (pure functions of the seed)
+//! ```
+
+use anyhow::Result;
+use serde::Deserialize;
+
+use super::RunCtx;
+use crate::ml::data::{Example, LengthBuckets};
+use crate::ml::lm::CausalLm;
+use crate::ml::rng::Rng;
+use crate::ml::train::{TrainConfig, Trainer};
+
+/// The model a drill trains: the lab's tiny GPT, or a real pretrained model
+/// (`smollm2`, a registered name, a `.gguf` file or a Hugging Face
+/// directory) with LoRA adapters. `drill.toml`'s `model` parameter, typed.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "String")]
+pub enum ModelChoice {
+    Tiny,
+    Real(String),
+}
+
+impl From<String> for ModelChoice {
+    fn from(s: String) -> ModelChoice {
+        if s == "tiny" {
+            ModelChoice::Tiny
+        } else {
+            ModelChoice::Real(s)
+        }
+    }
+}
+
+/// The one warmup rule: a tenth of the steps, at most 50, before the cosine decay.
+pub(crate) fn warmup(steps: usize) -> usize {
+    (steps / 10).min(50)
+}
+
+/// One supervised fine-tuning phase: `steps` AdamW steps with warmup and a
+/// cosine decay from `lr`, its loss charted as `chart`.
+pub(crate) struct Sft {
+    pub steps: usize,
+    pub lr: f64,
+    /// Warmup steps ([`warmup`] unless a drill says otherwise).
+    pub warmup: usize,
+    /// The metric the loss is charted as: `sft loss`, or `sft loss · <arm>`
+    /// when a drill fine-tunes several models.
+    pub chart: String,
+    /// The progress bar: this phase's first step is step `bar.0` of `bar.1`
+    /// in the whole run.
+    pub bar: (usize, usize),
+    /// The first metric step number (a phase that continues a chart).
+    pub first_step: usize,
+    /// Also chart the gradient norm before clipping and the learning rate.
+    pub optimiser_charts: bool,
+}
+
+impl Sft {
+    pub fn new(steps: usize, lr: f64) -> Sft {
+        Sft {
+            steps,
+            lr,
+            warmup: warmup(steps),
+            chart: "sft loss".into(),
+            bar: (0, steps),
+            first_step: 0,
+            optimiser_charts: false,
+        }
+    }
+
+    /// The loss charted as `sft loss · arm`.
+    pub fn arm(self, arm: &str) -> Sft {
+        Sft { chart: format!("sft loss · {arm}"), ..self }
+    }
+
+    /// This phase's steps are steps `first + 1 ..` of `total` on the run's progress bar.
+    pub fn within(self, first: usize, total: usize) -> Sft {
+        Sft { bar: (first, total), ..self }
+    }
+}
+
+/// Where an SFT phase's batches come from.
+pub(crate) enum Batches<'a> {
+    /// Fresh examples each step (a task that generates its own data).
+    Fresh(Box<dyn FnMut(&mut Rng) -> Vec<Example> + 'a>),
+    /// `batch` examples of similar length drawn from a fixed set.
+    Sampled { data: &'a [Example], batch: usize },
+    /// `batch` examples drawn uniformly, with replacement, from a fixed set.
+    Uniform { data: &'a [Example], batch: usize },
+}
+
+impl<'a> Batches<'a> {
+    pub fn fresh(f: impl FnMut(&mut Rng) -> Vec<Example> + 'a) -> Batches<'a> {
+        Batches::Fresh(Box::new(f))
+    }
+}
+
+/// Run one SFT phase on `model`: each step draws a batch with `rng`, takes
+/// one [`Trainer::sft_step`] (which stops the run on a NaN loss or gradient),
+/// charts the loss, calls `after(ctx, step)` (a probe, an evaluation; `step`
+/// counts from 0 within the phase) and reports progress with the tokens seen.
+/// Returns the last loss.
+pub(crate) fn sft(
+    ctx: &mut RunCtx,
+    model: &dyn CausalLm,
+    s: &Sft,
+    mut batches: Batches,
+    rng: &mut Rng,
+    mut after: impl FnMut(&mut RunCtx, usize) -> Result<()>,
+) -> Result<f64> {
+    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(s.lr, s.warmup, s.steps))?;
+    let buckets = match &batches {
+        Batches::Sampled { data, .. } => Some(LengthBuckets::new(data)),
+        _ => None,
+    };
+    let (mut tokens, mut last) = (0u64, f64::NAN);
+    for step in 0..s.steps {
+        ctx.check_cancel()?;
+        let owned: Vec<Example>;
+        let picks: Vec<&Example> = match &mut batches {
+            Batches::Fresh(f) => {
+                owned = f(rng);
+                owned.iter().collect()
+            }
+            Batches::Sampled { data, batch } => {
+                let order = buckets.as_ref().expect("built for Sampled");
+                order.sample(*batch, rng).into_iter().map(|i| &data[i]).collect()
+            }
+            Batches::Uniform { data, batch } => (0..*batch).map(|_| &data[rng.below(data.len())]).collect(),
+        };
+        tokens += picks.iter().map(|e| e.len() as u64).sum::<u64>();
+        let st = trainer.sft_step(model, &picks)?;
+        last = st.loss;
+        ctx.metric(s.first_step + step, &s.chart, last);
+        if s.optimiser_charts {
+            ctx.metric(s.first_step + step, "grad_norm", st.grad_norm);
+            ctx.metric(s.first_step + step, "learning_rate", st.lr);
+        }
+        after(ctx, step)?;
+        ctx.progress(s.bar.0 + step + 1, s.bar.1, tokens);
+    }
+    Ok(last)
+}
+
+/// Nothing to do after a step.
+pub(crate) fn no_probe(_: &mut RunCtx, _: usize) -> Result<()> {
+    Ok(())
+}
