@@ -54,7 +54,7 @@ pub(crate) struct WarmStart {
     pub slip_rate: f64,
     pub steps: usize,
     pub batch: usize,
-    /// Peak learning rate (warmup over 5% of the steps, cosine to 10%).
+    /// Peak learning rate (warmup by `pipeline::warmup`, cosine to a tenth).
     pub lr: f64,
     /// Longest prompt + completion the model must hold, in characters.
     pub context: usize,
@@ -163,7 +163,7 @@ pub(crate) fn warm_start(
         w.n_heads,
         model.num_params()
     ));
-    let sft = Sft { warmup: w.steps / 20, ..Sft::new(w.steps, w.lr).within(0, progress_total) };
+    let sft = Sft::new(w.steps, w.lr).within(0, progress_total);
     let batches = Batches::fresh(|rng: &mut Rng| {
         (0..w.batch)
             .map(|_| {

@@ -375,7 +375,7 @@ fn train(
     rng: &mut Rng,
 ) -> Result<Trained> {
     let policy = sft.fork(ctx.seed)?;
-    let mut trainer = Trainer::for_model(&policy, TrainConfig::cosine(p.lr, p.steps / 10, p.steps))?;
+    let mut trainer = Trainer::for_model(&policy, TrainConfig::cosine(p.lr, pipeline::warmup(p.steps), p.steps))?;
     let eval_every = (p.steps / p.evals.max(1)).max(1);
     let first = evaluate(task, &policy, sft, held, p, ctx.seed)?;
     emit_eval(ctx, names, 0, &first);
@@ -601,7 +601,7 @@ fn warm_start(
         p.n_heads,
         model.num_params()
     ));
-    let sft = Sft { warmup: p.sft_steps / 20, ..Sft::new(p.sft_steps, p.sft_lr).within(0, p.sft_steps + 3 * p.steps) };
+    let sft = Sft::new(p.sft_steps, p.sft_lr).within(0, p.sft_steps + 3 * p.steps);
     let batches = Batches::fresh(|rng: &mut Rng| {
         (0..p.sft_batch)
             .map(|_| {

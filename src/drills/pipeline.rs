@@ -56,8 +56,6 @@ pub(crate) fn warmup(steps: usize) -> usize {
 pub(crate) struct Sft {
     pub steps: usize,
     pub lr: f64,
-    /// Warmup steps ([`warmup`] unless a drill says otherwise).
-    pub warmup: usize,
     /// The metric the loss is charted as: `sft loss`, or `sft loss · <arm>`
     /// when a drill fine-tunes several models.
     pub chart: String,
@@ -72,15 +70,7 @@ pub(crate) struct Sft {
 
 impl Sft {
     pub fn new(steps: usize, lr: f64) -> Sft {
-        Sft {
-            steps,
-            lr,
-            warmup: warmup(steps),
-            chart: "sft loss".into(),
-            bar: (0, steps),
-            first_step: 0,
-            optimiser_charts: false,
-        }
+        Sft { steps, lr, chart: "sft loss".into(), bar: (0, steps), first_step: 0, optimiser_charts: false }
     }
 
     /// The loss charted as `sft loss · arm`.
@@ -123,7 +113,7 @@ pub(crate) fn sft(
     rng: &mut Rng,
     mut after: impl FnMut(&mut RunCtx, usize) -> Result<()>,
 ) -> Result<f64> {
-    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(s.lr, s.warmup, s.steps))?;
+    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(s.lr, warmup(s.steps), s.steps))?;
     let buckets = match &batches {
         Batches::Sampled { data, .. } => Some(LengthBuckets::new(data)),
         _ => None,

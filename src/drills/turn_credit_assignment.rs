@@ -434,7 +434,7 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
             Example::new(ids, train)
         })
         .collect();
-    let sft = Sft { warmup: (p.warm_steps / 5).clamp(1, 20), ..Sft::new(p.warm_steps, p.lr_sft) };
+    let sft = Sft::new(p.warm_steps, p.lr_sft);
     pipeline::sft(ctx, policy.lm(), &sft, Batches::Sampled { data: &examples, batch: p.warm_batch }, rng, no_probe)?;
     Ok(policy)
 }
