@@ -380,7 +380,7 @@ impl Gpt {
         match &self.fused {
             Some(layout) if self.use_fused && self.device.is_cpu() => {
                 let params = layout.concat(&self.vars())?;
-                super::fused::GptOp::new(self.cfg.clone(), layout.clone(), true)
+                super::fused::GptOp::new(self.cfg.clone(), layout.clone())
                     .forward(&tokens.to_dtype(DType::U32)?, &params)
             }
             _ => self.forward_composed(tokens),

@@ -222,7 +222,6 @@ impl Saved {
 pub struct GptOp {
     cfg: GptConfig,
     layout: Arc<Layout>,
-    save: bool,
     /// One entry per shard ([`shards`]).
     saved: Mutex<Option<Vec<Saved>>>,
 }
@@ -238,8 +237,8 @@ impl Drop for GptOp {
 }
 
 impl GptOp {
-    pub fn new(cfg: GptConfig, layout: Arc<Layout>, save: bool) -> GptOp {
-        GptOp { cfg, layout, save, saved: Mutex::new(None) }
+    pub fn new(cfg: GptConfig, layout: Arc<Layout>) -> GptOp {
+        GptOp { cfg, layout, saved: Mutex::new(None) }
     }
 
     /// Token ids `[b, t]` (u32) and the flat parameters → logits `[b, t, vocab]`.
@@ -363,13 +362,7 @@ impl GptOp {
             profile::time(Phase::FwdRowwise, || kernels::gelu(&u, &mut g));
             mm(&mut x, d, View::rm(&g, n, 4 * d), View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(), true);
             profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]));
-            let block = BlockSaved { xhat1, rstd1, h1, qkv, p, att, xhat2, rstd2, h2, u, g };
-            if self.save {
-                blocks.push(block);
-            } else {
-                Saved { tokens: Vec::new(), blocks: vec![block], xhatf: Vec::new(), rstdf: Vec::new(), hf: Vec::new() }
-                    .recycle(pool);
-            }
+            blocks.push(BlockSaved { xhat1, rstd1, h1, qkv, p, att, xhat2, rstd2, h2, u, g });
         }
         let (mut hf, mut xhatf, mut rstdf) = (pool.take(n * d), pool.take(n * d), pool.take(n));
         profile::time(Phase::FwdRowwise, || {
@@ -536,9 +529,7 @@ impl CustomOp2 for GptOp {
         let tokens = contiguous::<u32>(s1, l1, "tokens")?;
         let w = contiguous::<f32>(s2, l2, "parameters")?;
         let (logits, saved) = self.forward_all(tokens, b, t, w)?;
-        if self.save {
-            *self.saved.lock().expect("fused GPT lock") = Some(saved);
-        }
+        *self.saved.lock().expect("fused GPT lock") = Some(saved);
         Ok((CpuStorage::F32(logits), Shape::from((b, t, self.cfg.vocab))))
     }
 
@@ -560,13 +551,12 @@ impl CustomOp2 for GptOp {
         let w = contiguous::<f32>(ps, pl, "parameters")?;
         let mut guard = self.saved.lock().expect("fused GPT lock");
         if guard.is_none() {
-            // Forward ran without saving (or state was lost): recompute it.
+            // The activations were lost (the op's forward did not run here): recompute them.
             let (ts, tl) = tokens.storage_and_layout();
             let candle_core::Storage::Cpu(ts) = &*ts else { candle_core::bail!("fused GPT runs on the CPU only") };
             let toks = contiguous::<u32>(ts, tl, "tokens")?;
             let (b, _) = tokens.dims2()?;
-            let op = GptOp::new(self.cfg.clone(), self.layout.clone(), true);
-            *guard = Some(op.forward_all(toks, b, t, w)?.1);
+            *guard = Some(self.forward_all(toks, b, t, w)?.1);
         }
         let saved = guard.as_ref().expect("set above");
         let gw = self.backward_all(saved, t, w, dlogits);
