@@ -33,7 +33,8 @@ use candle_nn::VarMap;
 use serde::Deserialize;
 
 use super::gpt::apply_rope;
-use super::lm::{CausalLm, Memo, Scored};
+use super::lm::{CausalLm, Scored};
+use super::memo::Memo;
 use super::ops;
 use super::rng::Rng;
 use super::sample::{pick, GenConfig};
@@ -765,7 +766,7 @@ impl CausalLm for Llama {
         let budget = cfg.max_new.min(self.cfg.max_position_embeddings.saturating_sub(longest));
         let seen: &mut Vec<Remembered> = memo.state();
         // Per row: the reused prefix length and the memo entry it comes from.
-        let reuse = super::lm::reuse_plan(seen.iter().map(|r| r.tokens.as_slice()), prompts);
+        let reuse = super::memo::reuse_plan(seen.iter().map(|r| r.tokens.as_slice()), prompts);
         let c_max = reuse.iter().map(|(c, _)| *c).max().unwrap_or(0);
         let n_max = prompts.iter().zip(&reuse).map(|(p, (c, _))| p.len() - c).max().unwrap_or(0);
         let model = self.detached();

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::kernels;
 use super::linalg::{matmul, View};
 use super::Layout;
-use crate::ml::gpt::GptConfig;
+use crate::ml::gpt_config::GptConfig;
 
 pub struct Decoder<'a> {
     cfg: &'a GptConfig,

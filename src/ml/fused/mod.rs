@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex};
 
 use candle_core::{CpuStorage, CustomOp2, Layout as TLayout, Result, Shape, Tensor, Var};
 
-use super::gpt::GptConfig;
+use super::gpt_config::GptConfig;
 use attention::Dims;
 use linalg::{matmul, View};
 use profile::Phase;
@@ -127,7 +127,7 @@ pub struct Layout {
 impl Layout {
     /// The layout for a config, or `None` if the fused path does not cover it.
     pub fn new(cfg: &GptConfig) -> Option<Layout> {
-        use super::gpt::{MlpKind, PosEncoding};
+        use super::gpt_config::{MlpKind, PosEncoding};
         if cfg.mlp != MlpKind::Gelu {
             return None;
         }
