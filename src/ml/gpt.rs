@@ -19,6 +19,7 @@ use candle_core::{DType, Device, Result, Tensor, Var, D};
 use candle_nn::VarMap;
 
 pub use super::gpt_config::{GptConfig, MlpKind, PosEncoding};
+pub use super::kv::KvCache;
 use super::ops;
 use super::rng::Rng;
 
@@ -47,27 +48,6 @@ impl LayerNorm {
     }
 }
 
-/// Keys and values of earlier positions, per layer: `[B, H, S, hd]`.
-#[derive(Debug, Clone, Default)]
-pub struct KvCache {
-    pub layers: Vec<Option<(Tensor, Tensor)>>,
-}
-
-impl KvCache {
-    pub fn new(n_layers: usize) -> KvCache {
-        KvCache { layers: vec![None; n_layers] }
-    }
-
-    /// Number of cached positions.
-    pub fn len(&self) -> usize {
-        self.layers.first().and_then(|l| l.as_ref()).map_or(0, |(k, _)| k.dim(2).unwrap_or(0))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct Attention {
     pub qkv: Linear,
@@ -83,7 +63,7 @@ impl Attention {
         x: &Tensor,
         mask: &Tensor,
         rope: Option<&(Tensor, Tensor)>,
-        cache: Option<&mut Option<(Tensor, Tensor)>>,
+        cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let (b, t, d) = x.dims3()?;
         let hd = d / self.n_heads;
@@ -96,12 +76,8 @@ impl Attention {
             q = apply_rope(&q, cos, sin)?;
             k = apply_rope(&k, cos, sin)?;
         }
-        if let Some(slot) = cache {
-            if let Some((pk, pv)) = slot.as_ref() {
-                k = Tensor::cat(&[pk, &k], 2)?;
-                v = Tensor::cat(&[pv, &v], 2)?;
-            }
-            *slot = Some((k.clone(), v.clone()));
+        if let Some((cache, layer)) = cache {
+            (k, v) = cache.append(layer, k, v)?;
         }
         let scale = 1.0 / (hd as f64).sqrt();
         let att = (q.matmul(&k.t()?)? * scale)?.broadcast_add(mask)?; // [B,H,t,S]
@@ -154,7 +130,7 @@ impl Block {
         x: &Tensor,
         mask: &Tensor,
         rope: Option<&(Tensor, Tensor)>,
-        cache: Option<&mut Option<(Tensor, Tensor)>>,
+        cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let x = (x + self.attn.forward(&self.ln1.forward(x)?, mask, rope, cache)?)?;
         &x + self.mlp.forward(&self.ln2.forward(&x)?)?
@@ -354,8 +330,7 @@ impl Gpt {
             None => Some(self.rope_tables(&pos_ids)?),
         };
         for (l, block) in self.blocks.iter().enumerate() {
-            let slot = cache.as_deref_mut().map(|c| &mut c.layers[l]);
-            x = block.forward(&x, mask, rope.as_ref(), slot)?;
+            x = block.forward(&x, mask, rope.as_ref(), cache.as_deref_mut().map(|c| (c, l)))?;
         }
         let x = self.ln_f.forward(&x)?;
         let head = self.lm_head.as_ref().unwrap_or(&self.wte);

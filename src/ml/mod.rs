@@ -12,6 +12,7 @@ pub mod gguf_tokenizer;
 pub mod gpt;
 pub mod gpt_config;
 pub mod gpu;
+pub mod kv;
 pub mod llama;
 pub mod lm;
 pub mod loss;

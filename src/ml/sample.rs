@@ -15,7 +15,8 @@
 
 use candle_core::{Result, Tensor, D};
 
-use super::gpt::{Gpt, KvCache, Positions};
+use super::gpt::{Gpt, Positions};
+use super::kv::KvCache;
 use super::memo::Memo;
 use super::ops;
 use super::rng::Rng;
