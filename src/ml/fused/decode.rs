@@ -1,7 +1,8 @@
 //! Incremental decoding with a KV cache on plain slices (CPU, inference only).
 //!
-//! The same forward as the training op, but for `t` new positions per row at
-//! a time, attending to every cached key. Keys and values of each layer live
+//! The same block forward as the training op ([`block::forward`]), but for
+//! `t` new positions per row at a time, with attention against every cached
+//! key instead of over the sequence. Keys and values of each layer live
 //! in `[b, h, capacity, hd]` buffers allocated once per generation, so a new
 //! token costs one row of each matrix product and one pass over the cache.
 //! Semantics match `ops::cached_mask`: a query sees earlier keys that are not
