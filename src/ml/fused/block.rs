@@ -103,7 +103,7 @@ impl BlockActs {
 }
 
 /// Rotary embedding for a block: the angle table and its period in rows
-/// (row `i` of `qkv` uses table row `i % period`; see [`rope::rotate_qk`]).
+/// (row `i` of `qkv` uses table row `i % period`; see `rope::rotate_qk`).
 pub type Rope<'a> = Option<(&'a rope::Table, usize)>;
 
 /// `x` (`[n, d]`, the residual stream) through one block, in place. `attend`
