@@ -17,87 +17,11 @@ use std::collections::BTreeMap;
 
 use candle_core::{DType, Device, Result, Tensor, Var, D};
 use candle_nn::VarMap;
-use serde::{Deserialize, Serialize};
 
+pub use super::gpt_config::{GptConfig, MlpKind, PosEncoding};
+pub use super::kv::KvCache;
 use super::ops;
 use super::rng::Rng;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum PosEncoding {
-    #[default]
-    Learned,
-    Rope,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum MlpKind {
-    #[default]
-    Gelu,
-    SwiGlu,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GptConfig {
-    pub vocab: usize,
-    pub d_model: usize,
-    pub n_layers: usize,
-    pub n_heads: usize,
-    /// Maximum sequence length (learned position table size).
-    pub context: usize,
-    #[serde(default)]
-    pub pos: PosEncoding,
-    #[serde(default)]
-    pub mlp: MlpKind,
-    /// Share the token embedding with the LM head.
-    #[serde(default = "yes")]
-    pub tied: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-impl GptConfig {
-    pub fn new(vocab: usize, d_model: usize, n_layers: usize, n_heads: usize, context: usize) -> GptConfig {
-        GptConfig {
-            vocab,
-            d_model,
-            n_layers,
-            n_heads,
-            context,
-            pos: PosEncoding::Learned,
-            mlp: MlpKind::Gelu,
-            tied: true,
-        }
-    }
-
-    pub fn validate(&self) -> std::result::Result<(), String> {
-        if self.vocab == 0 || self.d_model == 0 || self.n_layers == 0 || self.n_heads == 0 || self.context == 0 {
-            return Err("every model dimension must be positive".into());
-        }
-        if !self.d_model.is_multiple_of(self.n_heads) {
-            return Err(format!("d_model {} is not divisible by n_heads {}", self.d_model, self.n_heads));
-        }
-        if self.pos == PosEncoding::Rope && !(self.d_model / self.n_heads).is_multiple_of(2) {
-            return Err("RoPE needs an even head dimension".into());
-        }
-        Ok(())
-    }
-
-    pub fn head_dim(&self) -> usize {
-        self.d_model / self.n_heads
-    }
-
-    /// Hidden width of the MLP (SwiGLU uses 2/3 of 4d per branch to keep the parameter count).
-    pub fn mlp_hidden(&self) -> usize {
-        match self.mlp {
-            MlpKind::Gelu => 4 * self.d_model,
-            MlpKind::SwiGlu => (8 * self.d_model).div_ceil(3),
-        }
-    }
-}
 
 /// `y = x @ wᵀ + b`.
 #[derive(Debug, Clone)]
@@ -124,27 +48,6 @@ impl LayerNorm {
     }
 }
 
-/// Keys and values of earlier positions, per layer: `[B, H, S, hd]`.
-#[derive(Debug, Clone, Default)]
-pub struct KvCache {
-    pub layers: Vec<Option<(Tensor, Tensor)>>,
-}
-
-impl KvCache {
-    pub fn new(n_layers: usize) -> KvCache {
-        KvCache { layers: vec![None; n_layers] }
-    }
-
-    /// Number of cached positions.
-    pub fn len(&self) -> usize {
-        self.layers.first().and_then(|l| l.as_ref()).map_or(0, |(k, _)| k.dim(2).unwrap_or(0))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 #[derive(Debug, Clone)]
 pub struct Attention {
     pub qkv: Linear,
@@ -160,7 +63,7 @@ impl Attention {
         x: &Tensor,
         mask: &Tensor,
         rope: Option<&(Tensor, Tensor)>,
-        cache: Option<&mut Option<(Tensor, Tensor)>>,
+        cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let (b, t, d) = x.dims3()?;
         let hd = d / self.n_heads;
@@ -173,12 +76,8 @@ impl Attention {
             q = apply_rope(&q, cos, sin)?;
             k = apply_rope(&k, cos, sin)?;
         }
-        if let Some(slot) = cache {
-            if let Some((pk, pv)) = slot.as_ref() {
-                k = Tensor::cat(&[pk, &k], 2)?;
-                v = Tensor::cat(&[pv, &v], 2)?;
-            }
-            *slot = Some((k.clone(), v.clone()));
+        if let Some((cache, layer)) = cache {
+            (k, v) = cache.append(layer, k, v)?;
         }
         let scale = 1.0 / (hd as f64).sqrt();
         let att = (q.matmul(&k.t()?)? * scale)?.broadcast_add(mask)?; // [B,H,t,S]
@@ -231,7 +130,7 @@ impl Block {
         x: &Tensor,
         mask: &Tensor,
         rope: Option<&(Tensor, Tensor)>,
-        cache: Option<&mut Option<(Tensor, Tensor)>>,
+        cache: Option<(&mut KvCache, usize)>,
     ) -> Result<Tensor> {
         let x = (x + self.attn.forward(&self.ln1.forward(x)?, mask, rope, cache)?)?;
         &x + self.mlp.forward(&self.ln2.forward(&x)?)?
@@ -380,7 +279,7 @@ impl Gpt {
         match &self.fused {
             Some(layout) if self.use_fused && self.device.is_cpu() => {
                 let params = layout.concat(&self.vars())?;
-                super::fused::GptOp::new(self.cfg.clone(), layout.clone(), true)
+                super::fused::GptOp::new(self.cfg.clone(), layout.clone())
                     .forward(&tokens.to_dtype(DType::U32)?, &params)
             }
             _ => self.forward_composed(tokens),
@@ -431,8 +330,7 @@ impl Gpt {
             None => Some(self.rope_tables(&pos_ids)?),
         };
         for (l, block) in self.blocks.iter().enumerate() {
-            let slot = cache.as_deref_mut().map(|c| &mut c.layers[l]);
-            x = block.forward(&x, mask, rope.as_ref(), slot)?;
+            x = block.forward(&x, mask, rope.as_ref(), cache.as_deref_mut().map(|c| (c, l)))?;
         }
         let x = self.ln_f.forward(&x)?;
         let head = self.lm_head.as_ref().unwrap_or(&self.wte);

@@ -33,7 +33,9 @@ use candle_nn::VarMap;
 use serde::Deserialize;
 
 use super::gpt::apply_rope;
-use super::lm::{CausalLm, Memo, Scored};
+pub use super::kv::KvCache;
+use super::lm::{CausalLm, Scored};
+use super::memo::Memo;
 use super::ops;
 use super::rng::Rng;
 use super::sample::{pick, GenConfig};
@@ -360,24 +362,6 @@ struct Remembered {
     kv: Vec<(Tensor, Tensor)>,
 }
 
-/// K and V of the positions seen so far, per layer (`[B, kv_heads, S, head_dim]`,
-/// before the grouped heads are repeated).
-#[derive(Debug, Clone, Default)]
-pub struct KvCache {
-    layers: Vec<Option<(Tensor, Tensor)>>,
-}
-
-impl KvCache {
-    /// Positions held.
-    pub fn len(&self) -> usize {
-        self.layers.first().and_then(|l| l.as_ref()).map_or(0, |(k, _)| k.dim(2).unwrap_or(0))
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 impl Llama {
     /// Load a checkpoint directory; every tensor becomes a `Var` of `dtype`.
     pub fn load(dir: &Path, device: &Device, dtype: DType) -> anyhow::Result<Llama> {
@@ -616,9 +600,6 @@ impl Llama {
         let (cos, sin) = self.rope_tables(positions)?;
         let mut x = self.embed.index_select(&tokens.flatten_all()?, 0)?.reshape((b, t, self.cfg.hidden_size))?;
         let scale = 1.0 / (hd as f64).sqrt();
-        if let Some(c) = cache.as_deref_mut() {
-            c.layers.resize(self.layers.len(), None);
-        }
         for (li, layer) in self.layers.iter().enumerate() {
             let hs = rms_norm(&x, &layer.input_norm, eps)?;
             let heads = |p: &Proj, n: usize| -> Result<Tensor> {
@@ -628,11 +609,7 @@ impl Llama {
             let mut k = apply_rope(&heads(&layer.k, kvh)?, &cos, &sin)?;
             let mut v = heads(&layer.v, kvh)?;
             if let Some(c) = cache.as_deref_mut() {
-                if let Some((pk, pv)) = &c.layers[li] {
-                    k = Tensor::cat(&[pk, &k], 2)?;
-                    v = Tensor::cat(&[pv, &v], 2)?;
-                }
-                c.layers[li] = Some((k.clone(), v.clone()));
+                (k, v) = c.append(li, k, v)?;
             }
             let y = grouped_attention(&q, &k, &v, mask, scale)?; // [B,H,T,hd]
             let y = y.transpose(1, 2)?.reshape((b, t, h * hd))?;
@@ -765,7 +742,7 @@ impl CausalLm for Llama {
         let budget = cfg.max_new.min(self.cfg.max_position_embeddings.saturating_sub(longest));
         let seen: &mut Vec<Remembered> = memo.state();
         // Per row: the reused prefix length and the memo entry it comes from.
-        let reuse = super::lm::reuse_plan(seen.iter().map(|r| r.tokens.as_slice()), prompts);
+        let reuse = super::memo::reuse_plan(seen.iter().map(|r| r.tokens.as_slice()), prompts);
         let c_max = reuse.iter().map(|(c, _)| *c).max().unwrap_or(0);
         let n_max = prompts.iter().zip(&reuse).map(|(p, (c, _))| p.len() - c).max().unwrap_or(0);
         let model = self.detached();

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use candle_core::{Device, Result, Tensor, Var};
 
 use super::gpt::Gpt;
+pub use super::memo::{reuse_plan, Memo};
 use super::rng::Rng;
 use super::sample::GenConfig;
 
@@ -89,49 +90,9 @@ impl Scored {
     pub fn from_logits(logits: &Tensor, targets: &Tensor, entropy: bool) -> Result<Scored> {
         let lp = super::ops::log_softmax(logits)?;
         let logp = super::loss::pick_tokens(&lp, targets)?;
-        let entropy = if entropy { Some(crate::rl::entropy::entropy_from_logprobs(&lp.detach())?) } else { None };
+        let entropy = if entropy { Some(super::loss::entropy_from_logprobs(&lp.detach())?) } else { None };
         Ok(Scored { logp, entropy })
     }
-}
-
-/// What a model remembers between calls of [`CausalLm::generate_with`]; each
-/// model keeps its own kind of state in it.
-#[derive(Default)]
-pub struct Memo(pub Option<Box<dyn std::any::Any + Send>>);
-
-impl Memo {
-    /// The model's state of type `T`, created empty on first use (or when
-    /// the memo held another model's kind of state).
-    pub fn state<T: Default + Send + 'static>(&mut self) -> &mut T {
-        if !self.0.as_ref().is_some_and(|m| m.is::<T>()) {
-            self.0 = Some(Box::new(T::default()));
-        }
-        self.0.as_mut().and_then(|m| m.downcast_mut()).expect("a T was just ensured")
-    }
-}
-
-/// For each prompt, the remembered sequence (by index into `seen`, the
-/// token lists of what a memo holds) that shares the longest prefix with it,
-/// and how many of its tokens to reuse: at least one prompt token is always
-/// read anew, since its logits start the answer. Ties go to the earliest.
-pub fn reuse_plan<'a>(
-    seen: impl Iterator<Item = &'a [u32]> + Clone,
-    prompts: &[Vec<u32>],
-) -> Vec<(usize, Option<usize>)> {
-    prompts
-        .iter()
-        .map(|p| {
-            let best = seen
-                .clone()
-                .enumerate()
-                .map(|(k, r)| (r.iter().zip(p).take_while(|(a, b)| a == b).count(), k))
-                .max_by_key(|&(n, k)| (n, std::cmp::Reverse(k)));
-            match best {
-                Some((n, k)) if n > 0 && p.len() > 1 => (n.min(p.len() - 1), Some(k)),
-                _ => (0, None),
-            }
-        })
-        .collect()
 }
 
 impl CausalLm for Gpt {

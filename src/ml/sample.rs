@@ -15,8 +15,9 @@
 
 use candle_core::{Result, Tensor, D};
 
-use super::gpt::{Gpt, KvCache, Positions};
-use super::lm::Memo;
+use super::gpt::{Gpt, Positions};
+use super::kv::KvCache;
+use super::memo::Memo;
 use super::ops;
 use super::rng::Rng;
 use super::tokenizer::PAD;
@@ -145,7 +146,7 @@ fn generate_fused(
     let b = prompts.len();
     let seen: &mut Vec<Kept> = memo.state();
     // Per row: how many leading tokens come from the memo, and from which entry.
-    let reuse = super::lm::reuse_plan(seen.iter().map(|e| e.tokens.as_slice()), prompts);
+    let reuse = super::memo::reuse_plan(seen.iter().map(|e| e.tokens.as_slice()), prompts);
     let c_max = reuse.iter().map(|r| r.0).max().unwrap_or(0);
     // The rest of each prompt (an empty prompt is read as BOS alone).
     let fresh: Vec<Vec<u32>> = prompts

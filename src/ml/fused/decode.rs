@@ -1,7 +1,8 @@
 //! Incremental decoding with a KV cache on plain slices (CPU, inference only).
 //!
-//! The same forward as the training op, but for `t` new positions per row at
-//! a time, attending to every cached key. Keys and values of each layer live
+//! The same block forward as the training op ([`block::forward`]), but for
+//! `t` new positions per row at a time, with attention against every cached
+//! key instead of over the sequence. Keys and values of each layer live
 //! in `[b, h, capacity, hd]` buffers allocated once per generation, so a new
 //! token costs one row of each matrix product and one pass over the cache.
 //! Semantics match `ops::cached_mask`: a query sees earlier keys that are not
@@ -14,10 +15,11 @@
 
 use rayon::prelude::*;
 
+use super::block::{self, BlockActs};
 use super::kernels;
 use super::linalg::{matmul, View};
 use super::Layout;
-use crate::ml::gpt::GptConfig;
+use crate::ml::gpt_config::GptConfig;
 
 pub struct Decoder<'a> {
     cfg: &'a GptConfig,
@@ -28,6 +30,8 @@ pub struct Decoder<'a> {
     len: usize,
     k: Vec<Vec<f32>>,
     v: Vec<Vec<f32>>,
+    /// One block's intermediates, reused by every layer and step.
+    acts: BlockActs,
 }
 
 impl<'a> Decoder<'a> {
@@ -35,7 +39,8 @@ impl<'a> Decoder<'a> {
     pub fn new(cfg: &'a GptConfig, lay: &'a Layout, w: Vec<f32>, b: usize, cap: usize) -> Decoder<'a> {
         let size = b * cap * cfg.d_model;
         let layers = cfg.n_layers;
-        Decoder { cfg, lay, w, b, cap, len: 0, k: vec![vec![0.0; size]; layers], v: vec![vec![0.0; size]; layers] }
+        let (k, v) = (vec![vec![0.0; size]; layers], vec![vec![0.0; size]; layers]);
+        Decoder { cfg, lay, w, b, cap, len: 0, k, v, acts: BlockActs::new(0, cfg.d_model, |_| Vec::new()) }
     }
 
     /// Cache columns so far (every row has the same number, padding included).
@@ -125,98 +130,47 @@ impl<'a> Decoder<'a> {
         let rope = lay.wpe.is_none().then(|| super::rope::Table::new(hd, pos));
         let scale = 1.0 / (hd as f32).sqrt();
         let s_total = self.len + t;
-        let (mut hbuf, mut xhat, mut rstd) = (vec![0f32; n * d], vec![0f32; n * d], vec![0f32; n]);
-        let mut qkv = vec![0f32; n * 3 * d];
-        let mut att = vec![0f32; n * d];
-        let (mut u, mut g) = (vec![0f32; n * 4 * d], vec![0f32; n * 4 * d]);
-        for (l, o) in lay.blocks.iter().enumerate() {
-            kernels::layer_norm(
-                &x,
-                &w[o.ln1_w..o.ln1_w + d],
-                &w[o.ln1_b..o.ln1_b + d],
-                d,
-                &mut hbuf,
-                &mut xhat,
-                &mut rstd,
-            );
-            matmul(
-                &mut qkv,
-                3 * d,
-                View::rm(&hbuf, n, d),
-                View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(),
-                false,
-                true,
-            );
-            kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]);
-            if let Some(table) = &rope {
-                super::rope::rotate_qk(&mut qkv, d, hd, table, n, false);
-            }
-            // Append the new keys and values to the cache, head-major.
-            let (kc, vc) = (&mut self.k[l], &mut self.v[l]);
-            for r in 0..b {
-                for ti in 0..t {
-                    let row = &qkv[(r * t + ti) * 3 * d..(r * t + ti + 1) * 3 * d];
-                    for hi in 0..h {
-                        let at = ((r * h + hi) * self.cap + self.len + ti) * hd;
-                        kc[at..at + hd].copy_from_slice(&row[d + hi * hd..d + (hi + 1) * hd]);
-                        vc[at..at + hd].copy_from_slice(&row[2 * d + hi * hd..2 * d + (hi + 1) * hd]);
-                    }
-                }
-            }
-            let (kc, vc, cap, len) = (&*kc, &*vc, self.cap, self.len);
-            att.par_chunks_mut(t * d).enumerate().for_each(|(r, att_r)| {
-                let mut scores = vec![0f32; t * s_total];
-                for hi in 0..h {
-                    let base = (r * h + hi) * cap * hd;
-                    let q = View::strided(&qkv[r * t * 3 * d + hi * hd..], t, hd, 3 * d);
-                    let k = View::rm(&kc[base..base + s_total * hd], s_total, hd);
-                    matmul(&mut scores, s_total, q, k.t(), false, false);
+        let (cap, len) = (self.cap, self.len);
+        self.acts.fit(n, d);
+        for ((o, kc), vc) in lay.blocks.iter().zip(&mut self.k).zip(&mut self.v) {
+            let attend = |qkv: &[f32], att: &mut [f32]| {
+                // Append the new keys and values to the cache, head-major.
+                for r in 0..b {
                     for ti in 0..t {
-                        let qpos = len + ti;
-                        let row = &mut scores[ti * s_total..(ti + 1) * s_total];
-                        for (j, sc) in row.iter_mut().enumerate() {
-                            let visible = j <= qpos && (!pad[r][j] || j == qpos);
-                            if !visible {
-                                *sc = f32::NEG_INFINITY;
-                            }
+                        let row = &qkv[(r * t + ti) * 3 * d..(r * t + ti + 1) * 3 * d];
+                        for hi in 0..h {
+                            let at = ((r * h + hi) * cap + len + ti) * hd;
+                            kc[at..at + hd].copy_from_slice(&row[d + hi * hd..d + (hi + 1) * hd]);
+                            vc[at..at + hd].copy_from_slice(&row[2 * d + hi * hd..2 * d + (hi + 1) * hd]);
                         }
-                        // Masked keys are −∞: their probability is exactly 0.
-                        kernels::softmax_causal(row, s_total, scale);
                     }
-                    let v = View::rm(&vc[base..base + s_total * hd], s_total, hd);
-                    matmul(&mut att_r[hi * hd..], d, View::rm(&scores, t, s_total), v, false, false);
                 }
-            });
-            matmul(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true, true);
-            kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]);
-            kernels::layer_norm(
-                &x,
-                &w[o.ln2_w..o.ln2_w + d],
-                &w[o.ln2_b..o.ln2_b + d],
-                d,
-                &mut hbuf,
-                &mut xhat,
-                &mut rstd,
-            );
-            matmul(
-                &mut u,
-                4 * d,
-                View::rm(&hbuf, n, d),
-                View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(),
-                false,
-                true,
-            );
-            kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]);
-            kernels::gelu(&u, &mut g);
-            matmul(
-                &mut x,
-                d,
-                View::rm(&g, n, 4 * d),
-                View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(),
-                true,
-                true,
-            );
-            kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]);
+                let (kc, vc) = (&*kc, &*vc);
+                att.par_chunks_mut(t * d).enumerate().for_each(|(r, att_r)| {
+                    let mut scores = vec![0f32; t * s_total];
+                    for hi in 0..h {
+                        let base = (r * h + hi) * cap * hd;
+                        let q = View::strided(&qkv[r * t * 3 * d + hi * hd..], t, hd, 3 * d);
+                        let k = View::rm(&kc[base..base + s_total * hd], s_total, hd);
+                        matmul(&mut scores, s_total, q, k.t(), false, false);
+                        for ti in 0..t {
+                            let qpos = len + ti;
+                            let row = &mut scores[ti * s_total..(ti + 1) * s_total];
+                            for (j, sc) in row.iter_mut().enumerate() {
+                                let visible = j <= qpos && (!pad[r][j] || j == qpos);
+                                if !visible {
+                                    *sc = f32::NEG_INFINITY;
+                                }
+                            }
+                            // Masked keys are −∞: their probability is exactly 0.
+                            kernels::softmax_causal(row, s_total, scale);
+                        }
+                        let v = View::rm(&vc[base..base + s_total * hd], s_total, hd);
+                        matmul(&mut att_r[hi * hd..], d, View::rm(&scores, t, s_total), v, false, false);
+                    }
+                });
+            };
+            block::forward(&o.weights(w, d), &mut x, &mut self.acts, rope.as_ref().map(|r| (r, n)), true, attend);
         }
         self.len += t;
         // Only each row's last position is needed for the next token.

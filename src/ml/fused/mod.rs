@@ -20,6 +20,7 @@
 //! `tests` checks values and gradients against the composed model.
 
 mod attention;
+pub mod block;
 pub mod decode;
 pub(crate) mod kernels;
 pub mod linalg;
@@ -32,8 +33,9 @@ use std::sync::{Arc, Mutex};
 
 use candle_core::{CpuStorage, CustomOp2, Layout as TLayout, Result, Shape, Tensor, Var};
 
-use super::gpt::GptConfig;
+use super::gpt_config::GptConfig;
 use attention::Dims;
+use block::{BlockActs, BlockWeights};
 use linalg::{matmul, View};
 use profile::Phase;
 
@@ -52,6 +54,26 @@ struct BlockOffsets {
     fc_b: usize,
     fc2_w: usize,
     fc2_b: usize,
+}
+
+impl BlockOffsets {
+    /// The block's parameters in `w` (the flat vector), for width `d`.
+    fn weights<'a>(&self, w: &'a [f32], d: usize) -> BlockWeights<'a> {
+        BlockWeights {
+            ln1_w: &w[self.ln1_w..self.ln1_w + d],
+            ln1_b: &w[self.ln1_b..self.ln1_b + d],
+            qkv_w: &w[self.qkv_w..self.qkv_w + 3 * d * d],
+            qkv_b: &w[self.qkv_b..self.qkv_b + 3 * d],
+            proj_w: &w[self.proj_w..self.proj_w + d * d],
+            proj_b: &w[self.proj_b..self.proj_b + d],
+            ln2_w: &w[self.ln2_w..self.ln2_w + d],
+            ln2_b: &w[self.ln2_b..self.ln2_b + d],
+            fc_w: &w[self.fc_w..self.fc_w + 4 * d * d],
+            fc_b: &w[self.fc_b..self.fc_b + 4 * d],
+            fc2_w: &w[self.fc2_w..self.fc2_w + 4 * d * d],
+            fc2_b: &w[self.fc2_b..self.fc2_b + d],
+        }
+    }
 }
 
 /// Recycled `f32` buffers: a training step reuses the previous step's
@@ -127,7 +149,7 @@ pub struct Layout {
 impl Layout {
     /// The layout for a config, or `None` if the fused path does not cover it.
     pub fn new(cfg: &GptConfig) -> Option<Layout> {
-        use super::gpt::{MlpKind, PosEncoding};
+        use super::gpt_config::{MlpKind, PosEncoding};
         if cfg.mlp != MlpKind::Gelu {
             return None;
         }
@@ -182,19 +204,11 @@ impl Layout {
     }
 }
 
-/// Activations of one block kept for the backward pass.
+/// Activations of one block kept for the backward pass: the block's
+/// intermediates and the attention probabilities `[b, h, t, t]`.
 struct BlockSaved {
-    xhat1: Vec<f32>,
-    rstd1: Vec<f32>,
-    h1: Vec<f32>,
-    qkv: Vec<f32>,
+    acts: BlockActs,
     p: Vec<f32>,
-    att: Vec<f32>,
-    xhat2: Vec<f32>,
-    rstd2: Vec<f32>,
-    h2: Vec<f32>,
-    u: Vec<f32>,
-    g: Vec<f32>,
 }
 
 struct Saved {
@@ -208,9 +222,10 @@ struct Saved {
 impl Saved {
     fn recycle(self, pool: &Pool) {
         for b in self.blocks {
-            for v in [b.xhat1, b.rstd1, b.h1, b.qkv, b.p, b.att, b.xhat2, b.rstd2, b.h2, b.u, b.g] {
+            for v in b.acts.into_buffers() {
                 pool.give(v);
             }
+            pool.give(b.p);
         }
         for v in [self.xhatf, self.rstdf, self.hf] {
             pool.give(v);
@@ -222,7 +237,6 @@ impl Saved {
 pub struct GptOp {
     cfg: GptConfig,
     layout: Arc<Layout>,
-    save: bool,
     /// One entry per shard ([`shards`]).
     saved: Mutex<Option<Vec<Saved>>>,
 }
@@ -238,8 +252,8 @@ impl Drop for GptOp {
 }
 
 impl GptOp {
-    pub fn new(cfg: GptConfig, layout: Arc<Layout>, save: bool) -> GptOp {
-        GptOp { cfg, layout, save, saved: Mutex::new(None) }
+    pub fn new(cfg: GptConfig, layout: Arc<Layout>) -> GptOp {
+        GptOp { cfg, layout, saved: Mutex::new(None) }
     }
 
     /// Token ids `[b, t]` (u32) and the flat parameters → logits `[b, t, vocab]`.
@@ -320,56 +334,11 @@ impl GptOp {
         let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
         let mut blocks = Vec::with_capacity(cfg.n_layers);
         for o in &lay.blocks {
-            // x += Attn(LN(x))
-            let (mut h1, mut xhat1, mut rstd1) = (pool.take(n * d), pool.take(n * d), pool.take(n));
-            profile::time(Phase::FwdRowwise, || {
-                kernels::layer_norm(
-                    &x,
-                    &w[o.ln1_w..o.ln1_w + d],
-                    &w[o.ln1_b..o.ln1_b + d],
-                    d,
-                    &mut h1,
-                    &mut xhat1,
-                    &mut rstd1,
-                )
-            });
-            let mut qkv = pool.take(n * 3 * d);
-            mm(&mut qkv, 3 * d, View::rm(&h1, n, d), View::rm(&w[o.qkv_w..o.qkv_w + 3 * d * d], 3 * d, d).t(), false);
-            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut qkv, &w[o.qkv_b..o.qkv_b + 3 * d]));
-            if let Some(table) = &rope {
-                profile::time(Phase::FwdRowwise, || rope::rotate_qk(&mut qkv, d, dims.hd, table, t, false));
-            }
-            let (mut att, mut p) = (pool.take(n * d), pool.take(b * dims.h * t * t));
-            profile::time(Phase::FwdAttention, || attention::forward(&qkv, dims, &mut att, &mut p));
-            mm(&mut x, d, View::rm(&att, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d).t(), true);
-            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.proj_b..o.proj_b + d]));
-            // x += MLP(LN(x))
-            let (mut h2, mut xhat2, mut rstd2) = (pool.take(n * d), pool.take(n * d), pool.take(n));
-            profile::time(Phase::FwdRowwise, || {
-                kernels::layer_norm(
-                    &x,
-                    &w[o.ln2_w..o.ln2_w + d],
-                    &w[o.ln2_b..o.ln2_b + d],
-                    d,
-                    &mut h2,
-                    &mut xhat2,
-                    &mut rstd2,
-                )
-            });
-            let mut u = pool.take(n * 4 * d);
-            mm(&mut u, 4 * d, View::rm(&h2, n, d), View::rm(&w[o.fc_w..o.fc_w + 4 * d * d], 4 * d, d).t(), false);
-            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut u, &w[o.fc_b..o.fc_b + 4 * d]));
-            let mut g = pool.take(n * 4 * d);
-            profile::time(Phase::FwdRowwise, || kernels::gelu(&u, &mut g));
-            mm(&mut x, d, View::rm(&g, n, 4 * d), View::rm(&w[o.fc2_w..o.fc2_w + 4 * d * d], d, 4 * d).t(), true);
-            profile::time(Phase::FwdRowwise, || kernels::add_bias(&mut x, &w[o.fc2_b..o.fc2_b + d]));
-            let block = BlockSaved { xhat1, rstd1, h1, qkv, p, att, xhat2, rstd2, h2, u, g };
-            if self.save {
-                blocks.push(block);
-            } else {
-                Saved { tokens: Vec::new(), blocks: vec![block], xhatf: Vec::new(), rstdf: Vec::new(), hf: Vec::new() }
-                    .recycle(pool);
-            }
+            let mut acts = BlockActs::new(n, d, |len| pool.take(len));
+            let mut p = pool.take(b * dims.h * t * t);
+            let attend = |qkv: &[f32], att: &mut [f32]| attention::forward(qkv, dims, att, &mut p);
+            block::forward(&o.weights(w, d), &mut x, &mut acts, rope.as_ref().map(|r| (r, t)), threads, attend);
+            blocks.push(BlockSaved { acts, p });
         }
         let (mut hf, mut xhatf, mut rstdf) = (pool.take(n * d), pool.take(n * d), pool.take(n));
         profile::time(Phase::FwdRowwise, || {
@@ -422,7 +391,8 @@ impl GptOp {
                 )
             });
         }
-        for (o, a) in lay.blocks.iter().zip(&s.blocks).rev() {
+        for (o, saved) in lay.blocks.iter().zip(&s.blocks).rev() {
+            let a = &saved.acts;
             // MLP: x_out = x_mid + gelu(LN2(x_mid)·Wfcᵀ + bfc)·W2ᵀ + b2.
             mm(&mut gw[o.fc2_w..o.fc2_w + 4 * d * d], 4 * d, View::rm(&dx, n, d).t(), View::rm(&a.g, n, 4 * d), true);
             profile::time(Phase::BwdRowwise, || kernels::bias_grad(&dx, d, &mut gw[o.fc2_b..o.fc2_b + d]));
@@ -454,7 +424,7 @@ impl GptOp {
             let mut datt = pool.take(n * d);
             mm(&mut datt, d, View::rm(&dx, n, d), View::rm(&w[o.proj_w..o.proj_w + d * d], d, d), false);
             let mut dqkv = pool.take(n * 3 * d);
-            profile::time(Phase::BwdAttention, || attention::backward(&a.qkv, &a.p, &datt, dims, &mut dqkv));
+            profile::time(Phase::BwdAttention, || attention::backward(&a.qkv, &saved.p, &datt, dims, &mut dqkv));
             if let Some(table) = &rope {
                 // Gradients of the rotated q, k → gradients of q, k: rotate back.
                 profile::time(Phase::BwdRowwise, || rope::rotate_qk(&mut dqkv, d, dims.hd, table, t, true));
@@ -536,9 +506,7 @@ impl CustomOp2 for GptOp {
         let tokens = contiguous::<u32>(s1, l1, "tokens")?;
         let w = contiguous::<f32>(s2, l2, "parameters")?;
         let (logits, saved) = self.forward_all(tokens, b, t, w)?;
-        if self.save {
-            *self.saved.lock().expect("fused GPT lock") = Some(saved);
-        }
+        *self.saved.lock().expect("fused GPT lock") = Some(saved);
         Ok((CpuStorage::F32(logits), Shape::from((b, t, self.cfg.vocab))))
     }
 
@@ -560,13 +528,12 @@ impl CustomOp2 for GptOp {
         let w = contiguous::<f32>(ps, pl, "parameters")?;
         let mut guard = self.saved.lock().expect("fused GPT lock");
         if guard.is_none() {
-            // Forward ran without saving (or state was lost): recompute it.
+            // The activations were lost (the op's forward did not run here): recompute them.
             let (ts, tl) = tokens.storage_and_layout();
             let candle_core::Storage::Cpu(ts) = &*ts else { candle_core::bail!("fused GPT runs on the CPU only") };
             let toks = contiguous::<u32>(ts, tl, "tokens")?;
             let (b, _) = tokens.dims2()?;
-            let op = GptOp::new(self.cfg.clone(), self.layout.clone(), true);
-            *guard = Some(op.forward_all(toks, b, t, w)?.1);
+            *guard = Some(self.forward_all(toks, b, t, w)?.1);
         }
         let saved = guard.as_ref().expect("set above");
         let gw = self.backward_all(saved, t, w, dlogits);

@@ -29,6 +29,11 @@ impl Table {
         }
         Table { half, cos, sin }
     }
+
+    /// Half the head dimension (one angle per pair).
+    pub fn half(&self) -> usize {
+        self.half
+    }
 }
 
 /// Rotate q and k of every row of `qkv` (`[rows, 3d]`) in place. Row `i` uses

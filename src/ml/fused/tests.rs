@@ -3,7 +3,8 @@
 
 use candle_core::{Device, Tensor};
 
-use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::gpt::Gpt;
+use crate::ml::gpt_config::{GptConfig, PosEncoding};
 use crate::ml::loss::masked_cross_entropy;
 use crate::ml::rng::Rng;
 
@@ -65,7 +66,7 @@ fn fused_matches_composed_at_bench_width() {
 #[test]
 fn fused_matches_composed_with_rope() {
     let mut cfg = GptConfig::new(17, 32, 2, 4, 12);
-    cfg.pos = crate::ml::gpt::PosEncoding::Rope;
+    cfg.pos = PosEncoding::Rope;
     compare(cfg, 3, 11);
 }
 
@@ -73,7 +74,7 @@ fn fused_matches_composed_with_rope() {
 fn fused_matches_composed_over_several_causal_blocks_and_uneven_shards() {
     // t = 70: attention blocks of 32, 32 and 6 queries; b = 3: shards of 2 and 1 sequences.
     let mut cfg = GptConfig::new(19, 32, 2, 4, 80);
-    cfg.pos = crate::ml::gpt::PosEncoding::Rope;
+    cfg.pos = PosEncoding::Rope;
     compare(cfg, 3, 70);
     compare(GptConfig::new(19, 32, 1, 2, 70), 5, 70);
 }

@@ -1,0 +1,48 @@
+//! The K/V cache of the composed models (the tiny [`Gpt`](super::gpt::Gpt)
+//! and [`Llama`](super::llama::Llama)): for every layer, the keys and values
+//! of the positions read so far, `[B, kv_heads, S, head_dim]` (for Llama,
+//! before grouped heads are repeated). Reading `t` new positions appends
+//! them along `S`, so a new token costs one position of attention instead
+//! of a re-run of the prompt.
+//!
+//! (The fused CPU decoder, `fused::decode`, keeps the same keys and values
+//! in preallocated flat buffers instead of tensors.)
+
+use candle_core::{Result, Tensor};
+
+#[derive(Debug, Clone, Default)]
+pub struct KvCache {
+    /// Per layer: keys and values, `None` until the layer has read a position.
+    pub layers: Vec<Option<(Tensor, Tensor)>>,
+}
+
+impl KvCache {
+    pub fn new(n_layers: usize) -> KvCache {
+        KvCache { layers: vec![None; n_layers] }
+    }
+
+    /// Positions held.
+    pub fn len(&self) -> usize {
+        self.layers.first().and_then(|l| l.as_ref()).map_or(0, |(k, _)| k.dim(2).unwrap_or(0))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Append the new positions' keys and values `[B, heads, t, hd]` to
+    /// `layer` (the cache grows to hold it) and return the layer's keys and
+    /// values of every position so far.
+    pub fn append(&mut self, layer: usize, k: Tensor, v: Tensor) -> Result<(Tensor, Tensor)> {
+        if self.layers.len() <= layer {
+            self.layers.resize(layer + 1, None);
+        }
+        let slot = &mut self.layers[layer];
+        let (k, v) = match slot.as_ref() {
+            Some((pk, pv)) => (Tensor::cat(&[pk, &k], 2)?, Tensor::cat(&[pv, &v], 2)?),
+            None => (k, v),
+        };
+        *slot = Some((k.clone(), v.clone()));
+        Ok((k, v))
+    }
+}
