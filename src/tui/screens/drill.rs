@@ -26,6 +26,7 @@ use crate::tui::action::Hint;
 use crate::tui::widgets::chart;
 
 mod draw;
+mod parts;
 pub mod predict;
 mod run_view;
 mod sweep_tab;
