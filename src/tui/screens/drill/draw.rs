@@ -12,7 +12,7 @@ use super::parts::{header_row, panel, status_cell};
 use super::{sweep_tab, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
 use crate::tui::theme::{
-    accent, border, dim, highlight, param_key, GAUGE_BLUE, GAUGE_FAILED, GAUGE_PASSED, GAUGE_PAST, GAUGE_TRACK,
+    accent, border, dim, highlight, notice, param_key, GAUGE_BLUE, GAUGE_FAILED, GAUGE_PASSED, GAUGE_PAST, GAUGE_TRACK,
 };
 use crate::tui::widgets::{chart, claims, column_widths, ellipsize, token_mask, wrap_all, wrap_words};
 use unicode_width::UnicodeWidthStr;
@@ -50,6 +50,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
     frame.render_widget(
         Paragraph::new(Line::from(vec![
+            // Files read or written for a key, while they are: first, so a long line does not cut it.
+            Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
             Span::styled(format!("track {} · preset {} · ", s.meta.track, s.preset_label()), dim()),
             Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
             Span::styled(source, highlight()),
