@@ -1,6 +1,7 @@
 //! Keys of the drill screen that read or write files do it off the UI
 //! thread: Enter on the Runs tab (a saved run read), `e` (a PNG drawn and
-//! written), `u` and `t` (the learner's function read and checked). The key
+//! written), `u` and `t` (the learner's function read and checked), and
+//! opening the screen (the newest saved sweep and its seeds' metrics read). The key
 //! says what is under way at once; the result is applied when a tick polls
 //! the screen, as the event loop does, and not before. Every test runs in a
 //! temporary data dir (`AGENTLAB_HOME`), never the real home.
@@ -149,4 +150,38 @@ fn t_opens_the_drill_at_once_and_plugs_your_function_in_after_the_tick() {
     assert_eq!(flash(&a), "reading your grpo-advantages…");
     common::settle(&mut a);
     assert!(d(&mut a).uses.contains_key("grpo-advantages"));
+}
+
+/// The newest saved sweep is read as the screen opens, off the UI thread,
+/// and shown on the Sweep tab after the tick; a sweep set meanwhile wins.
+#[test]
+fn the_last_sweep_is_read_off_the_ui_thread_as_the_screen_opens() {
+    use agentlab::runner::sweep::{self, Sweep, SweepConfig};
+    common::isolated_home();
+    let home = tempfile::tempdir().unwrap();
+    let mut a = App::new(Content::embedded().unwrap());
+    a.runs_root = home.path().join("runs");
+    a.sweeps_root = home.path().join("sweeps");
+    let meta = a.content.drill("sft-basics").unwrap().clone();
+    let config = |seeds: Vec<u64>| SweepConfig {
+        drill: "sft-basics".into(),
+        preset: "quick".into(),
+        params: meta.preset_values("quick").unwrap(),
+        seeds,
+        device: agentlab::ml::device::DeviceChoice::Cpu,
+    };
+    let saved = sweep::save(&Sweep::summarise(&meta, config(vec![1, 2, 3]), vec![], 0.0), &a.sweeps_root).unwrap();
+    let s = a.drill_screen("sft-basics").unwrap();
+    a.stack.push(s);
+    assert!(d(&mut a).sweep.is_none(), "not applied before a tick");
+    assert!(draw(&mut a).contains("reading the last sweep… · track 0"));
+    common::settle(&mut a);
+    assert_eq!(d(&mut a).sweep.as_ref().and_then(|v| v.saved.clone()), Some(saved.clone()));
+    assert!(!draw(&mut a).contains("reading the last sweep"));
+    // A sweep shown before the saved one is read stays.
+    let s = a.drill_screen("sft-basics").unwrap();
+    a.stack.push(s);
+    d(&mut a).set_sweep(Sweep::summarise(&meta, config(vec![7]), vec![], 0.0), None);
+    common::settle(&mut a);
+    assert_eq!(d(&mut a).sweep.as_ref().map(|v| v.sweep.config.seeds.clone()), Some(vec![7]));
 }

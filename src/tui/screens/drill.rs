@@ -240,7 +240,14 @@ impl State {
         let runs = runner::list_runs(&runs_root, &meta.id);
         // The newest saved run is shown (charts, claims), read off the UI thread.
         let loading = runs.first().map(|last| load_last_run(meta, last.clone(), runs.get(1).cloned()));
-        let sweep = newest_sweep(&sweeps_root, meta);
+        // The newest saved sweep (its record, and every seed's metrics for
+        // the bands) is read off the UI thread too, where the drill has one.
+        let mut jobs = Vec::new();
+        if sweeps_root.join(&meta.id).is_dir() {
+            let (meta, root) = (meta.clone(), sweeps_root.clone());
+            let read = move || Done::LastSweep(newest_sweep(&root, &meta).map(Box::new));
+            jobs.push(Job::spawn(Kind::LastSweep, "reading the last sweep…".into(), read));
+        }
         State {
             meta: meta.clone(),
             preset: "quick".into(),
@@ -268,7 +275,7 @@ impl State {
             runs,
             runs_cursor: 0,
             shown_dir: None,
-            sweep,
+            sweep: None,
             sweep_job: None,
             sweep_scroll: None,
             sweep_chart: 0,
@@ -285,7 +292,7 @@ impl State {
             compare: None,
             loading,
             showing_last: false,
-            jobs: Vec::new(),
+            jobs,
             reading_use: None,
         }
     }
@@ -531,6 +538,12 @@ impl State {
                 Err(e) => self.notice = Some(e),
             },
             Done::Exported(message) => self.notice = Some(message),
+            // Shown unless a sweep was started (or set) meanwhile.
+            Done::LastSweep(view) => {
+                if self.sweep.is_none() {
+                    self.sweep = view.map(|v| *v);
+                }
+            }
             Done::Used { id, plug, message } => {
                 // Only the function asked for last (u may have moved on).
                 if self.reading_use.as_deref() != Some(id.as_str()) {

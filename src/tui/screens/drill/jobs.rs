@@ -1,10 +1,11 @@
 //! Work a key starts that reads or writes files — opening a saved run
 //! (Enter on the Runs tab), exporting a PNG (`e`), reading and checking
 //! the learner's function (`u`, and `t` on an exercise), the run a `b` run
-//! is compared with — done on a thread of its own, so the screen keeps
-//! drawing and answering keys while the disk works. The key says what is
-//! under way; [`State::poll`](super::State::poll) applies the result when
-//! it arrives and says how it went (a notice on the status line).
+//! is compared with, the newest saved sweep as the screen opens — done on
+//! a thread of its own, so the screen keeps drawing and answering keys
+//! while the disk works. The key says what is under way; [`State::poll`](super::State::poll)
+//! applies the result when it arrives and says how it went (a notice on
+//! the status line).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -24,6 +25,7 @@ pub(super) enum Kind {
     Export,
     Use,
     Compare,
+    LastSweep,
 }
 
 /// The series of a run's charts, by name.
@@ -38,6 +40,8 @@ pub(super) enum Done {
     /// The learner's function of exercise `id`: the plug to train with
     /// (`None` when it cannot be used) and what to tell the learner.
     Used { id: String, plug: Option<BTreeMap<String, UsedScript>>, message: String },
+    /// The newest saved sweep of the drill, if it has one.
+    LastSweep(Option<Box<super::SweepView>>),
     /// The run a `b` run is compared with, read for the run saved in `run`
     /// (`series`: `None` when it could not be read: then it is not compared).
     Compared { run: PathBuf, series: Option<Series>, name: String, claims: Vec<ClaimResult> },
