@@ -370,6 +370,12 @@ proptest! {
         for code in [crossterm::event::KeyCode::Char('4'), crossterm::event::KeyCode::Enter] {
             let _ = state.on_key(crossterm::event::KeyEvent::new(code, crossterm::event::KeyModifiers::NONE));
         }
+        // The run is read off the UI thread: shown once a poll finds it read.
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while state.working() && std::time::Instant::now() < until {
+            state.poll();
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
         prop_assert_eq!(state.viewing.as_deref(), Some("2026-01-01T00-00-00"));
         for tab in ['1', '3', '4'] {
             let _ = state.on_key(crossterm::event::KeyEvent::new(

@@ -237,6 +237,8 @@ fn drill_app(home: &Path) -> App {
     common::screen_lines(&mut a, 80, 24);
     let s = a.drill_screen("sft-basics").unwrap();
     a.stack.push(s);
+    // The newest saved sweep is read off the UI thread: shown after a tick.
+    common::settle(&mut a);
     a
 }
 

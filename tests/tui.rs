@@ -867,14 +867,16 @@ mod sweeps {
         key(&mut a, KeyCode::Char('4'));
         let s = screen(&draw(&mut a, 100, 30));
         assert!(s.contains("▶─ Runs"), "the Runs pane has the focus, and shows it:\n{s}");
-        // Newest first: the failed run.
+        // Newest first: the failed run (read off the UI thread: shown after a tick).
         key(&mut a, KeyCode::Enter);
+        common::settle(&mut a);
         let s = screen(&draw(&mut a, 100, 30));
         assert!(s.contains("failed before its first metric point: out of memory"), "{s}");
         assert!(!s.contains("No run yet"), "{s}");
         key(&mut a, KeyCode::Char('4'));
         key(&mut a, KeyCode::Down);
         key(&mut a, KeyCode::Enter);
+        common::settle(&mut a);
         let s = screen(&draw(&mut a, 100, 30));
         assert!(s.contains("interrupted at step 231 of 800 (train)"), "{s}");
         assert!(!s.contains("ETA"), "a killed run is not training:\n{s}");
@@ -1282,6 +1284,7 @@ fn a_saved_run_says_which_parameters_were_edited() {
     // Newest first: Enter opens the edited run; the header names its edits
     // (the config pane keeps the preset's values for the next run).
     key(&mut a, KeyCode::Enter);
+    common::settle(&mut a);
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("saved run 2026-11-24T09-00-00 (quick, edited: steps)"), "{s}");
     assert!(s.contains("interrupted at step 40 of 3000"), "{s}");

@@ -123,6 +123,8 @@ fn t_opens_the_drill_set_to_train_with_your_function_and_u_cycles() {
     let mut a = app();
     open(&mut a, "grpo-advantages");
     key(&mut a, KeyCode::Char('t'));
+    // The learner's file is read and checked off the UI thread: plugged in after a tick.
+    common::settle(&mut a);
     let Screen::Drill(d) = a.screen() else { panic!("{}", a.screen().title()) };
     assert_eq!(d.meta.id, "grpo-rlvr");
     assert!(d.uses.contains_key("grpo-advantages"));
@@ -134,14 +136,17 @@ fn t_opens_the_drill_set_to_train_with_your_function_and_u_cycles() {
     let dr = a.content.exercise("dr-grpo-advantages").unwrap().clone();
     if !agentlab::exercises::file(&dr.id).unwrap().exists() {
         key(&mut a, KeyCode::Char('u'));
+        common::settle(&mut a);
         assert!(a.flash.as_deref().unwrap_or("").contains("write your dr-grpo-advantages first"), "{:?}", a.flash);
         agentlab::exercises::ensure_file(&dr).unwrap();
         // Nothing is plugged now: u starts over at grpo-advantages.
         key(&mut a, KeyCode::Char('u'));
+        common::settle(&mut a);
         let Screen::Drill(d) = a.screen() else { panic!() };
         assert!(d.uses.contains_key("grpo-advantages"), "{:?}", d.uses.keys());
     }
     key(&mut a, KeyCode::Char('u'));
+    common::settle(&mut a);
     let Screen::Drill(d) = a.screen() else { panic!() };
     assert!(d.uses.contains_key("dr-grpo-advantages"), "{:?}", d.uses.keys());
     key(&mut a, KeyCode::Char('u'));

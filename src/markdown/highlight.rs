@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use syntect::easy::HighlightLines;
 use syntect::highlighting::{FontStyle, Theme, ThemeSet};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
@@ -52,7 +52,7 @@ pub fn supports(lang: &str) -> bool {
 /// Highlight `code`; each returned line is a list of styled pieces.
 /// Unknown languages come back as plain lines in the code colour.
 pub fn highlight(code: &str, lang: &str) -> Vec<Vec<(Style, String)>> {
-    let plain = Style::default().fg(Color::Rgb(0xd3, 0xd0, 0xc8));
+    let plain = crate::tui::theme::markdown::code_plain();
     let Some(syntax) = syntax_for(lang) else {
         return code.lines().map(|l| vec![(plain, l.to_string())]).collect();
     };
@@ -76,7 +76,7 @@ pub fn highlight(code: &str, lang: &str) -> Vec<Vec<(Style, String)>> {
 
 fn convert(st: syntect::highlighting::Style) -> Style {
     let fg = st.foreground;
-    let mut style = Style::default().fg(Color::Rgb(fg.r, fg.g, fg.b));
+    let mut style = crate::tui::theme::syntax(fg.r, fg.g, fg.b);
     if st.font_style.contains(FontStyle::BOLD) {
         style = style.add_modifier(Modifier::BOLD);
     }

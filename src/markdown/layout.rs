@@ -352,7 +352,7 @@ fn wrap(segs: &[Seg], first: &[Seg], rest: &[Seg], width: usize) -> Vec<OutLine>
 }
 
 fn code_block(out: &mut Out, block: &super::Block, lang: &str, lines: &[Vec<(Style, String)>], avail: usize) {
-    let gutter = Style::default().fg(ratatui::style::Color::Rgb(0x58, 0x58, 0x58));
+    let gutter = styles::code_gutter();
     let mut head = OutLine::default();
     head.push_segs(&block.first);
     let label = if lang.is_empty() { String::new() } else { format!(" {lang} ") };

@@ -14,7 +14,7 @@ pub mod layout;
 pub mod math;
 
 use pulldown_cmark::{Alignment, CodeBlockKind, CowStr, Event, LinkType, Parser, Tag, TagEnd};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 
 use crate::content::links::{slugify, Link};
 use crate::content::sheet::{heading_level, markdown_options};
@@ -89,45 +89,8 @@ pub struct Doc {
     pub foldables: usize,
 }
 
-pub mod styles {
-    use super::*;
-    pub fn text() -> Style {
-        Style::default()
-    }
-    pub fn code_span() -> Style {
-        Style::default().fg(Color::Rgb(0xf0, 0xa0, 0x60))
-    }
-    pub fn math() -> Style {
-        Style::default().fg(Color::Rgb(0x8a, 0xd0, 0xff))
-    }
-    pub fn link() -> Style {
-        Style::default().fg(Color::Rgb(0x6c, 0xb6, 0xff)).add_modifier(Modifier::UNDERLINED)
-    }
-    pub fn lab_link() -> Style {
-        Style::default().fg(Color::Rgb(0x7d, 0xe3, 0x9a)).add_modifier(Modifier::UNDERLINED)
-    }
-    pub fn dim() -> Style {
-        Style::default().fg(Color::DarkGray)
-    }
-    pub fn quote_bar() -> Style {
-        Style::default().fg(Color::Rgb(0x70, 0x90, 0x70))
-    }
-    pub fn marker() -> Style {
-        Style::default().fg(Color::Rgb(0xe0, 0xc0, 0x60))
-    }
-    pub fn heading(level: u8) -> Style {
-        let base = Style::default().add_modifier(Modifier::BOLD);
-        match level {
-            1 => base.fg(Color::Rgb(0xff, 0x8c, 0xd8)),
-            2 => base.fg(Color::Rgb(0x5f, 0xd7, 0xff)),
-            3 => base.fg(Color::Rgb(0xff, 0xd7, 0x5f)),
-            _ => base,
-        }
-    }
-    pub fn summary() -> Style {
-        Style::default().fg(Color::Rgb(0xd7, 0xaf, 0xff)).add_modifier(Modifier::BOLD)
-    }
-}
+/// The styles of rendered Markdown: they live with every other colour of the UI.
+pub use crate::tui::theme::markdown as styles;
 
 enum Container {
     Quote,

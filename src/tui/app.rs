@@ -160,7 +160,7 @@ impl App {
         if self.too_small() {
             return;
         }
-        let body = super::ui::body_area(area);
+        let body = super::layout::body_area(area);
         if let Some(Screen::Reader(r)) = self.stack.last_mut() {
             r.prepare(body);
         }

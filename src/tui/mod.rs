@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod app;
+pub mod layout;
 pub mod screens;
 pub mod sync;
 pub mod theme;

@@ -2,7 +2,7 @@
 //! with key hints, the help overlay, and the "terminal too small" message.
 
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph, Wrap};
 use ratatui::Frame;
@@ -12,13 +12,7 @@ use super::action::Hint;
 use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
 use super::screens::{drill, exercise, home, progress, quiz, reader, review, study, Screen};
 
-use super::theme::{accent, key_style};
-
-/// The body area of a full frame (between header and footer).
-pub fn body_area(area: Rect) -> Rect {
-    let [_, body, _] = Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area);
-    body
-}
+use super::theme::{self, accent, dim, highlight, key_style};
 
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
@@ -50,7 +44,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = vec![Span::styled(" agentlab ", super::theme::brand())];
     for s in &app.stack {
-        spans.push(Span::styled(" › ", Style::default().fg(Color::DarkGray)));
+        spans.push(Span::styled(" › ", dim()));
         spans.push(Span::raw(s.title()));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
@@ -84,16 +78,13 @@ fn footer_height(app: &App, area: Rect) -> u16 {
 
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(ask) = &app.confirm_quit {
-        let line = Line::from(Span::styled(
-            format!(" {ask}"),
-            Style::default().fg(Color::Black).bg(Color::Yellow).add_modifier(Modifier::BOLD),
-        ));
-        frame.render_widget(Paragraph::new(line).style(Style::default().bg(Color::Yellow)), area);
+        let line = Line::from(Span::styled(format!(" {ask}"), theme::confirm()));
+        frame.render_widget(Paragraph::new(line).style(theme::confirm_bar()), area);
         return;
     }
     if let Some(msg) = &app.flash {
         let lines = flash_lines(msg, area.width);
-        frame.render_widget(Paragraph::new(lines.join("\n")).style(Style::default().fg(Color::Yellow)), area);
+        frame.render_widget(Paragraph::new(lines.join("\n")).style(theme::notice()), area);
         return;
     }
     let mut hints = app.screen().hints();
@@ -139,10 +130,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         vec![Line::from(Span::styled(format!("{} keys", app.screen().kind()), accent().add_modifier(Modifier::BOLD)))];
     let key_w = screen_keys.iter().chain(GLOBAL_HELP).map(|(k, _)| k.chars().count()).max().unwrap_or(4);
     let row = |(k, what): &Hint| {
-        Line::from(vec![
-            Span::styled(format!("{k:>key_w$}"), Style::default().fg(Color::Yellow)),
-            Span::raw(format!("  {what}")),
-        ])
+        Line::from(vec![Span::styled(format!("{k:>key_w$}"), highlight()), Span::raw(format!("  {what}"))])
     };
     lines.extend(screen_keys.iter().map(row));
     lines.push(Line::raw(""));
@@ -166,10 +154,7 @@ fn draw_too_small(frame: &mut Frame, area: Rect) {
         area.width, area.height
     );
     frame.render_widget(
-        Paragraph::new(text)
-            .wrap(Wrap { trim: true })
-            .alignment(Alignment::Center)
-            .style(Style::default().fg(Color::Yellow)),
+        Paragraph::new(text).wrap(Wrap { trim: true }).alignment(Alignment::Center).style(theme::notice()),
         area,
     );
 }

@@ -134,3 +134,19 @@ pub fn disk_files() -> Vec<(String, String)> {
     }
     out
 }
+
+/// Tick `app` as the event loop does until no drill screen on its stack is
+/// reading or writing files for a key (a run opened, a PNG exported, the
+/// learner's function read), or 20 s have passed.
+#[allow(dead_code)] // used by the TUI test binaries only
+pub fn settle(app: &mut agentlab::tui::App) {
+    use agentlab::tui::screens::Screen;
+    let working = |a: &agentlab::tui::App| a.stack.iter().any(|s| matches!(s, Screen::Drill(d) if d.working()));
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while working(app) && std::time::Instant::now() < until {
+        app.on_tick();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    app.on_tick();
+    assert!(!working(app), "still reading or writing after 20 s");
+}

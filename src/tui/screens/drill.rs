@@ -24,8 +24,11 @@ use crate::runner::{self, Point, RunConfig, RunHandle, RunRecord};
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
 use crate::tui::widgets::chart;
+use jobs::{Done, Job, Kind};
 
 mod draw;
+mod jobs;
+mod parts;
 pub mod predict;
 mod run_view;
 mod sweep_tab;
@@ -163,6 +166,10 @@ pub struct State {
     loading: Option<Receiver<LastRun>>,
     /// The run shown is the newest saved one, loaded when the screen opened.
     pub showing_last: bool,
+    /// Files being read or written for a key, off the UI thread (see [`jobs`]).
+    jobs: Vec<Job>,
+    /// The exercise whose function `u` (or `t`) is reading, until it is read.
+    reading_use: Option<String>,
 }
 
 /// The newest saved run of a drill, loaded off the UI thread.
@@ -233,7 +240,14 @@ impl State {
         let runs = runner::list_runs(&runs_root, &meta.id);
         // The newest saved run is shown (charts, claims), read off the UI thread.
         let loading = runs.first().map(|last| load_last_run(meta, last.clone(), runs.get(1).cloned()));
-        let sweep = newest_sweep(&sweeps_root, meta);
+        // The newest saved sweep (its record, and every seed's metrics for
+        // the bands) is read off the UI thread too, where the drill has one.
+        let mut jobs = Vec::new();
+        if sweeps_root.join(&meta.id).is_dir() {
+            let (meta, root) = (meta.clone(), sweeps_root.clone());
+            let read = move || Done::LastSweep(newest_sweep(&root, &meta).map(Box::new));
+            jobs.push(Job::spawn(Kind::LastSweep, "reading the last sweep…".into(), read));
+        }
         State {
             meta: meta.clone(),
             preset: "quick".into(),
@@ -261,7 +275,7 @@ impl State {
             runs,
             runs_cursor: 0,
             shown_dir: None,
-            sweep,
+            sweep: None,
             sweep_job: None,
             sweep_scroll: None,
             sweep_chart: 0,
@@ -278,6 +292,8 @@ impl State {
             compare: None,
             loading,
             showing_last: false,
+            jobs,
+            reading_use: None,
         }
     }
 
@@ -298,6 +314,19 @@ impl State {
         self.loading.is_some()
     }
 
+    /// Files are being read or written for a key (a run opened, a PNG
+    /// exported, your function read), or the newest saved run is still
+    /// being read: [`State::poll`] applies what arrives.
+    pub fn working(&self) -> bool {
+        self.loading() || !self.jobs.is_empty()
+    }
+
+    /// What is being read or written for a key, for the status line
+    /// ("exporting the charts to PNG…"); the newest first.
+    pub fn under_way(&self) -> Option<&str> {
+        self.jobs.last().map(|j| j.what.as_str())
+    }
+
     /// Exercises whose function this drill can train with.
     pub fn pluggable(&self) -> Vec<&'static str> {
         crate::exercises::specs().iter().filter(|s| s.plug_drill == Some(self.meta.id.as_str())).map(|s| s.id).collect()
@@ -313,8 +342,12 @@ impl State {
         if ids.is_empty() {
             return Action::Flash("no exercise plugs into this drill".into());
         }
-        let now = ids.iter().position(|id| self.uses.contains_key(*id));
+        // The function being read counts as the one in use.
+        let current = self.reading_use.clone().or_else(|| self.uses.keys().next().cloned());
+        let now = ids.iter().position(|id| current.as_deref() == Some(*id));
         self.uses.clear();
+        self.reading_use = None;
+        self.jobs.retain(|j| j.kind != Kind::Use);
         let next = match now {
             None => 0,
             Some(i) if i + 1 < ids.len() => i + 1,
@@ -323,25 +356,22 @@ impl State {
         Action::Flash(self.use_exercise(ids[next]))
     }
 
-    /// Train the next runs with the learner's file of exercise `id`. Returns
-    /// what to tell the learner (also when the file cannot be used).
+    /// Train the next runs with the learner's file of exercise `id`: the
+    /// file is read and checked on a thread ([`State::poll`] plugs it in
+    /// and says whether it passes its check, or why it cannot be used).
+    /// Returns what to tell the learner meanwhile.
     pub fn use_exercise(&mut self, id: &str) -> String {
         let file = match crate::exercises::file(id) {
             Ok(f) => f,
             Err(e) => return format!("no data directory: {e:#}"),
         };
-        let Ok(source) = std::fs::read_to_string(&file) else {
-            return format!("write your {id} first: e on Home opens the exercises");
-        };
-        let used = UsedScript { file: file.display().to_string(), source };
-        let map = BTreeMap::from([(id.to_string(), used)]);
-        if let Err(e) = crate::exercises::plug::Plugs::new(&self.meta.id, &map) {
-            return format!("cannot train with your {id}: {e}");
-        }
-        let passes = crate::exercises::spec(id).is_some_and(|s| crate::exercises::check(s, &map[id].source).passed);
-        let verdict = if passes { "it passes its check" } else { "it FAILS its check: watch what that does" };
-        self.uses = map;
-        format!("s starts a run with your {id} ({verdict}); u switches back to the lab's")
+        let (drill, id) = (self.meta.id.clone(), id.to_string());
+        let what = format!("reading your {id}…");
+        self.uses.clear();
+        self.jobs.retain(|j| j.kind != Kind::Use);
+        self.reading_use = Some(id.clone());
+        self.jobs.push(Job::spawn(Kind::Use, what.clone(), move || read_use(&drill, &id, file)));
+        what
     }
 
     /// "your grpo-advantages" when a run would use a learner function.
@@ -463,7 +493,77 @@ impl State {
         let loaded = self.poll_loading();
         let run = self.poll_run();
         let sweep = self.poll_sweep();
-        loaded || run || sweep
+        let jobs = self.poll_jobs();
+        loaded || run || sweep || jobs
+    }
+
+    /// Apply what the jobs started by keys have finished. Returns whether one did.
+    fn poll_jobs(&mut self) -> bool {
+        let mut done = Vec::new();
+        self.jobs.retain(|j| match j.try_take() {
+            Err(TryRecvError::Empty) => true,
+            Ok(d) => {
+                done.push(Ok(d));
+                false
+            }
+            Err(TryRecvError::Disconnected) => {
+                done.push(Err((j.kind, j.what.clone())));
+                false
+            }
+        });
+        let any = !done.is_empty();
+        for d in done {
+            match d {
+                Ok(d) => self.apply_done(d),
+                // Its thread died (it cannot normally happen): say so, and wait no more.
+                Err((kind, what)) => {
+                    if kind == Kind::Use {
+                        self.reading_use = None;
+                    }
+                    self.notice = Some(format!("{} stopped without a result", what.trim_end_matches('…')));
+                }
+            }
+        }
+        any
+    }
+
+    fn apply_done(&mut self, done: Done) {
+        match done {
+            Done::Opened { record, result } => match result {
+                Ok((view, previous)) => {
+                    self.show_saved(&record, *view, previous);
+                    self.tab = Tab::Charts;
+                    self.notice = Some(format!("showing saved run {} (s starts a new run)", record.name));
+                }
+                Err(e) => self.notice = Some(e),
+            },
+            Done::Exported(message) => self.notice = Some(message),
+            // Shown unless a sweep was started (or set) meanwhile.
+            Done::LastSweep(view) => {
+                if self.sweep.is_none() {
+                    self.sweep = view.map(|v| *v);
+                }
+            }
+            Done::Used { id, plug, message } => {
+                // Only the function asked for last (u may have moved on).
+                if self.reading_use.as_deref() != Some(id.as_str()) {
+                    return;
+                }
+                self.reading_use = None;
+                if let Some(plug) = plug {
+                    self.uses = plug;
+                }
+                self.notice = Some(message);
+            }
+            Done::Compared { run, series, name, claims } => {
+                // Only for the run it was read for, if that one is still shown.
+                let Some(series) = series else { return };
+                if self.viewing.is_none() && self.run.as_ref().is_some_and(|h| h.dir == run) {
+                    self.previous = Some(series);
+                    self.compare = Some((name, claims));
+                }
+            }
+        }
     }
 
     /// The newest saved run, once read: shown unless a run was started or
@@ -715,6 +815,10 @@ impl State {
         if let Some(what) = self.busy() {
             return Some(Action::Flash(format!("a {what} is already going: x cancels it")));
         }
+        // The run would train with the lab's function instead of the one asked for.
+        if let Some(id) = &self.reading_use {
+            return Some(Action::Flash(format!("reading your {id}… start the run once it is read")));
+        }
         if crate::drills::find(&self.meta.id).is_none() {
             return Some(Action::Flash(format!("{} is not implemented in this build yet", self.meta.id)));
         }
@@ -853,10 +957,6 @@ impl State {
         if !self.view.series.is_empty() {
             self.previous = Some(self.view.series.clone());
         }
-        let compare = base.and_then(|r| {
-            let series = runner::load_events(&r.dir).ok().map(|e| runner::series(&e))?;
-            Some((series, r.name.clone(), r.report.as_ref().map(|rep| rep.claims.clone()).unwrap_or_default()))
-        });
         let config = RunConfig {
             drill: self.meta.id.clone(),
             preset: self.preset.clone(),
@@ -879,9 +979,13 @@ impl State {
                 self.answered = None;
                 self.outcomes = None;
                 self.compare = None;
-                if let Some((series, name, claims)) = compare {
-                    self.previous = Some(series);
-                    self.compare = Some((name, claims));
+                // A saved run opening now would hide the live one.
+                self.jobs.retain(|j| !matches!(j.kind, Kind::Open | Kind::Compare));
+                // The run compared with is read meanwhile (its series are the grey curves).
+                if let Some(r) = base.cloned() {
+                    let run = self.shown_dir.clone().unwrap_or_default();
+                    let what = format!("reading run {}…", r.name);
+                    self.jobs.push(Job::spawn(Kind::Compare, what, move || read_compare(r, run)));
                 }
                 Action::Flash("started: charts update as the model trains (x cancels)".into())
             }
@@ -913,6 +1017,12 @@ impl State {
     pub fn stop(&mut self, deadline: Instant) -> Vec<String> {
         let mut notes = Vec::new();
         let remaining = || deadline.saturating_duration_since(Instant::now());
+        // A PNG being written is finished (reads are let go).
+        for job in self.jobs.drain(..).filter(|j| j.kind == Kind::Export) {
+            if let Some(Done::Exported(m)) = job.wait(remaining()) {
+                notes.push(m);
+            }
+        }
         if let Some(job) = self.sweep_job.take() {
             job.cancel();
             let mut ended = None;
@@ -1070,39 +1180,30 @@ impl State {
         Ok(format!("{key} = {text}"))
     }
 
+    /// Enter on the Runs tab: read the run under the cursor (and the one
+    /// before it, its overlay) on a thread; it is shown when read.
     fn open_run(&mut self) -> Action {
         let Some(r) = self.runs.get(self.runs_cursor).cloned() else { return Action::None };
-        let events = match runner::load_events(&r.dir) {
-            Ok(e) => e,
-            Err(e) => return Action::Flash(format!("cannot read {}: {e:#}", r.dir.display())),
-        };
-        let view = fold_saved(&self.meta, &r, events);
-        // The run opened is compared with the one before it.
-        let previous = self
-            .runs
-            .get(self.runs_cursor + 1)
-            .and_then(|p| runner::load_events(&p.dir).ok())
-            .map(|e| runner::series(&e));
-        self.show_saved(&r, view, previous);
-        self.tab = Tab::Charts;
-        Action::Flash(format!("showing saved run {} (s starts a new run)", r.name))
+        let before = self.runs.get(self.runs_cursor + 1).cloned();
+        let meta = self.meta.clone();
+        let what = format!("reading run {}…", r.name);
+        // The run opened last is the one shown.
+        self.jobs.retain(|j| j.kind != Kind::Open);
+        self.jobs.push(Job::spawn(Kind::Open, what.clone(), move || read_saved(&meta, r, before)));
+        Action::Flash(what)
     }
 
-    fn export(&self) -> Action {
-        let Some(dir) = &self.shown_dir else { return Action::Flash("no run to export yet: s starts one".into()) };
+    /// `e`: export the shown run's charts to PNG, on a thread.
+    fn export(&mut self) -> Action {
+        let Some(dir) = self.shown_dir.clone() else {
+            return Action::Flash("no run to export yet: s starts one".into());
+        };
+        let live = self.running() && self.viewing.is_none();
         // The export draws what the screen shows: the same smoothing and y scale.
-        match crate::plot::export_run_styled(dir, crate::plot::Format::Png, None, self.opts.style()) {
-            Ok(p) => {
-                let events = runner::load_events(dir).unwrap_or_default();
-                let live = self.running() && self.viewing.is_none();
-                match runner::incomplete(&runner::load_run(dir), &events) {
-                    Some(_) if live => Action::Flash(format!("exported {} (so far: the run is going)", p.display())),
-                    Some(note) => Action::Flash(format!("exported {} (partial: the run was {note})", p.display())),
-                    None => Action::Flash(format!("exported {}", p.display())),
-                }
-            }
-            Err(e) => Action::Flash(format!("export failed: {e:#}")),
-        }
+        let style = self.opts.style();
+        let what = "exporting the charts to PNG…".to_string();
+        self.jobs.push(Job::spawn(Kind::Export, what.clone(), move || Done::Exported(export_png(&dir, style, live))));
+        Action::Flash(what)
     }
 
     pub fn on_key(&mut self, key: KeyEvent) -> Action {
@@ -1282,6 +1383,59 @@ fn load_last_run(meta: &DrillMeta, last: RunRecord, before: Option<RunRecord>) -
         let _ = tx.send(LastRun { record: last, view, previous });
     });
     rx
+}
+
+/// A saved run's view and the series of `before` (its overlay), or why
+/// it cannot be read (on a job's thread).
+fn read_saved(meta: &DrillMeta, r: RunRecord, before: Option<RunRecord>) -> Done {
+    let result = match runner::load_events(&r.dir) {
+        Ok(events) => {
+            let view = fold_saved(meta, &r, events);
+            let previous = before.and_then(|p| runner::load_events(&p.dir).ok()).map(|e| runner::series(&e));
+            Ok((Box::new(view), previous))
+        }
+        Err(e) => Err(format!("cannot read {}: {e:#}", r.dir.display())),
+    };
+    Done::Opened { record: Box::new(r), result }
+}
+
+/// Export the run in `dir` to PNG; what to tell the learner (on a job's thread).
+fn export_png(dir: &Path, style: crate::plot::Style, live: bool) -> String {
+    match crate::plot::export_run_styled(dir, crate::plot::Format::Png, None, style) {
+        Ok(p) => {
+            let events = runner::load_events(dir).unwrap_or_default();
+            match runner::incomplete(&runner::load_run(dir), &events) {
+                Some(_) if live => format!("exported {} (so far: the run is going)", p.display()),
+                Some(note) => format!("exported {} (partial: the run was {note})", p.display()),
+                None => format!("exported {}", p.display()),
+            }
+        }
+        Err(e) => format!("export failed: {e:#}"),
+    }
+}
+
+/// The learner's function of exercise `id` read from `file` and checked,
+/// for drill `drill` (on a job's thread).
+fn read_use(drill: &str, id: &str, file: PathBuf) -> Done {
+    let used = |plug, message| Done::Used { id: id.to_string(), plug, message };
+    let Ok(source) = std::fs::read_to_string(&file) else {
+        return used(None, format!("write your {id} first: e on Home opens the exercises"));
+    };
+    let map = BTreeMap::from([(id.to_string(), UsedScript { file: file.display().to_string(), source })]);
+    if let Err(e) = crate::exercises::plug::Plugs::new(drill, &map) {
+        return used(None, format!("cannot train with your {id}: {e}"));
+    }
+    let passes = crate::exercises::spec(id).is_some_and(|s| crate::exercises::check(s, &map[id].source).passed);
+    let verdict = if passes { "it passes its check" } else { "it FAILS its check: watch what that does" };
+    used(Some(map), format!("s starts a run with your {id} ({verdict}); u switches back to the lab's"))
+}
+
+/// The series and claims of `base`, the run a `b` run saved in `run` is
+/// compared with (on a job's thread). Unreadable, it is not compared.
+fn read_compare(base: RunRecord, run: PathBuf) -> Done {
+    let series = runner::load_events(&base.dir).ok().map(|e| runner::series(&e));
+    let claims = base.report.as_ref().map(|rep| rep.claims.clone()).unwrap_or_default();
+    Done::Compared { run, series, name: base.name, claims }
 }
 
 /// The newest run of `runs` (newest first) that passed with `seed`, of

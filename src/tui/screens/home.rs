@@ -2,7 +2,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::Frame;
@@ -16,7 +16,7 @@ use crate::progress::study;
 use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
 use crate::tui::action::{Action, Hint};
-use crate::tui::theme::accent;
+use crate::tui::theme::{self, accent};
 use crate::tui::widgets::bar::mastery_bar;
 
 /// Minutes of a study session started from Home.
@@ -203,7 +203,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
                 title.push('…');
             }
             let mut spans = vec![
-                Span::styled(format!("{} ", t.number), Style::default().fg(Color::Yellow)),
+                Span::styled(format!("{} ", t.number), theme::highlight()),
                 Span::raw(format!("{title:<title_w$} ")),
             ];
             let row = summary.tracks.iter().find(|r| r.track == t.number);
@@ -211,7 +211,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
             spans.extend(mastery_bar(row.and_then(|r| r.mastery()), bar_w));
             match row.map_or(0, |r| r.due) {
                 0 => {}
-                n => spans.push(Span::styled(format!(" {n} due"), Style::default().fg(Color::Yellow))),
+                n => spans.push(Span::styled(format!(" {n} due"), theme::highlight())),
             }
             ListItem::new(Line::from(spans))
         })
@@ -222,7 +222,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         0 => " Tracks · % mastered ".to_string(),
         n => format!(" Tracks · % mastered · {n} due for review (r) "),
     };
-    let focused = |f: Focus| if state.focus == f { accent() } else { Style::default().fg(Color::DarkGray) };
+    let focused = |f: Focus| theme::border(state.focus == f);
     let list = List::new(items)
         .block(panel(&tracks_title, focused(Focus::Tracks)))
         .highlight_style(Style::default().add_modifier(Modifier::REVERSED))
@@ -234,7 +234,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         .iter()
         .map(|d| {
             ListItem::new(Line::from(vec![
-                Span::styled(format!("{} ", d.track), Style::default().fg(Color::Yellow)),
+                Span::styled(format!("{} ", d.track), theme::highlight()),
                 Span::raw(d.id.clone()),
             ]))
         })
@@ -251,9 +251,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
     };
     frame.render_widget(
-        Paragraph::new(detail)
-            .wrap(Wrap { trim: false })
-            .block(panel(" Details ", Style::default().fg(Color::DarkGray))),
+        Paragraph::new(detail).wrap(Wrap { trim: false }).block(panel(" Details ", theme::dim())),
         right,
     );
 }
@@ -267,7 +265,7 @@ fn heading(text: String) -> Line<'static> {
 }
 
 fn dim(text: String) -> Line<'static> {
-    Line::from(Span::styled(text, Style::default().fg(Color::DarkGray)))
+    Line::from(Span::styled(text, theme::dim()))
 }
 
 fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) -> Vec<Line<'static>> {

@@ -6,7 +6,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
@@ -15,7 +15,7 @@ use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
-use crate::tui::theme::{accent, dim};
+use crate::tui::theme::{accent, dim, highlight, notice, rated_dont, rated_fuzzy, rated_know};
 use crate::tui::widgets::bar::mastery_bar;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -135,7 +135,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let first = s.first_row().min(sum.tracks.len().saturating_sub(fit));
     for row in sum.tracks.iter().skip(first).take(fit) {
         let mut spans = vec![
-            Span::styled(format!("{} ", row.track), Style::default().fg(Color::Yellow)),
+            Span::styled(format!("{} ", row.track), highlight()),
             Span::raw(format!("{} ", cut(&row.title, title_w))),
         ];
         let all = row.mastery();
@@ -150,10 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             }
             spans.push(Span::raw(" "));
         }
-        spans.push(Span::styled(
-            format!("{:>4}", row.due),
-            if row.due > 0 { Style::default().fg(Color::Yellow) } else { dim() },
-        ));
+        spans.push(Span::styled(format!("{:>4}", row.due), if row.due > 0 { highlight() } else { dim() }));
         spans.push(Span::raw(format!(" {:>6}", row.drills_text())));
         spans.push(Span::raw(format!(" {:>5}", row.exercises_text())));
         lines.push(Line::from(spans));
@@ -246,7 +243,7 @@ fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>>
     }
     for r in rows {
         lines.push(Line::from(vec![
-            Span::styled(format!("{} ", r.track), Style::default().fg(Color::Yellow)),
+            Span::styled(format!("{} ", r.track), highlight()),
             Span::raw(format!("{} {:>6} {:>11}", cut(&r.title, title_w), duration_text(r.secs), r.calibration_text())),
         ]));
     }
@@ -258,7 +255,7 @@ fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum:
     let mut due = vec![
         Line::from(vec![
             Span::raw("Due now: "),
-            Span::styled(sum.due_now.to_string(), Style::default().fg(Color::Yellow).add_modifier(Modifier::BOLD)),
+            Span::styled(sum.due_now.to_string(), highlight().add_modifier(Modifier::BOLD)),
         ]),
         Line::raw(format!("Next 7 days: {}", sum.due_week())),
     ];
@@ -284,9 +281,9 @@ fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum:
         let scale = |n: usize| (n * avail).div_ceil(max);
         hist.push(Line::from(vec![
             Span::styled(d.date.format("%m-%d ").to_string(), dim()),
-            Span::styled("█".repeat(scale(d.know)), Style::default().fg(Color::Green)),
-            Span::styled("█".repeat(scale(d.fuzzy)), Style::default().fg(Color::Yellow)),
-            Span::styled("█".repeat(scale(d.dont)), Style::default().fg(Color::Red)),
+            Span::styled("█".repeat(scale(d.know)), rated_know()),
+            Span::styled("█".repeat(scale(d.fuzzy)), rated_fuzzy()),
+            Span::styled("█".repeat(scale(d.dont)), rated_dont()),
             Span::raw(if total > 0 { format!(" {}/{}/{}", d.know, d.fuzzy, d.dont) } else { String::new() }),
         ]));
     }
@@ -300,7 +297,7 @@ fn footer(frame: &mut Frame, foot: Rect, s: &State) {
         dim(),
     ))];
     if let Some(n) = &s.notice {
-        f.push(Line::from(Span::styled(n.clone(), Style::default().fg(Color::Yellow))));
+        f.push(Line::from(Span::styled(n.clone(), notice())));
     }
     frame.render_widget(Paragraph::new(f).wrap(Wrap { trim: true }), foot);
 }

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Paragraph, Wrap};
 use ratatui::Frame;
@@ -18,7 +18,7 @@ use crate::progress::session::{quiz_items, Passes};
 use crate::progress::{Rating, Store};
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
-use crate::tui::theme::{accent, bad, dim, good};
+use crate::tui::theme::{accent, bad, dim, good, highlight};
 use crate::tui::widgets::question::{self, count, pass_lines, Outcome, Question};
 
 /// Level choices on the setup page: L1, L2, L3, all.
@@ -322,9 +322,9 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
         .map(|t| {
             let n = quiz_items(content, Some(t.number), LEVELS[level], None).len();
             ListItem::new(Line::from(vec![
-                Span::styled(format!("{} ", t.number), Style::default().fg(Color::Yellow)),
+                Span::styled(format!("{} ", t.number), highlight()),
                 Span::raw(format!("{:<34}", t.title)),
-                Span::styled(format!("{:>9}", count(n, "item", "items")), Style::default().fg(Color::DarkGray)),
+                Span::styled(format!("{:>9}", count(n, "item", "items")), dim()),
             ]))
         })
         .collect();
@@ -351,7 +351,7 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
         count(n, "item", "items")
     )));
     lines.push(Line::raw(""));
-    lines.push(Line::from(Span::styled("Next: Enter starts the quiz.", Style::default().fg(Color::DarkGray))));
+    lines.push(Line::from(Span::styled("Next: Enter starts the quiz.", dim())));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(panel(" 2. Level ", accent())), right);
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, List, ListItem, ListState, Padding, Paragraph};
 use ratatui::Frame;
@@ -17,7 +17,7 @@ use crate::content::Content;
 use crate::markdown::{Doc, Rendered};
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
-use crate::tui::theme::accent;
+use crate::tui::theme::{accent, border, dim, notice, position};
 
 /// The widest a line of running text gets in the reader (the column is
 /// centred in a wider window); about 100 columns reads comfortably.
@@ -573,7 +573,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                 ListItem::new(lines)
             })
             .collect();
-        let border = if s.focus == Focus::Toc { accent() } else { Style::default().fg(Color::DarkGray) };
+        let border = border(s.focus == Focus::Toc);
         let selected = if s.focus == Focus::Toc { Some(s.toc_cursor) } else { current };
         let mut ls = ListState::default().with_selected(selected);
         let list = List::new(items)
@@ -623,10 +623,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         })
         .collect();
     let text = Paragraph::new(visible).block(
-        Block::default()
-            .borders(Borders::LEFT | Borders::RIGHT)
-            .border_style(Style::default().fg(Color::DarkGray))
-            .padding(Padding::horizontal(1)),
+        Block::default().borders(Borders::LEFT | Borders::RIGHT).border_style(dim()).padding(Padding::horizontal(1)),
     );
     frame.render_widget(text, text_area);
 
@@ -639,7 +636,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
             Line::from(vec![Span::styled("/", accent()), Span::raw(search.query.clone()), Span::styled("█", accent())])
         }
         Some(search) => Line::from(vec![
-            Span::styled(format!(" {pct:>3}% "), Style::default().fg(Color::Black).bg(Color::DarkGray)),
+            Span::styled(format!(" {pct:>3}% "), position()),
             Span::raw(format!(" {section}  ")),
             Span::styled(
                 format!(
@@ -648,13 +645,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                     if search.hits.is_empty() { 0 } else { search.current + 1 },
                     search.hits.len()
                 ),
-                Style::default().fg(Color::Yellow),
+                notice(),
             ),
         ]),
-        None => Line::from(vec![
-            Span::styled(format!(" {pct:>3}% "), Style::default().fg(Color::Black).bg(Color::DarkGray)),
-            Span::raw(format!(" {section}")),
-        ]),
+        None => Line::from(vec![Span::styled(format!(" {pct:>3}% "), position()), Span::raw(format!(" {section}"))]),
     };
     frame.render_widget(Paragraph::new(status), status_area);
 }

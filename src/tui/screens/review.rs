@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
@@ -15,7 +15,7 @@ use crate::progress::session::{due_now, weak_not_due, Passes};
 use crate::progress::Store;
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
-use crate::tui::theme::accent;
+use crate::tui::theme::{accent, dim};
 use crate::tui::widgets::question::{self, count, pass_lines, Outcome, Question};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -185,7 +185,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
                 if ratings > items {
                     lines.push(Line::from(Span::styled(
                         "A ⚠/❌ item is rated again in each pass until it is ✅.",
-                        Style::default().fg(Color::DarkGray),
+                        dim(),
                     )));
                 }
             }
@@ -205,7 +205,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
                     "Desired retention {retention:.2} (+/- to change): FSRS schedules each item for when your \
                      chance of recalling it falls to this level."
                 ),
-                Style::default().fg(Color::DarkGray),
+                dim(),
             )));
             frame.render_widget(
                 Paragraph::new(lines).wrap(Wrap { trim: false }).block(

@@ -2,13 +2,12 @@
 //! until measured, then pass or fail with the measured value. An observation
 //! is shown with its value and never as a pass or a fail.
 
-use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::wrap_words;
 use crate::content::DrillMeta;
 use crate::drills::ClaimResult;
-use crate::tui::theme::why_style;
+use crate::tui::theme::{self, why_style};
 
 /// `ended`: the run shown is over (finished, failed or interrupted), so a
 /// claim without a result was never measured rather than pending. `was`:
@@ -26,10 +25,10 @@ pub fn lines(
         let r = results.iter().find(|r| r.id == c.id);
         let observation = c.observation || r.is_some_and(|r| r.observation);
         let (mark, style) = match r {
-            None => ("○", Style::default().fg(Color::DarkGray)),
-            Some(_) if observation => ("○", Style::default().fg(Color::Cyan)),
-            Some(r) if r.pass => ("✓", Style::default().fg(Color::Green).add_modifier(Modifier::BOLD)),
-            Some(_) => ("✗", Style::default().fg(Color::Red).add_modifier(Modifier::BOLD)),
+            None => ("○", theme::dim()),
+            Some(_) if observation => ("○", theme::observed()),
+            Some(r) if r.pass => ("✓", theme::claim_pass()),
+            Some(_) => ("✗", theme::claim_fail()),
         };
         // The claim's text is the lesson: wrapped, never cut.
         for (i, part) in wrap_words(&c.text, width.saturating_sub(2)).into_iter().enumerate() {

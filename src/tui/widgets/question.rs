@@ -12,7 +12,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
@@ -24,7 +24,7 @@ use crate::progress::grade::{self, letter, Response};
 use crate::progress::session::Passes;
 use crate::progress::Rating;
 use crate::tui::action::Hint;
-use crate::tui::theme::{accent, bad, dim, good, key_style};
+use crate::tui::theme::{accent, bad, dim, good, highlight, key_style, notice};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Phase {
@@ -341,7 +341,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                     let mut spans = if k == 0 {
                         vec![
                             Span::styled(tag, style),
-                            Span::styled(format!("{}) ", letter(i)), Style::default().fg(Color::Yellow)),
+                            Span::styled(format!("{}) ", letter(i)), highlight()),
                             Span::raw(mark),
                         ]
                     } else {
@@ -472,7 +472,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
     };
     let mut bottom_lines = vec![next];
     if let Some(e) = &q.error {
-        bottom_lines.push(Line::from(Span::styled(e.clone(), Style::default().fg(Color::Yellow))));
+        bottom_lines.push(Line::from(Span::styled(e.clone(), notice())));
     }
     frame.render_widget(
         Paragraph::new(bottom_lines)

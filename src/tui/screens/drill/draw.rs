@@ -8,25 +8,14 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
+use super::parts::{header_row, panel, status_cell};
 use super::{sweep_tab, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
-use crate::tui::theme::{accent, table_header, GAUGE_BLUE, GAUGE_TRACK};
+use crate::tui::theme::{
+    accent, border, dim, highlight, notice, param_key, GAUGE_BLUE, GAUGE_FAILED, GAUGE_PASSED, GAUGE_PAST, GAUGE_TRACK,
+};
 use crate::tui::widgets::{chart, claims, column_widths, ellipsize, token_mask, wrap_all, wrap_words};
 use unicode_width::UnicodeWidthStr;
-
-/// A pane; the focused one is marked `▶` before its title, not only by colour.
-pub(super) fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
-    let block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(if focused {
-        accent()
-    } else {
-        Style::default().fg(Color::DarkGray)
-    });
-    if focused {
-        block.title(Span::styled("▶", accent())).title(title)
-    } else {
-        block.title(title)
-    }
-}
 
 pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     // The objective (wrapped, at most a few lines: the README tells the rest)
@@ -61,15 +50,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled(
-                format!("track {} · preset {} · ", s.meta.track, s.preset_label()),
-                Style::default().fg(Color::DarkGray),
-            ),
-            Span::styled(
-                s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(),
-                Style::default().fg(Color::Yellow),
-            ),
-            Span::styled(source, Style::default().fg(Color::Yellow)),
+            // Files read or written for a key, while they are: first, so a long line does not cut it.
+            Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
+            Span::styled(format!("track {} · preset {} · ", s.meta.track, s.preset_label()), dim()),
+            Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
+            Span::styled(source, highlight()),
         ])),
         status_row,
     );
@@ -175,7 +160,7 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     let value_w = (area.width as usize).saturating_sub(2 + key_w + 1);
     let item = |key: &str, value: String, vstyle: Style| {
         ListItem::new(Line::from(vec![
-            Span::styled(format!("{key:<key_w$} "), Style::default().fg(Color::Gray)),
+            Span::styled(format!("{key:<key_w$} "), param_key()),
             Span::styled(value, vstyle),
         ]))
     };
@@ -188,7 +173,7 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
         .map(|(i, p)| {
             let current = s.params.get(&p.key);
             let changed = defaults.as_ref().and_then(|d| d.get(&p.key)) != current;
-            let vstyle = if changed { Style::default().fg(Color::Yellow) } else { Style::default() };
+            let vstyle = if changed { highlight() } else { Style::default() };
             item(&p.key, shown_value(s, i, current.map(|v| v.to_string()).unwrap_or_default(), value_w), vstyle)
         })
         .collect();
@@ -198,7 +183,7 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     if !s.pluggable().is_empty() {
         // Not a row the cursor visits: `u` switches it.
         let (text, style) = match s.uses.keys().next() {
-            Some(id) => (format!("yours: {id} (u)"), Style::default().fg(Color::Yellow)),
+            Some(id) => (format!("yours: {id} (u)"), highlight()),
             None => ("the lab's (u: yours)".to_string(), Style::default()),
         };
         items.push(item("function", text, style));
@@ -231,7 +216,7 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     };
     let mut items: Vec<ListItem> = items.into_iter().skip(offset).take(rows).collect();
     if let Some(more) = more {
-        items.push(ListItem::new(Line::from(Span::styled(more, Style::default().fg(Color::DarkGray)))));
+        items.push(ListItem::new(Line::from(Span::styled(more, dim()))));
     }
     let mut st = ListState::default().with_selected(s.cursor.checked_sub(offset).filter(|&c| c < rows));
     // The preset and the seed are always in sight, in the top border.
@@ -250,11 +235,11 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     );
     frame.render_stateful_widget(list, list_area, &mut st);
     frame.render_widget(
-        Paragraph::new(Span::styled(help, Style::default().fg(Color::DarkGray))).wrap(Wrap { trim: true }).block(
+        Paragraph::new(Span::styled(help, dim())).wrap(Wrap { trim: true }).block(
             Block::default()
                 .borders(Borders::LEFT | Borders::RIGHT | Borders::BOTTOM)
                 .border_type(BorderType::Rounded)
-                .border_style(if s.focus == Focus::Config { accent() } else { Style::default().fg(Color::DarkGray) }),
+                .border_style(border(s.focus == Focus::Config)),
         ),
         help_area,
     );
@@ -319,7 +304,7 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
     }
     // Whole settings or none: the ones that do not fit are in the help (?).
     let info = format!(" {}", fit_parts(&parts, status.width.saturating_sub(1) as usize));
-    frame.render_widget(Paragraph::new(Span::styled(info, Style::default().fg(Color::DarkGray))), status);
+    frame.render_widget(Paragraph::new(Span::styled(info, dim())), status);
     let row_areas = Layout::vertical(vec![Constraint::Ratio(1, rows as u32); rows]).split(charts);
     for (r, row_area) in row_areas.iter().enumerate() {
         let cells = Layout::horizontal(vec![Constraint::Ratio(1, cols as u32); cols]).split(*row_area);
@@ -392,7 +377,7 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
                 let key = token_mask::kind_style(crate::drills::TokenKind::Injected);
                 lines.last_mut().expect("the key line").spans.extend([Span::raw(" "), Span::styled(" injected ", key)]);
             }
-            lines.push(Line::from(Span::styled(legend.clone(), Style::default().fg(Color::DarkGray))));
+            lines.push(Line::from(Span::styled(legend.clone(), dim())));
             let h = lines.len() + wrap_words(legend, inner.width as usize).len();
             let y = s.view_scroll.min(fits(h)) as u16;
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((y, 0)), inner);
@@ -527,7 +512,7 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                     let (st, style) = status_cell(&rep.status);
                     (st.to_string(), style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
                 }
-                None => ("interrupted".into(), Style::default().fg(Color::DarkGray), "-".into(), "-".into()),
+                None => ("interrupted".into(), dim(), "-".into(), "-".into()),
             };
             (vec![name(&r.name), preset, seed, status, claims, wall], style)
         })
@@ -566,21 +551,6 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
     let mut st = ratatui::widgets::TableState::default().with_selected(Some(s.runs_cursor));
     frame.render_stateful_widget(table, area, &mut st);
-}
-
-/// The bold header row of a table.
-pub(super) fn header_row<'a, T: Into<Cell<'a>>>(cells: impl IntoIterator<Item = T>) -> Row<'a> {
-    Row::new(cells).style(table_header())
-}
-
-/// A run's status as a table cell: a word and its colour.
-pub(super) fn status_cell(status: &RunStatus) -> (&'static str, Style) {
-    match status {
-        RunStatus::Passed => ("passed", Style::default().fg(Color::Green)),
-        RunStatus::ClaimsFailed => ("claim failed", Style::default().fg(Color::Red)),
-        RunStatus::Cancelled => ("cancelled", Style::default().fg(Color::DarkGray)),
-        RunStatus::Failed(_) => ("error", Style::default().fg(Color::Red)),
-    }
 }
 
 /// A table whose columns are as wide as their contents allow and whose
@@ -671,9 +641,9 @@ fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
         _ => (0.0, vec!["idle · s starts a run".to_string()]),
     };
     let colour = match &v.report {
-        None if s.viewing.is_some() && v.progress.is_some() => Color::DarkGray,
-        Some(r) if r.status == RunStatus::Passed => Color::Green,
-        Some(r) if matches!(r.status, RunStatus::Failed(_) | RunStatus::ClaimsFailed) => Color::Red,
+        None if s.viewing.is_some() && v.progress.is_some() => GAUGE_PAST,
+        Some(r) if r.status == RunStatus::Passed => GAUGE_PASSED,
+        Some(r) if matches!(r.status, RunStatus::Failed(_) | RunStatus::ClaimsFailed) => GAUGE_FAILED,
         _ => GAUGE_BLUE,
     };
     (ratio, label, colour)

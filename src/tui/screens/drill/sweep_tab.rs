@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Axis, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use super::draw::{header_row, panel, status_cell};
+use super::parts::{header_row, panel, status_cell};
 use super::{window, Focus, State};
 use crate::content::DrillMeta;
 use crate::plot::band::{band_charts, BandChart, BandPoint};
@@ -52,11 +52,11 @@ impl SweepPhase {
 
     fn style(&self) -> Style {
         match self {
-            SweepPhase::Running | SweepPhase::Cancelling => Style::default().fg(Color::Yellow),
-            SweepPhase::Cancelled => Style::default().fg(Color::DarkGray),
-            SweepPhase::Interrupted => Style::default().fg(Color::Yellow),
+            SweepPhase::Running | SweepPhase::Cancelling => theme::partial(),
+            SweepPhase::Cancelled => dim(),
+            SweepPhase::Interrupted => theme::partial(),
             SweepPhase::Done => accent(),
-            SweepPhase::Failed(_) => Style::default().fg(Color::Red),
+            SweepPhase::Failed(_) => theme::fail(),
         }
     }
 }
@@ -300,9 +300,9 @@ fn summary(sw: &Sweep, width: u16) -> (Table<'static>, u16) {
     let held = |c: &ClaimStats| match (c.observation, c.runs) {
         (_, 0) => ("–".to_string(), dim()),
         (true, n) => (format!("{:.0}%", 100.0 * c.held as f64 / n as f64), Style::default()),
-        (false, n) if c.held == n => (format!("{}/{n}", c.held), Style::default().fg(Color::Green)),
-        (false, n) if c.held == 0 => (format!("0/{n}"), Style::default().fg(Color::Red)),
-        (false, n) => (format!("{}/{n}", c.held), Style::default().fg(Color::Yellow)),
+        (false, n) if c.held == n => (format!("{}/{n}", c.held), theme::pass()),
+        (false, n) if c.held == 0 => (format!("0/{n}"), theme::fail()),
+        (false, n) => (format!("{}/{n}", c.held), theme::partial()),
     };
     let cells: Vec<[(String, Style); 5]> = sw
         .claims
@@ -427,8 +427,8 @@ fn seed_value(c: &ClaimStats, r: &SeedResult) -> (String, Style) {
     match r.claims.iter().find(|v| v.id == c.id) {
         None => ("–".into(), dim()),
         Some(v) if c.observation => (format!("{} ·", value(v.measured)), Style::default()),
-        Some(v) if v.pass => (format!("{} ✓", value(v.measured)), Style::default().fg(Color::Green)),
-        Some(v) => (format!("{} ✗", value(v.measured)), Style::default().fg(Color::Red)),
+        Some(v) if v.pass => (format!("{} ✓", value(v.measured)), theme::pass()),
+        Some(v) => (format!("{} ✗", value(v.measured)), theme::fail()),
     }
 }
 

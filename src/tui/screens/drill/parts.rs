@@ -1,0 +1,36 @@
+//! Pieces the drill screen's tabs draw alike: a pane, a table's header
+//! row, a run's status cell. Both `draw` and `sweep_tab` use them; they
+//! use neither.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders, Cell, Row};
+
+use crate::drills::RunStatus;
+use crate::tui::theme::{self, accent, table_header};
+
+/// A pane; the focused one is marked `▶` before its title, not only by colour.
+pub(super) fn panel<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+    let block =
+        Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(theme::border(focused));
+    if focused {
+        block.title(Span::styled("▶", accent())).title(title)
+    } else {
+        block.title(title)
+    }
+}
+
+/// The bold header row of a table.
+pub(super) fn header_row<'a, T: Into<Cell<'a>>>(cells: impl IntoIterator<Item = T>) -> Row<'a> {
+    Row::new(cells).style(table_header())
+}
+
+/// A run's status as a table cell: a word and its colour.
+pub(super) fn status_cell(status: &RunStatus) -> (&'static str, Style) {
+    match status {
+        RunStatus::Passed => ("passed", theme::pass()),
+        RunStatus::ClaimsFailed => ("claim failed", theme::fail()),
+        RunStatus::Cancelled => ("cancelled", theme::dim()),
+        RunStatus::Failed(_) => ("error", theme::fail()),
+    }
+}
