@@ -257,6 +257,19 @@ fn model_merging_quick_passes() {
     quick_passes("model-merging", 1);
 }
 
+/// Experts trained for 20 steps have not learned their tasks: the run stops
+/// at its setup check and reports no claims — a merge of experts without
+/// their skills says nothing about merging.
+#[test]
+fn model_merging_stops_at_its_setup_check_when_the_experts_have_not_learned() {
+    let (_, r) = run_with("model-merging", 1, &[("steps", "20")]);
+    match &r.status {
+        RunStatus::Failed(m) => assert!(m.contains("setup failed: each expert has learned its own task"), "{m}"),
+        other => panic!("model-merging with steps = 20: {other:?}"),
+    }
+    assert!(r.claims.is_empty(), "{:?}", r.claims);
+}
+
 /// DARE that drops 99% of each task vector and multiplies the rest by 100
 /// adds noise far larger than the update it keeps: the DARE merge loses a
 /// task (0.000 on seeds 1–4; at 95% it fails on only two of them).

@@ -52,7 +52,7 @@ fn exercise_file(a: &App) {
     static WRITTEN: std::sync::OnceLock<()> = std::sync::OnceLock::new();
     let meta = a.content.exercise("grpo-advantages").unwrap().clone();
     WRITTEN.get_or_init(|| {
-        agentlab::exercises::ensure_file(&meta).unwrap();
+        agentlab::exercises::ensure_file(&meta.id, &meta.stub).unwrap();
     });
 }
 

@@ -138,7 +138,7 @@ fn t_opens_the_drill_set_to_train_with_your_function_and_u_cycles() {
         key(&mut a, KeyCode::Char('u'));
         common::settle(&mut a);
         assert!(a.flash.as_deref().unwrap_or("").contains("write your dr-grpo-advantages first"), "{:?}", a.flash);
-        agentlab::exercises::ensure_file(&dr).unwrap();
+        agentlab::exercises::ensure_file(&dr.id, &dr.stub).unwrap();
         // Nothing is plugged now: u starts over at grpo-advantages.
         key(&mut a, KeyCode::Char('u'));
         common::settle(&mut a);

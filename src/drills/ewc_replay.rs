@@ -600,7 +600,14 @@ fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatr
 
 /// Which parts of the network task A leans on: Fisher mean and max per layer.
 fn fisher_view(ctx: &mut RunCtx, fisher: &Fisher) -> Result<()> {
-    let mut layers: Vec<(String, f64, usize, f64)> = Vec::new();
+    // Per layer: the sum of its Fisher entries, how many there are, the largest.
+    struct Layer {
+        name: String,
+        sum: f64,
+        params: usize,
+        max: f64,
+    }
+    let mut layers: Vec<Layer> = Vec::new();
     for (name, f) in &fisher.diag {
         let layer = match name.split('.').collect::<Vec<_>>().as_slice() {
             ["blocks", i, part, ..] => format!("block {i} {part}"),
@@ -610,19 +617,20 @@ fn fisher_view(ctx: &mut RunCtx, fisher: &Fisher) -> Result<()> {
         let v: Vec<f32> = f.flatten_all()?.to_vec1()?;
         let sum: f64 = v.iter().map(|x| *x as f64).sum();
         let max = v.iter().cloned().fold(0.0f32, f32::max) as f64;
-        match layers.iter_mut().find(|(l, ..)| *l == layer) {
-            Some(e) => {
-                e.1 += sum;
-                e.2 += v.len();
-                e.3 = e.3.max(max);
+        match layers.iter_mut().find(|l| l.name == layer) {
+            Some(l) => {
+                l.sum += sum;
+                l.params += v.len();
+                l.max = l.max.max(max);
             }
-            None => layers.push((layer, sum, v.len(), max)),
+            None => layers.push(Layer { name: layer, sum, params: v.len(), max }),
         }
     }
     let rows = layers
         .iter()
-        .map(|(l, sum, n, max)| {
-            vec![l.clone(), n.to_string(), format!("{:.2e}", sum / *n as f64), format!("{max:.2e}")]
+        .map(|l| {
+            let mean = l.sum / l.params as f64;
+            vec![l.name.clone(), l.params.to_string(), format!("{mean:.2e}"), format!("{:.2e}", l.max)]
         })
         .collect();
     ctx.view(View::Table {

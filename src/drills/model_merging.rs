@@ -362,7 +362,7 @@ fn train_expert(
     };
     let eval_every = (p.steps / 4).max(1);
     let probe = |ctx: &mut RunCtx, s: usize| -> Result<()> {
-        if (s + 1) % eval_every == 0 || s + 1 == p.steps {
+        if (s + 1).is_multiple_of(eval_every) || s + 1 == p.steps {
             let (acc, _) = both(&model, tok, d, p.sweep_holdout)?;
             ctx.metric(first + s + 1, &format!("char acc A · expert {}", ["A", "B"][which]), acc[0]);
             ctx.metric(first + s + 1, &format!("char acc B · expert {}", ["A", "B"][which]), acc[1]);
@@ -382,29 +382,40 @@ fn layer_of(name: &str) -> String {
     }
 }
 
+/// One layer's sign conflicts between the two task vectors.
+struct LayerConflicts {
+    layer: String,
+    /// Entries where both task vectors are non-zero and of opposite sign,
+    conflicts: usize,
+    /// of the entries where both are non-zero;
+    both: usize,
+    /// the same after TIES trims each to its top entries.
+    conflicts_kept: usize,
+    both_kept: usize,
+    params: usize,
+}
+
 /// Sign conflicts between the task vectors, per layer and in total
 /// (all entries, and the entries TIES keeps after trimming). Returns the
 /// total conflict share.
 fn conflict_view(ctx: &mut RunCtx, layout: &FlatWeights, ta: &[f32], tb: &[f32], keep: f64) -> f64 {
     let (ka, kb) = (trim_top_k(ta, keep), trim_top_k(tb, keep));
-    // (layer, conflicts, both non-zero, conflicts after trim, both kept, params)
-    let mut rows: Vec<(String, usize, usize, usize, usize, usize, f64)> = Vec::new();
+    let mut rows: Vec<LayerConflicts> = Vec::new();
     for (name, off, len) in &layout.layout {
         let r = *off..off + len;
-        let (c, n) = sign_conflicts(&ta[r.clone()], &tb[r.clone()]);
-        let (ct, nt) = sign_conflicts(&ka[r.clone()], &kb[r.clone()]);
-        let cos = cosine(&ta[r.clone()], &tb[r]);
+        let (conflicts, both) = sign_conflicts(&ta[r.clone()], &tb[r.clone()]);
+        let (conflicts_kept, both_kept) = sign_conflicts(&ka[r.clone()], &kb[r.clone()]);
         let layer = layer_of(name);
-        match rows.iter_mut().find(|x| x.0 == layer) {
+        let here = LayerConflicts { layer, conflicts, both, conflicts_kept, both_kept, params: *len };
+        match rows.iter_mut().find(|x| x.layer == here.layer) {
             Some(e) => {
-                e.1 += c;
-                e.2 += n;
-                e.3 += ct;
-                e.4 += nt;
-                e.5 += len;
-                e.6 = e.6.max(cos);
+                e.conflicts += here.conflicts;
+                e.both += here.both;
+                e.conflicts_kept += here.conflicts_kept;
+                e.both_kept += here.both_kept;
+                e.params += here.params;
             }
-            None => rows.push((layer, c, n, ct, nt, *len, cos)),
+            None => rows.push(here),
         }
     }
     let share = |c: usize, n: usize| if n > 0 { c as f64 / n as f64 } else { 0.0 };
@@ -412,13 +423,13 @@ fn conflict_view(ctx: &mut RunCtx, layout: &FlatWeights, ta: &[f32], tb: &[f32],
     let (tct, tnt) = sign_conflicts(&ka, &kb);
     let mut table: Vec<Vec<String>> = rows
         .iter()
-        .map(|(l, c, n, ct, nt, len, _)| {
+        .map(|r| {
             vec![
-                l.clone(),
-                len.to_string(),
-                format!("{:.1}%", 100.0 * share(*c, *n)),
-                format!("{:.1}%", 100.0 * share(*ct, *nt)),
-                nt.to_string(),
+                r.layer.clone(),
+                r.params.to_string(),
+                format!("{:.1}%", 100.0 * share(r.conflicts, r.both)),
+                format!("{:.1}%", 100.0 * share(r.conflicts_kept, r.both_kept)),
+                r.both_kept.to_string(),
             ]
         })
         .collect();
@@ -512,6 +523,25 @@ impl TypedDrill for ModelMerging {
         };
         let expert_b = train_expert(p, ctx, &tok, &start_b, 1, &d, &mut rng.fork(11), p.steps)?;
 
+        // The setup: two experts, each with its own skill and not the other's.
+        // A merge of experts without that says nothing about merging.
+        let (acc_a, exact_a) = both(&expert_a, &tok, &d, p.holdout)?;
+        let (acc_b, exact_b) = both(&expert_b, &tok, &d, p.holdout)?;
+        ctx.setup_check("each expert has learned its own task", acc_a[0].min(acc_b[1]) >= 0.9, || {
+            format!(
+                "expert A reaches {:.3} on task A and expert B {:.3} on task B (each needs 0.9): train them longer \
+                 (steps) or faster (lr)",
+                acc_a[0], acc_b[1]
+            )
+        })?;
+        ctx.setup_check("neither expert can do the other's task", acc_a[1].max(acc_b[0]) <= 0.05, || {
+            format!(
+                "expert A reaches {:.3} on task B and expert B {:.3} on task A (at most 0.05 each): with other_mix \
+                 above 0 each expert trains on both tasks, and a merge has nothing to add",
+                acc_a[1], acc_b[0]
+            )
+        })?;
+
         // Task vectors and their conflicts.
         ctx.phase("merge");
         let (wa, wb) = (flatten(&expert_a)?, flatten(&expert_b)?);
@@ -585,8 +615,6 @@ impl TypedDrill for ModelMerging {
 
         // Evaluate.
         ctx.phase("evaluate");
-        let (acc_a, exact_a) = both(&expert_a, &tok, &d, p.holdout)?;
-        let (acc_b, exact_b) = both(&expert_b, &tok, &d, p.holdout)?;
         let row = |name: &str, formula: &str, c: [f64; 2], e: [f64; 2]| -> Vec<String> {
             vec![name.into(), formula.into(), fmt(c[0]), fmt(c[1]), fmt(min2(c)), fmt(e[0]), fmt(e[1])]
         };
@@ -595,7 +623,8 @@ impl TypedDrill for ModelMerging {
             row("expert A", "θ₀ + τ_A", acc_a, exact_a),
             row("expert B", "θ₀ + τ_B", acc_b, exact_b),
         ];
-        let mut merged_acc: Vec<[f64; 2]> = Vec::new();
+        // Each merge's character accuracy on tasks A and B, by the merge's name.
+        let mut merged: Vec<(&str, [f64; 2])> = Vec::new();
         let mut samples: Vec<Vec<String>> = Vec::new();
         for (name, formula, w) in &merges {
             ctx.check_cancel()?;
@@ -607,7 +636,7 @@ impl TypedDrill for ModelMerging {
                 format!("{} → {}", d.a.test[0].0, sample_answer(&m, &tok, &d.a)?),
                 format!("{} → {}", d.b.test[0].0, sample_answer(&m, &tok, &d.b)?),
             ]);
-            merged_acc.push(acc);
+            merged.push((name, acc));
         }
         ctx.view(View::Table {
             title: format!(
@@ -657,22 +686,22 @@ impl TypedDrill for ModelMerging {
             let r = |i: usize| if own[i] > 0.0 { acc[i] / own[i] } else { 0.0 };
             r(0).min(r(1))
         };
-        let best = merged_acc.iter().map(|&a| min2(a)).fold(0.0, f64::max);
-        let cross = acc_a[1].max(acc_b[0]);
+        let best = merged.iter().map(|&(_, a)| min2(a)).fold(0.0, f64::max);
+        let acc = |name: &str| merged.iter().find(|(n, _)| *n == name).map_or([0.0; 2], |(_, a)| *a);
+        let (average, fixed, tuned_acc, ties, dare) =
+            (acc("average"), acc("task arithmetic, λ fixed"), acc("task arithmetic, λ*"), acc("TIES"), acc("DARE"));
         let expert_min = min2(acc_a).max(min2(acc_b));
         ctx.log(format!(
             "experts on their own task: A {:.3}, B {:.3}; on the other task: A {:.3}, B {:.3} (base {:.3}, {:.3})",
             acc_a[0], acc_b[1], acc_a[1], acc_b[0], base_acc[0], base_acc[1]
         ));
-        ctx.claim("experts_own_task", own[0].min(own[1]))?;
-        ctx.claim("experts_fail_other_task", cross)?;
         ctx.claim("merge_beats_both_experts", best - expert_min)?;
-        ctx.claim("task_arithmetic_keeps_both", retention(merged_acc[2]))?;
-        ctx.claim("dare_keeps_both", retention(merged_acc[4]))?;
-        ctx.claim("ties_or_dare_beat_average", min2(merged_acc[3]).max(min2(merged_acc[4])) - min2(merged_acc[0]))?;
-        ctx.claim("fixed_lambda_keeps_both", retention(merged_acc[1]))?;
-        ctx.claim("ties_keeps_both", retention(merged_acc[3]))?;
-        ctx.claim("average_keeps_both", retention(merged_acc[0]))?;
+        ctx.claim("task_arithmetic_keeps_both", retention(tuned_acc))?;
+        ctx.claim("dare_keeps_both", retention(dare))?;
+        ctx.claim("ties_or_dare_beat_average", min2(ties).max(min2(dare)) - min2(average))?;
+        ctx.claim("fixed_lambda_keeps_both", retention(fixed))?;
+        ctx.claim("ties_keeps_both", retention(ties))?;
+        ctx.claim("average_keeps_both", retention(average))?;
         ctx.claim("sign_conflict_share", conflicts)?;
         ctx.claim("tuned_lambda", tuned)?;
         Ok(())

@@ -56,6 +56,8 @@ pub(crate) fn warmup(steps: usize) -> usize {
 pub(crate) struct Sft {
     pub steps: usize,
     pub lr: f64,
+    /// Warmup steps: [`warmup`] of the steps unless a drill measured why not.
+    pub warmup: usize,
     /// The metric the loss is charted as: `sft loss`, or `sft loss · <arm>`
     /// when a drill fine-tunes several models.
     pub chart: String,
@@ -70,7 +72,15 @@ pub(crate) struct Sft {
 
 impl Sft {
     pub fn new(steps: usize, lr: f64) -> Sft {
-        Sft { steps, lr, chart: "sft loss".into(), bar: (0, steps), first_step: 0, optimiser_charts: false }
+        Sft {
+            steps,
+            lr,
+            warmup: warmup(steps),
+            chart: "sft loss".into(),
+            bar: (0, steps),
+            first_step: 0,
+            optimiser_charts: false,
+        }
     }
 
     /// The loss charted as `sft loss · arm`.
@@ -84,10 +94,13 @@ impl Sft {
     }
 }
 
+/// Makes one batch of fresh examples with the phase's random stream.
+pub(crate) type MakeBatch<'a> = Box<dyn FnMut(&mut Rng) -> Vec<Example> + 'a>;
+
 /// Where an SFT phase's batches come from.
 pub(crate) enum Batches<'a> {
     /// Fresh examples each step (a task that generates its own data).
-    Fresh(Box<dyn FnMut(&mut Rng) -> Vec<Example> + 'a>),
+    Fresh(MakeBatch<'a>),
     /// `batch` examples of similar length drawn from a fixed set.
     Sampled { data: &'a [Example], batch: usize },
     /// `batch` examples drawn uniformly, with replacement, from a fixed set.
@@ -113,7 +126,7 @@ pub(crate) fn sft(
     rng: &mut Rng,
     mut after: impl FnMut(&mut RunCtx, usize) -> Result<()>,
 ) -> Result<f64> {
-    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(s.lr, warmup(s.steps), s.steps))?;
+    let mut trainer = Trainer::for_model(model, TrainConfig::cosine(s.lr, s.warmup, s.steps))?;
     let buckets = match &batches {
         Batches::Sampled { data, .. } => Some(LengthBuckets::new(data)),
         _ => None,

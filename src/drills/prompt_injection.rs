@@ -41,12 +41,11 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 
 use super::pipeline::{self, Batches, Sft};
-use super::react_tool_call_loop::{
-    example, make_task, run_sessions_with, solve, split_places, Eval, Format, Kind, Lm, Plan, Solved, Task,
-};
+use super::react_tool_call_loop::{example, run_sessions_with, Eval, Format, Lm};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
+use crate::envs::react_tasks::{make_task, solve, split_places, Kind, Plan, Solved, Task};
 use crate::envs::{joined, Role};
 use crate::ml::base;
 use crate::ml::data::Example;
@@ -440,7 +439,7 @@ fn fit(
     let mut rng = Rng::new(ctx.seed ^ 0xda7a ^ label.len() as u64);
     let every = (steps / 4).max(1);
     let probe = |ctx: &mut RunCtx, step: usize| -> Result<()> {
-        if (step + 1) % every == 0 || step + 1 == steps {
+        if (step + 1).is_multiple_of(every) || step + 1 == steps {
             let s = score(model, d, p, spotlight, false, Some(PROBE))?;
             ctx.metric(step, &format!("asr_{label}"), s.asr);
             ctx.metric(step, &format!("clean_success_{label}"), s.clean);

@@ -30,6 +30,7 @@ use super::pipeline::{self, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
+use crate::envs::react_tasks::{make_task, misspell, oracle_turn, solve, split_places, Kind, Plan, Solved, Task};
 use crate::envs::{joined, Role};
 use crate::ml::base;
 use crate::ml::data::{batch, Example};
@@ -74,131 +75,6 @@ pub struct Params {
     pub lora_rank: usize,
     /// How many of the real model's top layers get adapters (0: all).
     pub lora_layers: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Lookup,
-    Calc,
-    Both,
-    Direct,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct Task {
-    pub question: String,
-    pub truth: String,
-    pub kind: Kind,
-    /// The oracle's agent lines, computed from the observations as they come.
-    pub plan: Plan,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) enum Plan {
-    Lookup { entity: String, attr: String },
-    Calc { expr: String },
-    Both { entity: String, attr: String, op: char, n: i64 },
-    Direct { text: String },
-}
-
-const ATTRS: [&str; 4] = ["population", "founded", "capital", "flag"];
-
-pub(crate) fn make_task(rng: &mut Rng, kb: &FactTable, places: &[String]) -> Task {
-    let place = rng.choose(places).clone();
-    match rng.below(4) {
-        0 => {
-            let attr = ATTRS[rng.below(4)].to_string();
-            let truth = kb.get(&place, &attr).unwrap_or_default().to_string();
-            Task {
-                question: format!("{attr} of {place}?"),
-                truth,
-                kind: Kind::Lookup,
-                plan: Plan::Lookup { entity: place, attr },
-            }
-        }
-        1 => {
-            // Fixed widths (3 and 2 digits) keep the copying simple for a tiny model.
-            let (a, b) = (rng.range(100, 999), rng.range(10, 99));
-            let op = *rng.choose(&['+', '-', '*']);
-            let expr = format!("{a} {op} {b}");
-
-            let truth = crate::envs::calculator::Calculator.eval(&expr).map(|v| v.to_string()).unwrap_or_default();
-            Task { question: format!("{expr}?"), truth, kind: Kind::Calc, plan: Plan::Calc { expr } }
-        }
-        2 => {
-            let attr = if rng.bool(0.5) { "population" } else { "founded" }.to_string();
-            let n = rng.range(10, 99);
-            let op = if rng.bool(0.5) { '+' } else { '-' };
-            let base: i64 = kb.get(&place, &attr).and_then(|v| v.parse().ok()).unwrap_or(0);
-            let truth = if op == '+' { base + n } else { base - n }.to_string();
-            Task {
-                question: format!("{attr} of {place} {op} {n}?"),
-                truth,
-                kind: Kind::Both,
-                plan: Plan::Both { entity: place, attr, op, n },
-            }
-        }
-        _ => Task {
-            question: format!("repeat {place}"),
-            truth: place.clone(),
-            kind: Kind::Direct,
-            plan: Plan::Direct { text: place },
-        },
-    }
-}
-
-/// The oracle's next line, given the transcript so far: it reads the
-/// observations, and after an error it simply tries the right call again.
-pub(crate) fn oracle_turn(task: &Task, transcript: &str) -> String {
-    let obs: Vec<&str> = transcript.lines().filter_map(|l| l.strip_prefix("Observation: ")).collect();
-    let ok: Vec<&str> = obs.iter().copied().filter(|o| !o.starts_with("error")).collect();
-    let answer = |v: &str| format!("Final Answer: {v}\n");
-    match (&task.plan, ok.len()) {
-        (Plan::Direct { text }, _) => answer(text),
-        // Tool inputs repeat the question's words in the question's order.
-        (Plan::Lookup { entity, attr }, 0) | (Plan::Both { entity, attr, .. }, 0) => {
-            format!("Action: lookup[{attr} of {entity}]\n")
-        }
-        (Plan::Calc { expr }, 0) => format!("Action: calc[{expr}]\n"),
-        (Plan::Both { op, n, .. }, 1) => format!("Action: calc[{} {op} {n}]\n", ok[0]),
-        (_, _) => answer(ok.last().copied().unwrap_or("?")),
-    }
-}
-
-/// One character of a name changed: the kind of slip a small model makes.
-fn misspell(name: &str, rng: &mut Rng) -> String {
-    let mut chars: Vec<char> = name.chars().collect();
-    let i = 1 + rng.below(chars.len().saturating_sub(1).max(1));
-    let i = i.min(chars.len() - 1);
-    let options: Vec<char> = "aeioulnrst".chars().filter(|c| *c != chars[i]).collect();
-    chars[i] = *rng.choose(&options);
-    chars.into_iter().collect()
-}
-
-/// A solved trajectory, and which agent segments the loss must skip.
-pub(crate) struct Solved {
-    pub session: Session,
-    /// Indices of segments that are deliberate mistakes: kept in the context
-    /// so the model learns to recover from the error they cause, never trained.
-    pub mistakes: Vec<usize>,
-}
-
-/// Solve a task in the real loop with the oracle; with probability
-/// `slip_rate` the first lookup misspells the place, and the oracle recovers.
-pub(crate) fn solve(task: &Task, tools: &Tools, slip_rate: f64, rng: &mut Rng) -> Solved {
-    let mut s = Session::new(&task.question);
-    let mut mistakes = Vec::new();
-    if let Plan::Lookup { entity, attr } | Plan::Both { entity, attr, .. } = &task.plan {
-        if rng.bool(slip_rate) {
-            mistakes.push(s.episode.segments.len());
-            s.apply(&format!("Action: lookup[{attr} of {}]\n", misspell(entity, rng)), tools, 6);
-        }
-    }
-    while !s.done {
-        let turn = oracle_turn(task, &s.transcript);
-        s.apply(&turn, tools, 6);
-    }
-    Solved { session: s, mistakes }
 }
 
 /// What the system message tells a chat model about the loop.
@@ -368,7 +244,7 @@ fn fit(ctx: &mut RunCtx, p: &Params, lm: &Lm, label: &str, data: &[Example], pro
     let eval_every = (p.steps / p.probes.max(1)).max(1);
     let mut probe_success = 0.0;
     let after = |ctx: &mut RunCtx, step: usize| -> Result<()> {
-        if (step + 1) % eval_every == 0 || step + 1 == p.steps {
+        if (step + 1).is_multiple_of(eval_every) || step + 1 == p.steps {
             probe_success = evaluate(lm, probe.tasks, probe.tools, 6)?.success;
             ctx.metric(step, &format!("probe_success_{label}"), probe_success);
         }
@@ -465,15 +341,6 @@ impl TypedDrill for ReactToolCallLoop {
         ctx.claim("sft_gain", em.success - untrained.success)?;
         Ok(())
     }
-}
-
-/// The world's places in a random order, split: three quarters to train
-/// on, the rest held out (questions about places never seen in training).
-pub(crate) fn split_places(kb: &FactTable, rng: &mut Rng) -> (Vec<String>, Vec<String>) {
-    let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
-    rng.shuffle(&mut places);
-    let held_out = places.split_off(places.len() * 3 / 4);
-    (places, held_out)
 }
 
 /// Phase "data": tasks, oracle trajectories in the real loop, masked and

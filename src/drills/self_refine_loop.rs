@@ -495,7 +495,7 @@ fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &P
             .collect()
     });
     let after = |ctx: &mut RunCtx, step: usize| -> Result<()> {
-        if (step + 1) % (p.steps / 5).max(1) == 0 {
+        if (step + 1).is_multiple_of((p.steps / 5).max(1)) {
             let pr = pass_rate(&g.drafts(model, probe)?, probe);
             ctx.metric(step, "first-draft pass (SFT, probe)", pr);
         }

@@ -31,7 +31,7 @@ use serde::Deserialize;
 use super::model_start::{real_start, Format, Model, Start};
 use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
-use crate::envs::kb::FactTable;
+use crate::envs::kb::{FactTable, REAL_CAPITALS};
 use crate::envs::qa_world::{QaConfig, QaSession, QaWorld, Question};
 use crate::envs::Role;
 use crate::exercises::plug::Plugs;
@@ -336,33 +336,6 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
     Ok(Setup { world, known, unknown, capitals, eval_qs, tok, fmt, start })
 }
 
-/// Real countries and their capitals: a real model's "known places".
-const REAL_CAPITALS: &str = "France\tcapital\tParis
-Germany\tcapital\tBerlin
-Italy\tcapital\tRome
-Spain\tcapital\tMadrid
-Japan\tcapital\tTokyo
-China\tcapital\tBeijing
-Russia\tcapital\tMoscow
-Egypt\tcapital\tCairo
-Greece\tcapital\tAthens
-Portugal\tcapital\tLisbon
-Ireland\tcapital\tDublin
-Norway\tcapital\tOslo
-Sweden\tcapital\tStockholm
-Austria\tcapital\tVienna
-Poland\tcapital\tWarsaw
-Kenya\tcapital\tNairobi
-Peru\tcapital\tLima
-Cuba\tcapital\tHavana
-Thailand\tcapital\tBangkok
-Canada\tcapital\tOttawa
-Australia\tcapital\tCanberra
-Turkey\tcapital\tAnkara
-England\tcapital\tLondon
-Argentina\tcapital\tBuenos Aires
-";
-
 /// The countries of [`REAL_CAPITALS`] whose capital the untrained model names
 /// when asked plainly through its chat template (greedy), in the table's order.
 fn known_countries(
@@ -434,7 +407,11 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
             Example::new(ids, train)
         })
         .collect();
-    let sft = Sft::new(p.warm_steps, p.lr_sft);
+    // A short warmup (20 steps, not the pipeline's 50 of 800): with the longer
+    // one, seed 4's warm start answers only 0.37 of its known places from
+    // memory, searches 0.86 times per episode there, and RL has no needless
+    // search to remove (needless_search_drop −0.016).
+    let sft = Sft { warmup: (p.warm_steps / 5).clamp(1, 20), ..Sft::new(p.warm_steps, p.lr_sft) };
     pipeline::sft(ctx, policy.lm(), &sft, Batches::Sampled { data: &examples, batch: p.warm_batch }, rng, no_probe)?;
     Ok(policy)
 }

@@ -106,6 +106,33 @@ impl FactTable {
     }
 }
 
+/// Real countries and their capitals: a real model's "known places".
+pub const REAL_CAPITALS: &str = "France\tcapital\tParis
+Germany\tcapital\tBerlin
+Italy\tcapital\tRome
+Spain\tcapital\tMadrid
+Japan\tcapital\tTokyo
+China\tcapital\tBeijing
+Russia\tcapital\tMoscow
+Egypt\tcapital\tCairo
+Greece\tcapital\tAthens
+Portugal\tcapital\tLisbon
+Ireland\tcapital\tDublin
+Norway\tcapital\tOslo
+Sweden\tcapital\tStockholm
+Austria\tcapital\tVienna
+Poland\tcapital\tWarsaw
+Kenya\tcapital\tNairobi
+Peru\tcapital\tLima
+Cuba\tcapital\tHavana
+Thailand\tcapital\tBangkok
+Canada\tcapital\tOttawa
+Australia\tcapital\tCanberra
+Turkey\tcapital\tAnkara
+England\tcapital\tLondon
+Argentina\tcapital\tBuenos Aires
+";
+
 #[cfg(test)]
 mod tests {
     use super::*;

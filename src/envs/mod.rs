@@ -13,6 +13,7 @@ pub mod calculator;
 pub mod kb;
 pub mod qa_world;
 pub mod react;
+pub mod react_tasks;
 pub mod refine_arith;
 pub mod rlvr;
 pub mod strings;
