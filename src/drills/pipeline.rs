@@ -46,7 +46,10 @@ impl From<String> for ModelChoice {
     }
 }
 
-/// The one warmup rule: a tenth of the steps, at most 50, before the cosine decay.
+/// The warmup rule: a tenth of the steps, at most 50, before the cosine
+/// decay. Three warm starts keep a shorter one, each for a measured reason
+/// written where it is set (`addition.rs`, `self_refine_loop.rs`,
+/// `turn_credit_assignment.rs`).
 pub(crate) fn warmup(steps: usize) -> usize {
     (steps / 10).min(50)
 }
