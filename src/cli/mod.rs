@@ -540,7 +540,10 @@ pub fn drill_run(
         return Ok(ExitCode::from(1));
     };
     if !json {
-        println!("\n{:<22} {:>12} {:>3} {:<10} result", "claim", "measured", "", "threshold");
+        // A run stopped by a failed setup check has no claims to show.
+        if !report.claims.is_empty() {
+            println!("\n{:<22} {:>12} {:>3} {:<10} result", "claim", "measured", "", "threshold");
+        }
         for c in &report.claims {
             println!(
                 "{:<22} {:>12} {:>3} {:<10} {}",
