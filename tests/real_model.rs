@@ -351,7 +351,7 @@ fn self_refine_drill_runs_the_real_preset_on_smollm2() {
     let sft: Vec<f64> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Metric { name, value, step, .. } if name == "loss" && *step < 6 => Some(*value),
+            Event::Metric { name, value, step, .. } if name == "sft loss" && *step < 6 => Some(*value),
             _ => None,
         })
         .collect();
