@@ -217,12 +217,6 @@ impl RunCtx {
         self.emit(Event::View(v));
     }
 
-    /// A table view with the columns `header`.
-    pub fn table(&mut self, title: impl Into<String>, header: &[&str], rows: Vec<Vec<String>>) {
-        let header = header.iter().map(|h| h.to_string()).collect();
-        self.view(View::Table { title: title.into(), header, rows });
-    }
-
     /// Stop here if the learner cancelled. Drills call this between steps.
     pub fn check_cancel(&self) -> Result<()> {
         if self.cancel.load(Ordering::Relaxed) {
