@@ -4,7 +4,8 @@
 //! opening the screen (the newest saved sweep and its seeds' metrics read). The key
 //! says what is under way at once; the result is applied when a tick polls
 //! the screen, as the event loop does, and not before. Every test runs in a
-//! temporary data dir (`AGENTLAB_HOME`), never the real home.
+//! temporary data dir (`AGENTLAB_HOME`), never the real home. `S` finds the
+//! unfinished sweep it continues (and reads its seeds) off the UI thread too.
 
 mod common;
 
@@ -184,4 +185,27 @@ fn the_last_sweep_is_read_off_the_ui_thread_as_the_screen_opens() {
     d(&mut a).set_sweep(Sweep::summarise(&meta, config(vec![7]), vec![], 0.0), None);
     common::settle(&mut a);
     assert_eq!(d(&mut a).sweep.as_ref().map(|v| v.sweep.config.seeds.clone()), Some(vec![7]));
+}
+
+#[test]
+fn s_finds_the_sweep_to_continue_off_the_ui_thread_and_then_starts_it() {
+    let home = tempfile::tempdir().unwrap();
+    let mut a = drill_app("sft-basics", &home.path().join("runs"));
+    d(&mut a).sweep_seeds = 2;
+    key(&mut a, KeyCode::Char('S'));
+    assert_eq!(flash(&a), "looking for an unfinished sweep to continue…");
+    // Nothing has started yet, and nothing else may start meanwhile.
+    assert!(d(&mut a).sweep_job.is_none() && d(&mut a).tab != drill::Tab::Sweep);
+    key(&mut a, KeyCode::Char('s'));
+    assert!(flash(&a).starts_with("a sweep is already going"), "{}", flash(&a));
+    common::settle(&mut a);
+    assert_eq!(flash(&a), "sweep of seeds 1–2 started: one run after another (x cancels)");
+    assert!(d(&mut a).sweeping() && d(&mut a).tab == drill::Tab::Sweep);
+    key(&mut a, KeyCode::Char('x'));
+    let t = std::time::Instant::now();
+    while d(&mut a).sweeping() && t.elapsed().as_secs() < 60 {
+        a.on_tick();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(!d(&mut a).sweeping(), "the sweep ended on x");
 }

@@ -75,6 +75,7 @@ fn an_exercise_is_checked_hinted_and_recorded_at_three_sizes() {
     assert!(s.contains("fn rloo_advantages(rewards)"), "the stub is shown:\n{s}");
     // The stub fails, with the first failing case.
     key(&mut a, KeyCode::Char('c'));
+    common::settle(&mut a);
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("FAIL  rloo-advantages"), "{s}");
     assert!(s.contains("first failing case: edge:"), "{s}");
@@ -89,6 +90,7 @@ fn an_exercise_is_checked_hinted_and_recorded_at_three_sizes() {
     let x = a.content.exercise("rloo-advantages").unwrap().clone();
     std::fs::write(home().join("exercises/rloo-advantages.rhai"), &x.solution).unwrap();
     key(&mut a, KeyCode::Char('c'));
+    common::settle(&mut a);
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("PASS  rloo-advantages: all"), "{s}");
     assert!(s.contains("passed!"), "the status line says so:\n{s}");
@@ -107,6 +109,7 @@ fn a_failed_check_puts_the_linked_quiz_items_into_review() {
     key(&mut a, KeyCode::Char('R'));
     assert!(a.flash.as_deref().unwrap_or("").contains("after a failed check"), "{:?}", a.flash);
     key(&mut a, KeyCode::Char('c'));
+    common::settle(&mut a);
     key(&mut a, KeyCode::Char('R'));
     let quiz = a.content.exercise("k3-kl").unwrap().quiz.clone();
     for id in &quiz {
@@ -224,6 +227,7 @@ fn check_output_is_wrapped_not_cut() {
     open(&mut a, "discounted-returns");
     // The stub returns an empty array: the reason is longer than the pane.
     key(&mut a, KeyCode::Char('c'));
+    common::settle(&mut a);
     for (w, h) in [(120, 40), (80, 24)] {
         let s = draw(&mut a, w, h);
         // Wrapped onto a continued line, indented: nothing cut at the pane's edge.
@@ -231,4 +235,25 @@ fn check_output_is_wrapped_not_cut() {
         assert!(text.contains("returned an array") && text.contains("of 0; it must have 4"), "{w}x{h}:\n{s}");
         assert!(s.contains("FAIL  discounted-returns") && s.contains("got:      error"), "{w}x{h}:\n{s}");
     }
+}
+
+#[test]
+fn c_checks_on_a_thread_of_its_own_and_keys_still_answer_meanwhile() {
+    let mut a = app();
+    open(&mut a, "gae");
+    key(&mut a, KeyCode::Char('c'));
+    // The key only starts the check: the result is taken at a later tick.
+    assert_eq!(a.flash.as_deref(), Some("checking your file…"));
+    assert!(matches!(a.screen(), Screen::Exercise(x) if x.checking() && x.report.is_none()));
+    assert!(draw(&mut a, 120, 40).contains("checking your file…"));
+    // A second c waits for the first; a hint opens meanwhile.
+    key(&mut a, KeyCode::Char('c'));
+    assert_eq!(a.flash.as_deref(), Some("a check is already under way"));
+    key(&mut a, KeyCode::Char('h'));
+    assert!(draw(&mut a, 120, 40).contains("Hint 1/"));
+    common::settle(&mut a);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("FAIL  gae") && !s.contains("checking your file…"), "{s}");
+    assert!(a.flash.as_deref().unwrap_or("").starts_with("not yet"), "{:?}", a.flash);
+    assert!(!a.store.progress.exercise_done("gae"));
 }

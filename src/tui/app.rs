@@ -197,6 +197,7 @@ impl App {
                 }
             }
         }
+        changed |= self.exercise_checked();
         changed | self.sync_progress(false)
     }
 
@@ -574,26 +575,39 @@ impl App {
 
     /// Check the learner's file on the exercise screen and record the result.
     pub fn check_exercise(&mut self) {
-        let now = self.now();
         let Some(Screen::Exercise(x)) = self.stack.last_mut() else { return };
-        let (id, track) = (x.meta.id.clone(), x.meta.track);
-        let passed = match x.check() {
-            Ok(r) => r.passed,
-            Err(e) => {
-                self.flash = Some(e);
-                return;
-            }
-        };
-        let plug = x.meta.plug;
-        let saved = self.store.record_check(&id, track, passed, now);
-        self.flash = Some(match (saved, passed) {
-            (Err(e), _) => format!("progress NOT saved: {e:#}"),
-            (Ok(()), true) if plug => "passed! t trains the drill with your function".into(),
-            (Ok(()), true) => "passed! recorded in your progress".into(),
-            (Ok(()), false) => {
-                "not yet: the first failing case is below (h for a hint, R adds its quiz items to review)".into()
-            }
+        self.flash = Some(match x.start_check() {
+            Ok(()) => "checking your file…".into(),
+            Err(e) => e,
         });
+    }
+
+    /// A check that ended on an exercise screen: record it and say how it went.
+    fn exercise_checked(&mut self) -> bool {
+        let now = self.now();
+        let mut changed = false;
+        for s in self.stack.iter_mut() {
+            let Screen::Exercise(x) = s else { continue };
+            let Some(outcome) = x.poll_check() else { continue };
+            changed = true;
+            let passed = match outcome {
+                Ok(passed) => passed,
+                Err(e) => {
+                    self.flash = Some(e);
+                    continue;
+                }
+            };
+            let saved = self.store.record_check(&x.meta.id, x.meta.track, passed, now);
+            self.flash = Some(match (saved, passed) {
+                (Err(e), _) => format!("progress NOT saved: {e:#}"),
+                (Ok(()), true) if x.meta.plug => "passed! t trains the drill with your function".into(),
+                (Ok(()), true) => "passed! recorded in your progress".into(),
+                (Ok(()), false) => {
+                    "not yet: the first failing case is below (h for a hint, R adds its quiz items to review)".into()
+                }
+            });
+        }
+        changed
     }
 
     /// Open `drill` set to train with the learner's `exercise` function.

@@ -137,11 +137,18 @@ pub fn disk_files() -> Vec<(String, String)> {
 
 /// Tick `app` as the event loop does until no drill screen on its stack is
 /// reading or writing files for a key (a run opened, a PNG exported, the
-/// learner's function read), or 20 s have passed.
+/// learner's function read) and no exercise screen is checking a file, or
+/// 20 s have passed.
 #[allow(dead_code)] // used by the TUI test binaries only
 pub fn settle(app: &mut agentlab::tui::App) {
     use agentlab::tui::screens::Screen;
-    let working = |a: &agentlab::tui::App| a.stack.iter().any(|s| matches!(s, Screen::Drill(d) if d.working()));
+    let working = |a: &agentlab::tui::App| {
+        a.stack.iter().any(|s| match s {
+            Screen::Drill(d) => d.working(),
+            Screen::Exercise(x) => x.checking(),
+            _ => false,
+        })
+    };
     let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while working(app) && std::time::Instant::now() < until {
         app.on_tick();

@@ -410,7 +410,7 @@ impl State {
     fn busy(&self) -> Option<Busy> {
         if self.running() {
             Some(Busy::Run)
-        } else if self.sweeping() {
+        } else if self.sweeping() || self.jobs.iter().any(|j| j.kind == Kind::SweepStart) {
             Some(Busy::Sweep)
         } else {
             None
@@ -538,6 +538,7 @@ impl State {
                 Err(e) => self.notice = Some(e),
             },
             Done::Exported(message) => self.notice = Some(message),
+            Done::SweepReady { config, record, view } => self.sweep_ready(config, record, *view),
             // Shown unless a sweep was started (or set) meanwhile.
             Done::LastSweep(view) => {
                 if self.sweep.is_none() {
@@ -781,14 +782,25 @@ impl State {
         if crate::drills::find(&self.meta.id).is_none() {
             return Action::Flash(format!("{} is not implemented in this build yet", self.meta.id));
         }
-        let config = self.sweep_config();
-        // The same sweep left unfinished (killed, cancelled) continues with its missing seeds.
-        let record = match sweep::resumable(&self.sweeps_root, &config) {
-            Some((path, saved)) => sweep::Record::resume(path, &saved),
-            None => sweep::Record::fresh(&self.sweeps_root),
-        };
+        // The same sweep left unfinished (killed, cancelled) continues with
+        // its missing seeds: finding it, and reading the seeds it has done
+        // for the bands, is disk work for a thread of its own.
+        let (config, meta, root) = (self.sweep_config(), self.meta.clone(), self.sweeps_root.clone());
+        let what = "looking for an unfinished sweep to continue…".to_string();
+        self.jobs.push(Job::spawn(Kind::SweepStart, what.clone(), move || {
+            let record = match sweep::resumable(&root, &config) {
+                Some((path, saved)) => sweep::Record::resume(path, &saved),
+                None => sweep::Record::fresh(&root),
+            };
+            let view = Box::new(SweepView::resumed(&meta, config.clone(), &record));
+            Done::SweepReady { config, record, view }
+        }));
+        Action::Flash(what)
+    }
+
+    /// The sweep `S` asked for, once its record is found: start it.
+    fn sweep_ready(&mut self, config: SweepConfig, record: sweep::Record, view: SweepView) {
         let done: Vec<u64> = record.done.iter().map(|r| r.seed).collect();
-        let view = SweepView::resumed(&self.meta, config.clone(), &record);
         // One run at a time: a sweep must not slow the runs it measures.
         match sweep::spawn(&self.meta, config, self.runs_root.clone(), record, 1) {
             Ok(job) => {
@@ -796,7 +808,7 @@ impl State {
                 self.sweep = Some(view);
                 self.sweep_scroll = None;
                 self.tab = Tab::Sweep;
-                Action::Flash(match done.len() {
+                self.notice = Some(match done.len() {
                     0 => format!("sweep of seeds 1–{} started: one run after another (x cancels)", self.sweep_seeds),
                     k => format!(
                         "sweep of seeds 1–{} resumed: seeds {} already done ({k} of {}), the rest one after another",
@@ -804,9 +816,9 @@ impl State {
                         sweep::seeds_label(&done),
                         self.sweep_seeds
                     ),
-                })
+                });
             }
-            Err(e) => Action::Flash(format!("cannot start the sweep: {e:#}")),
+            Err(e) => self.notice = Some(format!("cannot start the sweep: {e:#}")),
         }
     }
 

@@ -12,6 +12,7 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -135,6 +136,23 @@ pub struct State {
     pub reveal: Cell<Option<Reveal>>,
     /// Ask the app to open the editor on `path` (taken by the event loop).
     pub edit_requested: bool,
+    /// The check under way on a thread of its own, if any (a learner's
+    /// function may loop for a while before the engine's operation limit
+    /// stops it: the screen keeps drawing and answering keys meanwhile).
+    checking: Option<Checking>,
+}
+
+/// The file read again and checked: its text and the report, or why not.
+type Checked = Result<(String, CheckReport), String>;
+
+/// A check running on its own thread; the result lands in the cell.
+#[derive(Debug, Clone)]
+struct Checking(Arc<OnceLock<Checked>>);
+
+impl PartialEq for Checking {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// A part of the task pane to scroll into view.
@@ -172,6 +190,7 @@ impl State {
             scroll: Cell::new(0),
             reveal: Cell::new(None),
             edit_requested: false,
+            checking: None,
         })
     }
 
@@ -221,12 +240,50 @@ impl State {
         format!("exercise {}", self.meta.id)
     }
 
-    /// Read the file again and check it. Returns the report (the app records it).
-    pub fn check(&mut self) -> Result<&CheckReport, String> {
-        self.code = exercises::read_script(&self.path).map_err(|e| format!("{e:#}"))?;
+    /// Read the file again and check it on a thread of its own; [`poll_check`](Self::poll_check)
+    /// takes the result. Refused while a check is under way.
+    pub fn start_check(&mut self) -> Result<(), String> {
+        if self.checking.is_some() {
+            return Err("a check is already under way".into());
+        }
         let spec = exercises::spec(&self.meta.id).ok_or("this build has no checker for this exercise")?;
-        self.report = Some(exercises::check(spec, &self.code));
-        Ok(self.report.as_ref().expect("just set"))
+        let (cell, path) = (Arc::new(OnceLock::new()), self.path.clone());
+        let out = Arc::clone(&cell);
+        std::thread::spawn(move || {
+            let checked = exercises::read_script(&path).map_err(|e| format!("{e:#}")).map(|code| {
+                let report = exercises::check(spec, &code);
+                (code, report)
+            });
+            let _ = out.set(checked);
+        });
+        self.checking = Some(Checking(cell));
+        Ok(())
+    }
+
+    /// Whether a check is under way.
+    pub fn checking(&self) -> bool {
+        self.checking.is_some()
+    }
+
+    /// The check's outcome once it has ended: whether it passed (the report
+    /// is shown), or why the file could not be checked. `None` while it runs
+    /// or when none was started.
+    pub fn poll_check(&mut self) -> Option<Result<bool, String>> {
+        let done = self.checking.as_ref()?.0.get().is_some();
+        if !done {
+            return None;
+        }
+        let cell = self.checking.take()?.0;
+        let checked = Arc::try_unwrap(cell).map(|c| c.into_inner()).unwrap_or_else(|c| c.get().cloned());
+        Some(match checked? {
+            Ok((code, report)) => {
+                self.code = code;
+                let passed = report.passed;
+                self.report = Some(report);
+                Ok(passed)
+            }
+            Err(e) => Err(e),
+        })
     }
 
     pub fn on_key(&mut self, key: KeyEvent) -> Action {
@@ -354,6 +411,7 @@ fn scroll_to(scroll: usize, part: &std::ops::Range<usize>, height: usize) -> usi
 /// is indented under its text).
 fn report_lines(s: &State, width: usize) -> Vec<Line<'static>> {
     let raw: Vec<(String, Style)> = match &s.report {
+        _ if s.checking() => vec![("checking your file…".into(), dim())],
         None => vec![("not checked yet: c checks your file (e edits it)".into(), dim())],
         Some(r) => r
             .lines()

@@ -1,7 +1,8 @@
 //! Work a key starts that reads or writes files — opening a saved run
 //! (Enter on the Runs tab), exporting a PNG (`e`), reading and checking
 //! the learner's function (`u`, and `t` on an exercise), the run a `b` run
-//! is compared with, the newest saved sweep as the screen opens — done on
+//! is compared with, the newest saved sweep as the screen opens, the
+//! unfinished sweep `S` continues (and the seeds it has done) — done on
 //! a thread of its own, so the screen keeps drawing and answering keys
 //! while the disk works. The key says what is under way; [`State::poll`](super::State::poll)
 //! applies the result when it arrives and says how it went (a notice on
@@ -13,6 +14,7 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 use crate::drills::ClaimResult;
 use crate::exercises::plug::UsedScript;
+use crate::runner::sweep::{self, SweepConfig};
 use crate::runner::{Point, RunRecord};
 
 use super::RunView;
@@ -26,6 +28,7 @@ pub(super) enum Kind {
     Use,
     Compare,
     LastSweep,
+    SweepStart,
 }
 
 /// The series of a run's charts, by name.
@@ -42,6 +45,9 @@ pub(super) enum Done {
     Used { id: String, plug: Option<BTreeMap<String, UsedScript>>, message: String },
     /// The newest saved sweep of the drill, if it has one.
     LastSweep(Option<Box<super::SweepView>>),
+    /// The sweep `S` asked for, ready to start: its record (fresh, or the
+    /// unfinished one of the same configuration) and its view.
+    SweepReady { config: SweepConfig, record: sweep::Record, view: Box<super::SweepView> },
     /// The run a `b` run is compared with, read for the run saved in `run`
     /// (`series`: `None` when it could not be read: then it is not compared).
     Compared { run: PathBuf, series: Option<Series>, name: String, claims: Vec<ClaimResult> },
