@@ -274,6 +274,33 @@ impl RunCtx {
         &self.claims
     }
 
+    /// The event sink, for [`pipeline::side_by_side`] (which gives it back).
+    pub(crate) fn take_sink(&mut self) -> Box<dyn FnMut(Event) + Send> {
+        std::mem::replace(&mut self.sink, Box::new(|_| {}))
+    }
+
+    pub(crate) fn set_sink(&mut self, sink: Box<dyn FnMut(Event) + Send>) {
+        self.sink = sink;
+    }
+
+    /// A context for a phase that runs beside this one: the same drill,
+    /// parameters, seed, device, clock and cancel flag, its events into `sink`,
+    /// claims of its own (none are expected).
+    pub(crate) fn fork(&self, sink: Box<dyn FnMut(Event) + Send>) -> RunCtx {
+        RunCtx {
+            meta: self.meta.clone(),
+            params: self.params.clone(),
+            preset: self.preset.clone(),
+            seed: self.seed,
+            device: self.device.clone(),
+            plugs: self.plugs.clone(),
+            sink,
+            cancel: self.cancel.clone(),
+            started: self.started,
+            claims: Vec::new(),
+        }
+    }
+
     /// Hand the event sink back once the drill has returned.
     pub fn into_sink(self) -> Box<dyn FnMut(Event) + Send> {
         self.sink

@@ -167,3 +167,42 @@ pub(crate) fn sft(
 pub(crate) fn no_probe(_: &mut RunCtx, _: usize) -> Result<()> {
     Ok(())
 }
+
+/// Run two phases that share nothing but the start at once: `first` on this
+/// thread, `second` on a thread of its own, both drawing on the CPU's
+/// threads (one training run leaves part of two cores idle between its
+/// matrix products). Their numbers are the ones they give one after the
+/// other: each phase has its own random stream, and the model's parallel
+/// reductions add in a fixed order whatever the threads. Their events reach
+/// the run as they come (both charts move together); the progress bar
+/// follows `first`, and `second` makes no claims. When `first` fails,
+/// `second` still ends before the error returns.
+pub(crate) fn side_by_side<A, B: Send>(
+    ctx: &mut RunCtx,
+    first: impl FnOnce(&mut RunCtx) -> Result<A>,
+    second: impl FnOnce(&mut RunCtx) -> Result<B> + Send,
+) -> Result<(A, B)> {
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(ctx.take_sink()));
+    let forward = |keep_progress: bool| -> Box<dyn FnMut(super::Event) + Send> {
+        let shared = shared.clone();
+        Box::new(move |e| {
+            if keep_progress || !matches!(e, super::Event::Progress { .. }) {
+                // A poisoned lock means the other phase panicked: its events are lost, this one's still go out.
+                (shared.lock().unwrap_or_else(|p| p.into_inner()))(e)
+            }
+        })
+    };
+    let mut other = ctx.fork(forward(false));
+    ctx.set_sink(forward(true));
+    let (a, b) = std::thread::scope(|s| {
+        let handle = s.spawn(move || second(&mut other));
+        let a = first(ctx);
+        let b = handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (a, b)
+    });
+    // Both forwarders are gone once the run's own sink is back.
+    ctx.set_sink(Box::new(|_| {}));
+    let sink = std::sync::Arc::try_unwrap(shared).map_err(|_| anyhow::anyhow!("a phase kept the event sink"))?;
+    ctx.set_sink(sink.into_inner().unwrap_or_else(|p| p.into_inner()));
+    Ok((a?, b?))
+}

@@ -294,15 +294,27 @@ impl TypedDrill for ReactToolCallLoop {
         let untrained = evaluate(&start, &d.eval_tasks, &d.tools, p.max_steps)?;
         ctx.log(format!("before SFT (the starting model in the loop): held-out success {:.3}", untrained.success));
 
-        ctx.phase(if p.mask_observations { "SFT with the mask" } else { "SFT on every token (mask off)" });
-        let agent = d.start.fork(ctx.seed)?;
-        let agent = d.lm(agent.lm());
+        ctx.phase(if p.mask_observations {
+            "SFT with the mask, and without it (the twin) alongside"
+        } else {
+            "SFT on every token (mask off), and the twin alongside"
+        });
+        // The two fits share only the starting weights: they train at once.
         let agent_data = if p.mask_observations { &d.masked } else { &d.unmasked };
-        let pm = fit(ctx, p, &agent, "masked", agent_data, &probe)?;
-        ctx.phase("SFT without the mask (the twin)");
-        let twin = d.start.fork(ctx.seed)?;
-        let twin = d.lm(twin.lm());
-        let pu = fit(ctx, p, &twin, "unmasked", &d.unmasked, &probe)?;
+        let ((agent, pm), (twin, pu)) = pipeline::side_by_side(
+            ctx,
+            |ctx| {
+                let agent = d.start.fork(ctx.seed)?;
+                let pm = fit(ctx, p, &d.lm(agent.lm()), "masked", agent_data, &probe)?;
+                Ok((agent, pm))
+            },
+            |ctx| {
+                let twin = d.start.fork(ctx.seed)?;
+                let pu = fit(ctx, p, &d.lm(twin.lm()), "unmasked", &d.unmasked, &probe)?;
+                Ok((twin, pu))
+            },
+        )?;
+        let (agent, twin) = (d.lm(agent.lm()), d.lm(twin.lm()));
         ctx.log(format!("probe success during training: masked {pm:.2}, unmasked {pu:.2}"));
 
         ctx.phase("evaluate in the loop");
