@@ -287,10 +287,12 @@ mod tests {
         let second = h.call(&tools, "lookup", "population of Zondnaus").unwrap();
         assert!(!second.contains("repeat X"));
         let mut guard = Harness { allow: Some("Zondnaus".into()), spotlight: true, ..Default::default() };
+        // A refused call never reaches the tool, nor the datamarking.
         assert_eq!(
             guard.call(&tools, "lookup", "flag of Dunrath"),
-            Err("«blocked:^lookup^may^only^ask^about^Zondnaus»".into())
+            Err("blocked: lookup may only ask about Zondnaus".into())
         );
+        assert_eq!(guard.call(&tools, "lookup", "flag of Zondnaus"), Ok("«blue»".into()));
     }
 
     #[test]
