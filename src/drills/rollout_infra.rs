@@ -49,7 +49,7 @@ use crate::ml::gpt::{kv_cache_bytes, Gpt, KvCache, Positions};
 use crate::ml::ops;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, PAD};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::numbers::{doublings, mean, timed};
 use crate::rl::grpo::GrpoVariant;
@@ -373,11 +373,7 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
     let forward = |bs: &[Vec<usize>]| -> Result<f64> {
         Ok(timed(|| {
             for rows in bs {
-                let longest = rows.iter().map(|&i| lengths[i]).max().unwrap_or(1);
-                let ids: Vec<u32> = rows
-                    .iter()
-                    .flat_map(|&i| trajs[i].tokens.iter().copied().chain(std::iter::repeat(PAD)).take(longest))
-                    .collect();
+                let (ids, longest) = Trajectory::padded(trajs, rows);
                 model.forward(&Tensor::from_vec(ids, (rows.len(), longest), &model.device)?)?;
             }
             Ok(())
@@ -461,14 +457,8 @@ fn kv_memory(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) ->
         ratio = measured as f64 / computed as f64;
         ctx.metric(turn + 1, "kv/bytes per trajectory · measured", measured as f64);
         ctx.metric(turn + 1, "kv/bytes per trajectory · computed", computed as f64);
-        rows.push(vec![
-            (turn + 1).to_string(),
-            end.to_string(),
-            computed.to_string(),
-            measured.to_string(),
-            format!("{}", measured / end),
-            format!("{:.1}", p.kv_bytes(end, p.batch) as f64 / 1024.0),
-        ]);
+        let counted = [turn + 1, end, computed, measured, measured / end].map(|v| v.to_string());
+        rows.push([counted.to_vec(), vec![format!("{:.1}", p.kv_bytes(end, p.batch) as f64 / 1024.0)]].concat());
         start = end;
     }
     let hd = p.d_model / p.n_heads;
@@ -648,14 +638,8 @@ fn throughput(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) -> f64 {
         .filter(|r| r.corrected)
         .map(|r| {
             let ((g, u), s, a) = (phase_seconds(&r.steps), finish_time(&r.steps, 0), finish_time(&r.steps, r.k));
-            vec![
-                r.name(),
-                format!("{g:.2}"),
-                format!("{u:.2}"),
-                format!("{s:.2}"),
-                format!("{a:.2}"),
-                format!("{:.2}×", s / a.max(1e-12)),
-            ]
+            let seconds = [g, u, s, a].map(|v| format!("{v:.2}"));
+            [vec![r.name()], seconds.to_vec(), vec![format!("{:.2}×", s / a.max(1e-12))]].concat()
         })
         .collect();
     ctx.view(View::table(

@@ -5,6 +5,7 @@
 
 use candle_core::{Result, Tensor};
 
+use crate::ml::tokenizer::PAD;
 use crate::numbers::mean;
 
 /// A multi-turn trajectory: its tokens and where each turn ends.
@@ -30,6 +31,14 @@ impl Trajectory {
                 t
             })
             .collect()
+    }
+
+    /// The tokens of `rows` of `trajs`, each right-padded with `PAD` to the
+    /// longest of them: `rows.len() × longest` ids, and `longest`.
+    pub fn padded(trajs: &[Trajectory], rows: &[usize]) -> (Vec<u32>, usize) {
+        let longest = rows.iter().map(|&i| trajs[i].tokens.len()).max().unwrap_or(1);
+        let padded = |i: usize| trajs[i].tokens.iter().copied().chain(std::iter::repeat(PAD)).take(longest);
+        (rows.iter().flat_map(|&i| padded(i)).collect(), longest)
     }
 }
 
@@ -189,6 +198,7 @@ mod tests {
         let t = Trajectory::assemble(&[2, 1], &prompts, &outs);
         assert_eq!(t[0], Trajectory { tokens: vec![1, 2, 9, 3, 8, 7], turn_ends: vec![3, 6] });
         assert_eq!(t[1], Trajectory { tokens: vec![4, 6], turn_ends: vec![2] });
+        assert_eq!(Trajectory::padded(&t, &[1, 0]), (vec![4, 6, PAD, PAD, PAD, PAD, 1, 2, 9, 3, 8, 7], 6));
         let picture = batch_picture(&[4, 1, 3], &[vec![0, 1], vec![2]], 1);
         assert_eq!(picture, "batch 1 (longest 4)\n  ██\n  █·\n");
     }
