@@ -534,15 +534,9 @@ fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
 
 fn compare_view(ctx: &mut RunCtx, p: &Params, before: &Eval, main: &Trained, other: &Trained, base: &Trained) {
     let row = |name: String, e: &Eval| {
-        vec![
-            name,
-            format!("{:.3}", e.pass),
-            format!("{:.3}", e.pass_greedy),
-            format!("{:.3}", e.kl),
-            format!("{:.3}", e.accuracy),
-            format!("{:.2}", e.logp_chosen),
-            format!("{:.2}", e.logp_rejected),
-        ]
+        let rates = [e.pass, e.pass_greedy, e.kl, e.accuracy].map(|v| format!("{v:.3}"));
+        let logps = [e.logp_chosen, e.logp_rejected].map(|v| format!("{v:.2}"));
+        [vec![name], rates.to_vec(), logps.to_vec()].concat()
     };
     ctx.view(View::table(
         format!("Held-out: the SFT model and what {} steps made of it", p.steps),

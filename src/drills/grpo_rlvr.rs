@@ -315,15 +315,8 @@ fn tokens_view(ctx: &mut RunCtx, tok: &CharTokenizer, arm: &Arm, s: &Samples, ad
 
 fn before_after_view(ctx: &mut RunCtx, p: &Params, before: &Scores, sound: &Scores, proxy: &Scores) {
     let row = |name: String, s: &Scores| {
-        vec![
-            name,
-            format!("{:.3}", s.exact),
-            format!("{:.3}", s.lenient),
-            format!("{:.3}", s.gap()),
-            format!("{:.3}", s.hedged),
-            format!("{:.3}", s.committed),
-            format!("{:.2}", s.length),
-        ]
+        let shares = [s.exact, s.lenient, s.gap(), s.hedged, s.committed].map(|v| format!("{v:.3}"));
+        [vec![name], shares.to_vec(), vec![format!("{:.2}", s.length)]].concat()
     };
     ctx.view(View::table(
         "Held-out problems, 2 samples each: what each verifier says",

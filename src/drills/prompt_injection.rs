@@ -304,17 +304,11 @@ impl TypedDrill for PromptInjection {
     }
 }
 
+/// A defence's row of the table: every share with two decimals.
 fn row(name: &str, s: &Score, d: &Data) -> Vec<String> {
     let (a, c) = asr_by_goal(&s.sessions, &d.injections);
-    vec![
-        name.to_string(),
-        format!("{:.2}", s.asr),
-        format!("{a:.2}"),
-        format!("{c:.2}"),
-        format!("{:.2}", s.attacked_success),
-        format!("{:.2}", s.clean),
-        format!("{:.2}", s.clean_change),
-    ]
+    let shares = [s.asr, a, c, s.attacked_success, s.clean, s.clean_change];
+    std::iter::once(name.to_string()).chain(shares.map(|v| format!("{v:.2}"))).collect()
 }
 
 /// A trajectory token by token, the injected sentence in its own colour.
