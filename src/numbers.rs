@@ -1,9 +1,11 @@
 //! Numbers typed by the learner (command-line options, `--set key=value`,
 //! the TUI's config panel), with messages that say what is wanted: "a seed
 //! is a whole number ≥ 0", "… is out of range (the largest is 18446744073709551615)", never
-//! Rust's "invalid digit found in string".
+//! Rust's "invalid digit found in string". And the few generic numbers
+//! every layer needs: [`mean`], [`doublings`], [`timed`].
 
 use std::num::IntErrorKind;
+use std::time::Instant;
 
 /// A whole number from `min` to `max` (inclusive). `what` names it in the
 /// message ("seed", "--limit").
@@ -50,6 +52,25 @@ pub fn fmt_value(v: f64) -> String {
     }
 }
 
+/// The mean of `xs` (0 when empty), summed in order as `f64`.
+pub fn mean<T: Copy + Into<f64>>(xs: &[T]) -> f64 {
+    xs.iter().map(|&x| x.into()).sum::<f64>() / xs.len().max(1) as f64
+}
+
+/// 1, 2, 4, … below `n`, then `n`: the sizes of a sweep up to `n`.
+pub fn doublings(n: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = std::iter::successors(Some(1usize), |b| Some(b * 2)).take_while(|&b| b < n).collect();
+    out.push(n);
+    out
+}
+
+/// What `f` returned, and the seconds it took (wall clock).
+pub fn timed<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<(T, f64)> {
+    let t = Instant::now();
+    let out = f()?;
+    Ok((out, t.elapsed().as_secs_f64()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +94,16 @@ mod tests {
         assert!(finite("1e999", "lr").unwrap_err().contains("out of range"));
         assert!(finite("nan", "lr").unwrap_err().contains("not a finite number"));
         assert!(finite("fast", "lr").unwrap_err().contains("not a number"));
+    }
+
+    #[test]
+    fn means_and_sweeps() {
+        assert_eq!(mean(&[1.0f64, 2.0, 6.0]), 3.0);
+        assert_eq!(mean(&[0.5f32, 1.5]), 1.0);
+        assert_eq!(mean::<f64>(&[]), 0.0);
+        assert_eq!(doublings(10), vec![1, 2, 4, 8, 10]);
+        assert_eq!(doublings(8), vec![1, 2, 4, 8]);
+        assert_eq!(doublings(1), vec![1]);
+        assert_eq!(timed(|| Ok(7)).unwrap().0, 7);
     }
 }

@@ -26,7 +26,7 @@
 //!    samples, implicit-reward accuracy on the held-out pairs.
 
 use anyhow::{bail, Result};
-use candle_core::{Device, Tensor};
+use candle_core::Tensor;
 use serde::Deserialize;
 
 use super::pipeline::{self, no_probe, Batches, Sft};
@@ -34,34 +34,15 @@ use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::refine_arith::{passes, Problem};
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
-use crate::ml::loss::token_logprobs;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, Decoding, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
-use crate::rl::dpo::{dpo_loss, grad_weight, pick_pair, sequence_logps, DpoVariant, PairPick};
-use crate::rl::kl::kl_exact;
+use crate::numbers::mean;
+use crate::rl::dpo::{dpo_loss, grad_weight, pick_pair, DpoVariant, PairPick};
+use crate::rl::sequences::{kl_along, logps_of, seq_logps, token_log_ratios, Seq};
 
 pub struct DpoPairs;
-
-/// The preference loss.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum LossKind {
-    /// DPO: `−log σ(h)`.
-    Sigmoid,
-    /// IPO: `(h/β − 1/(2β))²`, a finite target margin.
-    Ipo,
-}
-
-impl LossKind {
-    fn variant(self) -> DpoVariant {
-        match self {
-            LossKind::Sigmoid => DpoVariant::Sigmoid,
-            LossKind::Ipo => DpoVariant::Ipo,
-        }
-    }
-}
 
 /// `drills/dpo-pairs/drill.toml`, typed.
 #[derive(Debug, Clone, Deserialize)]
@@ -80,7 +61,7 @@ pub struct Params {
     pub lr: f64,
     pub beta: f64,
     pub beta_compare: f64,
-    pub loss: LossKind,
+    pub loss: DpoVariant,
     pub swap_labels: bool,
     pub test_size: usize,
     pub eval_samples: usize,
@@ -91,14 +72,6 @@ pub struct Params {
 }
 
 const ALPHABET: &str = "0123456789+=";
-
-/// A prompt and one answer, as token ids (the answer ends with EOS when the
-/// model stopped).
-#[derive(Debug, Clone)]
-struct Seq {
-    prompt: Vec<u32>,
-    response: Vec<u32>,
-}
 
 /// A preference pair and the reference model's log-probs of both answers.
 #[derive(Debug, Clone)]
@@ -113,6 +86,7 @@ struct Pair {
 }
 
 /// Pairs from a set of prompts, with what was dropped.
+#[derive(Default)]
 struct PairSet {
     pairs: Vec<Pair>,
     prompts: usize,
@@ -147,60 +121,10 @@ impl Task {
         Ok(prompts.into_iter().zip(outs).map(|(prompt, response)| Seq { prompt, response }).collect())
     }
 
+    /// `answer` and the end token, trained, after the prompt.
     fn example(&self, p: &Problem, answer: &str) -> Example {
-        let prompt = self.prompt_ids(p);
-        let mut tokens = prompt.clone();
-        tokens.extend(self.tok.encode(answer));
-        tokens.push(EOS);
-        let mut train = vec![false; prompt.len()];
-        train.resize(tokens.len(), true);
-        Example::new(tokens, train)
+        Example::prompt_answer(&self.prompt_ids(p), &[self.tok.encode(answer), vec![EOS]].concat())
     }
-}
-
-/// Summed response log-probs `[N]` of `seqs` under `model` (differentiable).
-fn seq_logps(model: &Gpt, seqs: &[&Seq]) -> Result<Tensor> {
-    let (x, targets, mask) = seq_batch(seqs, &model.device)?;
-    let t = targets.dim(1)?;
-    let logits = model.forward(&x)?.narrow(1, 0, t)?;
-    Ok(sequence_logps(&token_logprobs(&logits, &targets)?, &mask)?)
-}
-
-/// Right-padded inputs `[N,T]`, next-token targets `[N,T−1]` and the mask of
-/// response targets `[N,T−1]` (position t predicts token t + 1).
-fn seq_batch(seqs: &[&Seq], device: &Device) -> Result<(Tensor, Tensor, Tensor)> {
-    let tmax = seqs.iter().map(|s| s.prompt.len() + s.response.len()).max().unwrap_or(2).max(2);
-    let n = seqs.len();
-    let mut ids = Vec::with_capacity(n * tmax);
-    let mut mask = Vec::with_capacity(n * (tmax - 1));
-    for s in seqs {
-        let len = s.prompt.len() + s.response.len();
-        ids.extend(s.prompt.iter().chain(&s.response).copied().chain(std::iter::repeat(PAD)).take(tmax));
-        mask.extend((1..tmax).map(|i| if i >= s.prompt.len() && i < len { 1f32 } else { 0.0 }));
-    }
-    let x = Tensor::from_vec(ids, (n, tmax), device)?;
-    let targets = x.narrow(1, 1, tmax - 1)?;
-    Ok((x, targets, Tensor::from_vec(mask, (n, tmax - 1), device)?))
-}
-
-/// Per-token log-ratio `log π − log π_ref` of one sequence (response tokens
-/// only), for the token view.
-fn token_log_ratios(policy: &Gpt, reference: &Gpt, s: &Seq) -> Result<Vec<f32>> {
-    let (x, targets, _) = seq_batch(&[s], &policy.device)?;
-    let t = targets.dim(1)?;
-    let lp = token_logprobs(&policy.forward(&x)?.narrow(1, 0, t)?, &targets)?;
-    let lq = token_logprobs(&reference.forward(&x)?.narrow(1, 0, t)?, &targets)?;
-    let d: Vec<f32> = (lp - lq)?.squeeze(0)?.to_vec1()?;
-    Ok(d[s.prompt.len() - 1..].to_vec())
-}
-
-/// In chunks, so a big pair set never makes one huge batch.
-fn logps_of(model: &Gpt, seqs: &[&Seq]) -> Result<Vec<f32>> {
-    let mut out = Vec::with_capacity(seqs.len());
-    for chunk in seqs.chunks(512) {
-        out.extend(seq_logps(model, chunk)?.detach().to_vec1::<f32>()?);
-    }
-    Ok(out)
 }
 
 /// Sample `k` answers per problem, let the verifier label them, keep a pair
@@ -210,14 +134,7 @@ fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bo
     let decoding = Decoding::Sample { temperature: p.temperature as f32, top_k: None, top_p: None };
     let repeated: Vec<Problem> = probs.iter().flat_map(|q| std::iter::repeat_n(*q, p.samples)).collect();
     let seqs = task.answer(model, &repeated, decoding, rng)?;
-    let mut set = PairSet {
-        pairs: Vec::new(),
-        prompts: probs.len(),
-        all_right: 0,
-        all_wrong: 0,
-        sample_pass: 0.0,
-        shown: Vec::new(),
-    };
+    let mut set = PairSet { prompts: probs.len(), ..Default::default() };
     let mut right_total = 0usize;
     for (q, group) in probs.iter().zip(seqs.chunks(p.samples)) {
         let texts: Vec<String> = group.iter().map(|s| task.text(&s.response)).collect();
@@ -254,9 +171,7 @@ fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bo
         }
     }
     set.sample_pass = right_total as f64 / seqs.len().max(1) as f64;
-    let chosen: Vec<&Seq> = set.pairs.iter().map(|x| &x.chosen).collect();
-    let rejected: Vec<&Seq> = set.pairs.iter().map(|x| &x.rejected).collect();
-    let (rc, rr) = (logps_of(model, &chosen)?, logps_of(model, &rejected)?);
+    let (rc, rr) = pair_logps(model, &set.pairs)?;
     for ((pair, c), r) in set.pairs.iter_mut().zip(rc).zip(rr) {
         pair.ref_chosen = c;
         pair.ref_rejected = r;
@@ -298,18 +213,8 @@ fn evaluate(task: &Task, model: &Gpt, reference: &Gpt, h: &Heldout, p: &Params, 
     let pass = right(&sampled, &repeated);
     let greedy = task.answer(model, &h.test, Decoding::Greedy, &mut rng)?;
     let pass_greedy = right(&greedy, &h.test);
-    let mut kl_sum = 0.0;
-    for chunk in sampled.chunks(512) {
-        let refs: Vec<&Seq> = chunk.iter().collect();
-        let (x, _, mask) = seq_batch(&refs, &model.device)?;
-        let t = mask.dim(1)?;
-        let kl = kl_exact(&model.forward(&x)?.narrow(1, 0, t)?, &reference.forward(&x)?.narrow(1, 0, t)?)?;
-        kl_sum += (kl * mask)?.sum_all()?.to_scalar::<f32>()? as f64;
-    }
-    let kl = kl_sum / sampled.len().max(1) as f64;
-    let chosen: Vec<&Seq> = h.pairs.iter().map(|x| &x.chosen).collect();
-    let rejected: Vec<&Seq> = h.pairs.iter().map(|x| &x.rejected).collect();
-    let (lc, lr) = (logps_of(model, &chosen)?, logps_of(model, &rejected)?);
+    let kl = kl_along(model, reference, &sampled)?;
+    let (lc, lr) = pair_logps(model, &h.pairs)?;
     let n = h.pairs.len().max(1) as f64;
     let (mut wins, mut margin) = (0usize, 0.0);
     for ((pair, c), r) in h.pairs.iter().zip(&lc).zip(&lr) {
@@ -323,9 +228,16 @@ fn evaluate(task: &Task, model: &Gpt, reference: &Gpt, h: &Heldout, p: &Params, 
         kl,
         accuracy: wins as f64 / n,
         margin: margin / n,
-        logp_chosen: lc.iter().map(|&v| v as f64).sum::<f64>() / n,
-        logp_rejected: lr.iter().map(|&v| v as f64).sum::<f64>() / n,
+        logp_chosen: mean(&lc),
+        logp_rejected: mean(&lr),
     })
+}
+
+/// Summed log-probs of every pair's chosen and rejected answer under `model`.
+fn pair_logps(model: &Gpt, pairs: &[Pair]) -> Result<(Vec<f32>, Vec<f32>)> {
+    let chosen: Vec<&Seq> = pairs.iter().map(|x| &x.chosen).collect();
+    let rejected: Vec<&Seq> = pairs.iter().map(|x| &x.rejected).collect();
+    Ok((logps_of(model, &chosen)?, logps_of(model, &rejected)?))
 }
 
 /// How the policy after SFT is trained on the pairs.
@@ -393,10 +305,9 @@ fn train(
                 let dev = &policy.device;
                 let rc = Tensor::from_vec(idx.iter().map(|&i| pairs[i].ref_chosen).collect::<Vec<_>>(), b, dev)?;
                 let rr = Tensor::from_vec(idx.iter().map(|&i| pairs[i].ref_rejected).collect::<Vec<_>>(), b, dev)?;
-                let out = dpo_loss(&pc, &pr, &rc, &rr, beta, p.loss.variant())?;
+                let out = dpo_loss(&pc, &pr, &rc, &rr, beta, p.loss)?;
                 let st = trainer.step(&out.loss, "DPO loss")?;
-                let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
-                let (lc, lr) = (mean(&pc.detach().to_vec1()?), mean(&pr.detach().to_vec1()?));
+                let (lc, lr) = (mean(&pc.detach().to_vec1::<f32>()?), mean(&pr.detach().to_vec1::<f32>()?));
                 let margins = out.margins();
                 ctx.metric(step, &names.n("loss"), st.loss);
                 ctx.metric(step, &names.n("rewards/chosen"), mean(&out.chosen_reward));
@@ -421,14 +332,12 @@ fn train(
         }
         ctx.progress(progress.0 + step + 1, progress.1, 0);
     }
-    let mean = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64;
-    let chosen: Vec<&Seq> = pairs.iter().map(|x| &x.chosen).collect();
-    let rejected: Vec<&Seq> = pairs.iter().map(|x| &x.rejected).collect();
     let before = (
         mean(&pairs.iter().map(|x| x.ref_chosen).collect::<Vec<_>>()),
         mean(&pairs.iter().map(|x| x.ref_rejected).collect::<Vec<_>>()),
     );
-    let after = (mean(&logps_of(&policy, &chosen)?), mean(&logps_of(&policy, &rejected)?));
+    let (lc, lr) = pair_logps(&policy, pairs)?;
+    let after = (mean(&lc), mean(&lr));
     Ok(Trained { model: policy, first, last, train_logps: (before, after) })
 }
 
@@ -507,48 +416,20 @@ impl TypedDrill for DpoPairs {
 
         let total = p.sft_steps + 3 * p.steps;
         let loss_name = match p.loss {
-            LossKind::Sigmoid => "DPO",
-            LossKind::Ipo => "IPO",
+            DpoVariant::Sigmoid => "DPO",
+            DpoVariant::Ipo => "IPO",
+        };
+        // Each run trains a copy of the SFT model on the same pairs.
+        let mut arm = |ctx: &mut RunCtx, method, prefix, done| {
+            let names = Names { prefix };
+            train(ctx, p, &task, &sft, &train_set.pairs, &held, method, &names, (done, total), &mut rng.fork(21))
         };
         ctx.phase(format!("{loss_name} (β = {})", p.beta));
-        let main = train(
-            ctx,
-            p,
-            &task,
-            &sft,
-            &train_set.pairs,
-            &held,
-            Method::Dpo { beta: p.beta },
-            &Names { prefix: "" },
-            (p.sft_steps, total),
-            &mut rng.fork(21),
-        )?;
+        let main = arm(ctx, Method::Dpo { beta: p.beta }, "", p.sft_steps)?;
         ctx.phase(format!("{loss_name} (β = {})", p.beta_compare));
-        let other = train(
-            ctx,
-            p,
-            &task,
-            &sft,
-            &train_set.pairs,
-            &held,
-            Method::Dpo { beta: p.beta_compare },
-            &Names { prefix: "β_compare" },
-            (p.sft_steps + p.steps, total),
-            &mut rng.fork(21),
-        )?;
+        let other = arm(ctx, Method::Dpo { beta: p.beta_compare }, "β_compare", p.sft_steps + p.steps)?;
         ctx.phase("SFT on chosen (baseline)");
-        let base = train(
-            ctx,
-            p,
-            &task,
-            &sft,
-            &train_set.pairs,
-            &held,
-            Method::SftOnChosen,
-            &Names { prefix: "sft-on-chosen" },
-            (p.sft_steps + 2 * p.steps, total),
-            &mut rng.fork(21),
-        )?;
+        let base = arm(ctx, Method::SftOnChosen, "sft-on-chosen", p.sft_steps + 2 * p.steps)?;
 
         ctx.phase("report");
         let before = main.first;
@@ -627,21 +508,19 @@ fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
             s.all_wrong.to_string(),
         ]
     };
-    ctx.view(View::Table {
-        title: format!("Preference pairs from the SFT model's own samples ({} per prompt)", p.samples),
-        header: ["", "prompts", "samples right", "pairs", "dropped: all right", "dropped: all wrong"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![line("training", train), line("held-out", held)],
-    });
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!("Preference pairs from the SFT model's own samples ({} per prompt)", p.samples),
+        ["", "prompts", "samples right", "pairs", "dropped: all right", "dropped: all wrong"],
+        vec![line("training", train), line("held-out", held)],
+    ));
+    ctx.view(View::table(
+        format!(
             "Sampled groups and the pair the verifier picks{}",
             if p.swap_labels { " (labels swapped for training!)" } else { "" }
         ),
-        header: ["prompt", "gold", "samples (✓ right, ✗ wrong)", "pair"].map(String::from).to_vec(),
-        rows: train.shown.clone(),
-    });
+        ["prompt", "gold", "samples (✓ right, ✗ wrong)", "pair"],
+        train.shown.clone(),
+    ));
     ctx.log(format!(
         "pairs: {} of {} training prompts ({} all right, {} all wrong: dropped); {} held-out pairs; {:.3} of the samples right",
         train.pairs.len(),
@@ -655,28 +534,20 @@ fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
 
 fn compare_view(ctx: &mut RunCtx, p: &Params, before: &Eval, main: &Trained, other: &Trained, base: &Trained) {
     let row = |name: String, e: &Eval| {
-        vec![
-            name,
-            format!("{:.3}", e.pass),
-            format!("{:.3}", e.pass_greedy),
-            format!("{:.3}", e.kl),
-            format!("{:.3}", e.accuracy),
-            format!("{:.2}", e.logp_chosen),
-            format!("{:.2}", e.logp_rejected),
-        ]
+        let rates = [e.pass, e.pass_greedy, e.kl, e.accuracy].map(|v| format!("{v:.3}"));
+        let logps = [e.logp_chosen, e.logp_rejected].map(|v| format!("{v:.2}"));
+        [vec![name], rates.to_vec(), logps.to_vec()].concat()
     };
-    ctx.view(View::Table {
-        title: format!("Held-out: the SFT model and what {} steps made of it", p.steps),
-        header: ["model", "pass (sampled)", "pass (greedy)", "KL to ref", "reward acc", "logp chosen", "logp rejected"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![
+    ctx.view(View::table(
+        format!("Held-out: the SFT model and what {} steps made of it", p.steps),
+        ["model", "pass (sampled)", "pass (greedy)", "KL to ref", "reward acc", "logp chosen", "logp rejected"],
+        vec![
             row("SFT (reference)".into(), before),
             row(format!("DPO β = {}", p.beta), &main.last),
             row(format!("DPO β = {}", p.beta_compare), &other.last),
             row("SFT on chosen".into(), &base.last),
         ],
-    });
+    ));
 }
 
 /// A held-out pair after training, token by token: the per-token log-ratio
@@ -686,14 +557,8 @@ fn pair_tokens_view(ctx: &mut RunCtx, task: &Task, policy: &Gpt, reference: &Gpt
     let mut cells = Vec::new();
     for (label, s) in [("chosen ", &pair.chosen), (" rejected ", &pair.rejected)] {
         cells.push(TokenCell { text: label.into(), kind: TokenKind::Masked, value: None });
-        for &t in &s.prompt {
-            cells.push(TokenCell { text: task.tok.token(t).to_string(), kind: TokenKind::Prompt, value: None });
-        }
         let ratios = token_log_ratios(policy, reference, s)?;
-        for (&t, r) in s.response.iter().zip(ratios) {
-            let text = if t == EOS { "⏎".to_string() } else { task.tok.token(t).to_string() };
-            cells.push(TokenCell { text, kind: TokenKind::Trained, value: Some(r) });
-        }
+        cells.extend(TokenCell::completion(&task.tok, &s.prompt, &s.response, |j| ratios[j]));
     }
     ctx.view(View::Tokens {
         title: format!("A held-out pair after DPO ({} right, {} wrong)", pair.chosen_text, pair.rejected_text),

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::content::{Cmp, ParamValue};
+use crate::ml::tokenizer::{CharTokenizer, EOS};
 
 /// Adjacently tagged (`{"type": "metric", "data": {…}}`) so that variants
 /// holding a plain string serialise too.
@@ -120,6 +121,27 @@ pub struct TokenCell {
     pub value: Option<f32>,
 }
 
+impl TokenCell {
+    /// The cells of a prompt and its completion under a character tokenizer:
+    /// the prompt grey, completion token `j` trained and coloured by
+    /// `value(j)` (the end token shown as `⏎`).
+    pub fn completion(
+        tok: &CharTokenizer,
+        prompt: &[u32],
+        out: &[u32],
+        value: impl Fn(usize) -> f32,
+    ) -> Vec<TokenCell> {
+        let text = |t: u32| if t == EOS { "⏎".to_string() } else { tok.token(t).to_string() };
+        let prompt = prompt.iter().map(|&t| TokenCell { text: text(t), kind: TokenKind::Prompt, value: None });
+        let out = out.iter().enumerate().map(|(j, &t)| TokenCell {
+            text: text(t),
+            kind: TokenKind::Trained,
+            value: Some(value(j)),
+        });
+        prompt.chain(out).collect()
+    }
+}
+
 /// A teaching visual a drill sends alongside its charts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -142,6 +164,15 @@ pub enum View {
 }
 
 impl View {
+    /// A table view: `header` names the columns, each row has one cell per column.
+    pub fn table<S: Into<String>>(
+        title: impl Into<String>,
+        header: impl IntoIterator<Item = S>,
+        rows: Vec<Vec<String>>,
+    ) -> View {
+        View::Table { title: title.into(), header: header.into_iter().map(Into::into).collect(), rows }
+    }
+
     pub fn title(&self) -> &str {
         match self {
             View::Tokens { title, .. } | View::Table { title, .. } | View::Text { title, .. } => title,

@@ -27,12 +27,12 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use super::addition::{self, build_batch, Grpo, Problems, Samples, WarmStart};
-use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
-use crate::envs::rlvr::{Reward, Verdict, ALPHABET};
+use super::{check_heads, RunCtx, TokenCell, TypedDrill, View};
+use crate::envs::rlvr::{GapDetector, Reward, Scores, ALPHABET};
 use crate::ml::gpt::Gpt;
 use crate::ml::optim::LrSchedule;
 use crate::ml::rng::Rng;
-use crate::ml::tokenizer::{CharTokenizer, EOS};
+use crate::ml::tokenizer::CharTokenizer;
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::GroupNorm;
 use crate::rl::entropy::entropy_from_logits;
@@ -92,47 +92,8 @@ struct Arm {
     policy: Gpt,
     trainer: Trainer,
     rng: Rng,
-    /// Training gap (lenient − exact) of the last steps, for the live detector.
-    recent_gap: Vec<f64>,
-    flagged_at: Option<usize>,
-}
-
-/// What a set of completions scored.
-#[derive(Debug, Clone, Copy, Default)]
-struct Scores {
-    exact: f64,
-    lenient: f64,
-    hedged: f64,
-    length: f64,
-    /// Exact accuracy among the completions that commit to one answer.
-    committed: f64,
-}
-
-impl Scores {
-    fn of(s: &Samples) -> Scores {
-        let n = s.texts.len().max(1) as f64;
-        let share = |f: &dyn Fn(&Verdict) -> bool| s.verdicts.iter().filter(|v| f(v)).count() as f64 / n;
-        Scores {
-            exact: share(&|v| v.exact),
-            lenient: share(&|v| v.lenient),
-            hedged: share(&|v| v.hedged),
-            length: s.texts.iter().map(|t| t.chars().count() as f64).sum::<f64>() / n,
-            committed: s.verdicts.iter().filter(|v| v.exact).count() as f64
-                / s.verdicts.iter().filter(|v| !v.hedged).count().max(1) as f64,
-        }
-    }
-
-    /// The proxy − true gap: what the lenient checker pays that the exact one does not.
-    fn gap(&self) -> f64 {
-        self.lenient - self.exact
-    }
-
-    fn reward(&self, r: Reward) -> f64 {
-        match r {
-            Reward::Exact => self.exact,
-            Reward::Lenient => self.lenient,
-        }
-    }
+    /// The live detector on the training gap (lenient − exact).
+    detector: GapDetector,
 }
 
 impl TypedDrill for GrpoRlvr {
@@ -155,7 +116,7 @@ impl TypedDrill for GrpoRlvr {
         // Everyone is evaluated on the same held-out problems with the same draws.
         let eval = |m: &Gpt| addition::held_out(m, &tok, &problems, 2, p.max_new, p.temperature, seed);
         let before_s = eval(&warm)?;
-        let before = Scores::of(&before_s);
+        let before = scores(&before_s);
         ctx.log(describe("warm start", &before));
 
         ctx.phase("RL");
@@ -165,7 +126,7 @@ impl TypedDrill for GrpoRlvr {
             let warmup = 5 * p.ppo_epochs;
             let schedule = LrSchedule { peak: p.lr, min: p.lr, warmup, total: warmup + 1 };
             let trainer = Trainer::for_model(&policy, TrainConfig { schedule, ..TrainConfig::constant(p.lr) })?;
-            Ok(Arm { name, reward, policy, trainer, rng: rng.clone().fork(tag), recent_gap: vec![], flagged_at: None })
+            Ok(Arm { name, reward, policy, trainer, rng: rng.clone().fork(tag), detector: GapDetector::default() })
         };
         let mut arms = [arm("sound", Reward::Exact, 1)?, arm("proxy", p.reward, 2)?];
         let flag = ctx.meta.claim("detector_flags_proxy").map(|c| c.threshold).unwrap_or(0.2);
@@ -180,11 +141,11 @@ impl TypedDrill for GrpoRlvr {
         ctx.phase("evaluate");
         let sound_s = eval(&arms[0].policy)?;
         let proxy_s = eval(&arms[1].policy)?;
-        let (sound, proxy) = (Scores::of(&sound_s), Scores::of(&proxy_s));
+        let (sound, proxy) = (scores(&sound_s), scores(&proxy_s));
         ctx.log(describe("sound arm (exact reward)", &sound));
         ctx.log(describe(&format!("proxy arm ({} reward)", p.reward.name()), &proxy));
         for a in &arms {
-            ctx.log(match a.flagged_at {
+            ctx.log(match a.detector.flagged_at {
                 Some(s) => format!(
                     "live detector: the {} arm's training gap passed {flag} at step {} (mean of the last 5 steps)",
                     a.name,
@@ -247,7 +208,7 @@ fn rl_step(
     let entropy =
         aggregate(&entropy_from_logits(&up.logits)?, &batch.mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
     let (kl, clip_ratio) = (up.kl, up.clip_ratio);
-    let sc = Scores::of(&s);
+    let sc = scores(&s);
     let n = arm.name;
     ctx.metric(step, &format!("{n}/reward"), sc.reward(arm.reward));
     ctx.metric(step, &format!("{n}/true_accuracy"), sc.exact);
@@ -262,11 +223,7 @@ fn rl_step(
     ctx.metric(step, &format!("{n}/frac_reward_zero_std"), zero_std as f64 / p.prompts_per_step.max(1) as f64);
 
     // The live detector: the mean gap of the last five steps.
-    arm.recent_gap.push(sc.gap());
-    let recent = &arm.recent_gap[arm.recent_gap.len().saturating_sub(5)..];
-    let mean_gap = recent.iter().sum::<f64>() / recent.len() as f64;
-    if arm.flagged_at.is_none() && recent.len() == 5 && mean_gap > flag {
-        arm.flagged_at = Some(step);
+    if let Some(mean_gap) = arm.detector.push(step, sc.gap(), flag) {
         ctx.log(format!(
             "detector: {n} arm flagged at step {} — the lenient checker pays {:.0}% of completions the exact one rejects",
             step + 1,
@@ -280,6 +237,10 @@ fn rl_step(
         tokens_view(ctx, tok, arm, &s, &adv);
     }
     Ok(())
+}
+
+fn scores(s: &Samples) -> Scores {
+    Scores::of(&s.texts, &s.verdicts)
 }
 
 fn describe(who: &str, s: &Scores) -> String {
@@ -322,8 +283,8 @@ fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples,
             ]
         })
         .collect();
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "{} arm ({} reward), step {}: a group of {g} for {} (gold {})",
             arm.name,
             arm.reward.name(),
@@ -331,26 +292,16 @@ fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples,
             s.probs[k * g].prompt(),
             s.probs[k * g].answer()
         ),
-        header: ["completion", "exact", "lenient", "reward", "Â GRPO", "Â Dr. GRPO", "Â used"]
-            .map(String::from)
-            .to_vec(),
+        ["completion", "exact", "lenient", "reward", "Â GRPO", "Â Dr. GRPO", "Â used"],
         rows,
-    });
+    ));
 }
 
 /// A completion of the last step token by token, coloured by its advantage:
 /// a hedge if there is one.
 fn tokens_view(ctx: &mut RunCtx, tok: &CharTokenizer, arm: &Arm, s: &Samples, adv: &[f32]) {
     let i = (0..s.texts.len()).find(|&i| s.verdicts[i].hedged && adv[i] != 0.0).unwrap_or(0);
-    let mut cells: Vec<TokenCell> = s.prompts[i]
-        .iter()
-        .map(|&t| TokenCell { text: tok.token(t).to_string(), kind: TokenKind::Prompt, value: None })
-        .collect();
-    cells.extend(s.outs[i].iter().map(|&t| TokenCell {
-        text: if t == EOS { "⏎".into() } else { tok.token(t).to_string() },
-        kind: TokenKind::Trained,
-        value: Some(adv[i]),
-    }));
+    let cells = TokenCell::completion(tok, &s.prompts[i], &s.outs[i], |_| adv[i]);
     ctx.view(View::Tokens {
         title: format!("{} arm, last step: one completion and its advantage", arm.name),
         tokens: cells,
@@ -364,50 +315,31 @@ fn tokens_view(ctx: &mut RunCtx, tok: &CharTokenizer, arm: &Arm, s: &Samples, ad
 
 fn before_after_view(ctx: &mut RunCtx, p: &Params, before: &Scores, sound: &Scores, proxy: &Scores) {
     let row = |name: String, s: &Scores| {
-        vec![
-            name,
-            format!("{:.3}", s.exact),
-            format!("{:.3}", s.lenient),
-            format!("{:.3}", s.gap()),
-            format!("{:.3}", s.hedged),
-            format!("{:.3}", s.committed),
-            format!("{:.2}", s.length),
-        ]
+        let shares = [s.exact, s.lenient, s.gap(), s.hedged, s.committed].map(|v| format!("{v:.3}"));
+        [vec![name], shares.to_vec(), vec![format!("{:.2}", s.length)]].concat()
     };
-    ctx.view(View::Table {
-        title: "Held-out problems, 2 samples each: what each verifier says".into(),
-        header: ["policy", "true (exact)", "lenient", "gap", "hedged", "exact | single", "length"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![
+    ctx.view(View::table(
+        "Held-out problems, 2 samples each: what each verifier says",
+        ["policy", "true (exact)", "lenient", "gap", "hedged", "exact | single", "length"],
+        vec![
             row("warm start".into(), before),
             row("sound arm (exact reward)".into(), sound),
             row(format!("proxy arm ({} reward)", p.reward.name()), proxy),
         ],
-    });
+    ));
 }
 
 fn samples_view(ctx: &mut RunCtx, before: &Samples, sound: &Samples, proxy: &Samples) {
-    let mark = |s: &Samples, i: usize| {
-        let v = &s.verdicts[i];
-        let m = if v.exact {
-            "✓"
-        } else if v.lenient {
-            "~"
-        } else {
-            "✗"
-        };
-        format!("{} {m}", s.texts[i])
-    };
+    let mark = |s: &Samples, i: usize| format!("{} {}", s.texts[i], s.verdicts[i].mark());
     let rows = (0..before.texts.len().min(24))
         .step_by(2)
         .map(|i| {
             vec![before.probs[i].prompt(), before.probs[i].answer(), mark(before, i), mark(sound, i), mark(proxy, i)]
         })
         .collect();
-    ctx.view(View::Table {
-        title: "Held-out completions (✓ exact, ~ paid by the lenient checker only, ✗ wrong)".into(),
-        header: ["prompt", "gold", "warm start", "sound arm", "proxy arm"].map(String::from).to_vec(),
+    ctx.view(View::table(
+        "Held-out completions (✓ exact, ~ paid by the lenient checker only, ✗ wrong)",
+        ["prompt", "gold", "warm start", "sound arm", "proxy arm"],
         rows,
-    });
+    ));
 }

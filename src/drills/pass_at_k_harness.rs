@@ -31,49 +31,17 @@ use serde::Deserialize;
 use super::addition::{self, WarmStart};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::refine_arith::Problem;
+pub use crate::envs::refine_arith::PromptFormat as Format;
 use crate::eval::{
-    pass_at_k, pass_at_k_monte_carlo, pass_at_k_naive, pass_hat_k, Bootstrap, Draw, Extractor, Interval,
+    monte_carlo_by_k, pass_at_k, pass_at_k_naive, pass_hat_k, Bootstrap, Counts, Draw, EstimatorGaps, Extractor,
+    Interval,
 };
 use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
 use crate::ml::tokenizer::{CharTokenizer, Tokenize};
+use crate::numbers::doublings;
 
 pub struct PassAtKHarness;
-
-/// The prompt format of a sampling pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// `47+38=`: the format of every warm-start example (a control).
-    Trained,
-    /// `47 + 38 =`: spaces around the operators; the model never read a space.
-    Spaced,
-    /// `047+038=`: each operand with one more leading zero.
-    Padded,
-    /// `7+38=`: operands without leading zeros.
-    Unpadded,
-}
-
-impl Format {
-    fn prompt(self, q: &Problem) -> String {
-        let w = q.digits;
-        match self {
-            Format::Trained => q.prompt(),
-            Format::Spaced => format!("{:0w$} + {:0w$} =", q.a, q.b),
-            Format::Padded => format!("{:0w$}+{:0w$}=", q.a, q.b, w = w + 1),
-            Format::Unpadded => format!("{}+{}=", q.a, q.b),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Format::Trained => "trained",
-            Format::Spaced => "spaced",
-            Format::Padded => "padded",
-            Format::Unpadded => "unpadded",
-        }
-    }
-}
 
 /// `drills/pass-at-k-harness/drill.toml`, typed.
 #[derive(Debug, Clone, Deserialize)]
@@ -155,34 +123,10 @@ impl Pass {
             .map(|(i, q)| self.completions(i).iter().map(|t| extractor.accepts(t, &q.answer())).collect())
             .collect()
     }
-}
 
-/// Per-problem correct counts c, and what they give over k = 1..n.
-struct Counts {
-    n: usize,
-    c: Vec<usize>,
-}
-
-impl Counts {
-    fn of(correct: &[Vec<bool>]) -> Counts {
-        Counts {
-            n: correct.first().map_or(0, Vec::len),
-            c: correct.iter().map(|s| s.iter().filter(|&&x| x).count()).collect(),
-        }
+    fn counts(&self, problems: &[Problem], extractor: Extractor) -> Counts {
+        Counts::of(&self.correct(problems, extractor))
     }
-
-    /// One value per problem of `f(n, c, k)`.
-    fn per_problem(&self, k: usize, f: fn(usize, usize, usize) -> f64) -> Vec<f64> {
-        self.c.iter().map(|&c| f(self.n, c, k)).collect()
-    }
-
-    fn mean(&self, k: usize, f: fn(usize, usize, usize) -> f64) -> f64 {
-        mean(&self.per_problem(k, f))
-    }
-}
-
-fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len().max(1) as f64
 }
 
 /// `T=0.5`, `T=1`: a temperature as chart names and tables show it.
@@ -231,7 +175,7 @@ impl TypedDrill for PassAtKHarness {
 
         ctx.phase("estimate");
         let boot = Bootstrap::new(test.len(), p.bootstrap, &mut rng.fork(40));
-        let counts: Vec<Counts> = passes.iter().map(|s| Counts::of(&s.correct(test, Extractor::Strict))).collect();
+        let counts: Vec<Counts> = passes.iter().map(|s| s.counts(test, Extractor::Strict)).collect();
         for (s, c) in passes.iter().zip(&counts) {
             for k in 1..=p.samples {
                 ctx.metric(k, &format!("pass@k/{}", t_name(s.temperature)), c.mean(k, pass_at_k));
@@ -244,8 +188,8 @@ impl TypedDrill for PassAtKHarness {
         }
         let main = &passes[1];
         let strict = main.correct(test, Extractor::Strict);
-        let mc = monte_carlo(p, &strict, &mut rng.fork(50));
-        let est = estimators(ctx, p, &counts[1], &mc, &boot);
+        let mc = monte_carlo_by_k(&strict, p.samples, p.mc_draws, p.mc_draw, &mut rng.fork(50));
+        let est = estimators(ctx, p, &counts[1], mc, &boot);
         estimators_view(ctx, p, &counts[1], &est, &boot);
         temperature_view(ctx, p, &passes, &counts, &boot);
 
@@ -301,63 +245,20 @@ fn sample(
     Ok(Pass { temperature: t, format, n: p.samples, texts })
 }
 
-/// The Monte-Carlo estimate of pass@k for k = 1..n, per problem: the share
-/// of `mc_draws` random draws of k of its n completions that hold a correct
-/// one. `[k − 1][problem]`.
-fn monte_carlo(p: &Params, correct: &[Vec<bool>], rng: &mut Rng) -> Vec<Vec<f64>> {
-    (1..=p.samples)
-        .map(|k| correct.iter().map(|s| pass_at_k_monte_carlo(s, k, p.mc_draws, p.mc_draw, rng)).collect())
-        .collect()
-}
-
-/// The three pass@k estimates at the main temperature, and how far each
-/// estimator is from the Monte-Carlo draw.
-struct Estimates {
-    /// Largest |unbiased − Monte Carlo| over k.
-    unbiased_off: f64,
-    /// Largest Monte Carlo − plug-in over k, and where.
-    naive_below: f64,
-    naive_k: usize,
-    /// The same in half-widths of the unbiased estimate's interval at that k.
-    unbiased_off_hw: f64,
-    naive_below_hw: f64,
-    mc: Vec<f64>,
-}
-
-fn estimators(ctx: &mut RunCtx, p: &Params, c: &Counts, mc: &[Vec<f64>], boot: &Bootstrap) -> Estimates {
-    let mut e = Estimates {
-        unbiased_off: 0.0,
-        naive_below: f64::NEG_INFINITY,
-        naive_k: 1,
-        unbiased_off_hw: 0.0,
-        naive_below_hw: f64::NEG_INFINITY,
-        mc: Vec::new(),
-    };
+/// The three pass@k estimates at the main temperature (`mc[k − 1]`: the
+/// Monte-Carlo draw), charted, and how far each estimator is from the draw.
+fn estimators(ctx: &mut RunCtx, p: &Params, c: &Counts, mc: Vec<f64>, boot: &Bootstrap) -> EstimatorGaps {
     let t = t_name(p.temperature);
-    for k in 1..=p.samples {
-        let (unbiased, naive, m) = (c.mean(k, pass_at_k), c.mean(k, pass_at_k_naive), mean(&mc[k - 1]));
-        ctx.metric(k, &format!("estimator/unbiased ({t})"), unbiased);
-        ctx.metric(k, &format!("estimator/naive ({t})"), naive);
-        ctx.metric(k, &format!("estimator/monte carlo ({t})"), m);
-        e.mc.push(m);
-        e.unbiased_off = e.unbiased_off.max((unbiased - m).abs());
-        if m - naive > e.naive_below {
-            e.naive_below = m - naive;
-            e.naive_k = k;
-        }
-        // In half-widths of the unbiased estimate's interval at this k (where
-        // it has a width: at large k every problem may read 1).
-        let half = boot.interval(&c.per_problem(k, pass_at_k), LEVEL).width() / 2.0;
-        if half > 0.0 {
-            e.unbiased_off_hw = e.unbiased_off_hw.max((unbiased - m).abs() / half);
-            e.naive_below_hw = e.naive_below_hw.max((m - naive) / half);
-        }
+    for (k, m) in (1..=p.samples).zip(&mc) {
+        ctx.metric(k, &format!("estimator/unbiased ({t})"), c.mean(k, pass_at_k));
+        ctx.metric(k, &format!("estimator/naive ({t})"), c.mean(k, pass_at_k_naive));
+        ctx.metric(k, &format!("estimator/monte carlo ({t})"), *m);
     }
-    for k in 1..=p.samples {
-        let (unbiased, naive) = (c.mean(k, pass_at_k), c.mean(k, pass_at_k_naive));
-        ctx.metric(k, &format!("gap/unbiased − monte carlo ({t})"), unbiased - e.mc[k - 1]);
-        ctx.metric(k, &format!("gap/naive − monte carlo ({t})"), naive - e.mc[k - 1]);
+    for (k, m) in (1..=p.samples).zip(&mc) {
+        ctx.metric(k, &format!("gap/unbiased − monte carlo ({t})"), c.mean(k, pass_at_k) - m);
+        ctx.metric(k, &format!("gap/naive − monte carlo ({t})"), c.mean(k, pass_at_k_naive) - m);
     }
+    let e = EstimatorGaps::of(c, mc, boot, LEVEL);
     let how = match p.mc_draw {
         Draw::WithoutReplacement => "k-subsets (without replacement)",
         Draw::WithReplacement => "k picks WITH replacement",
@@ -370,46 +271,34 @@ fn estimators(ctx: &mut RunCtx, p: &Params, c: &Counts, mc: &[Vec<f64>], boot: &
     e
 }
 
-/// The k shown in tables: 1, 2, 4, … and n.
-fn shown_k(n: usize) -> Vec<usize> {
-    let mut ks: Vec<usize> = std::iter::successors(Some(1usize), |k| Some(k * 2)).take_while(|&k| k < n).collect();
-    ks.push(n);
-    ks
-}
-
-fn fmt_ci(i: &Interval) -> String {
-    format!("{:.3} [{:.3}, {:.3}]", i.estimate, i.lo, i.hi)
-}
-
-fn estimators_view(ctx: &mut RunCtx, p: &Params, c: &Counts, e: &Estimates, boot: &Bootstrap) {
-    let rows = shown_k(p.samples)
+fn estimators_view(ctx: &mut RunCtx, p: &Params, c: &Counts, e: &EstimatorGaps, boot: &Bootstrap) {
+    // The k shown: 1, 2, 4, … and n.
+    let rows = doublings(p.samples)
         .into_iter()
         .map(|k| {
             let unbiased = boot.interval(&c.per_problem(k, pass_at_k), LEVEL);
             let naive = c.mean(k, pass_at_k_naive);
             vec![
                 k.to_string(),
-                fmt_ci(&unbiased),
+                unbiased.text(),
                 format!("{naive:.3}"),
                 format!("{:.3}", e.mc[k - 1]),
                 format!("{:+.3}", naive - e.mc[k - 1]),
-                fmt_ci(&boot.interval(&c.per_problem(k, pass_hat_k), LEVEL)),
+                boot.interval(&c.per_problem(k, pass_hat_k), LEVEL).text(),
             ]
         })
         .collect();
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "pass@k at {} from n = {} samples per problem: unbiased (95% bootstrap interval over {} problems), \
              plug-in, Monte Carlo; pass^k",
             t_name(p.temperature),
             p.samples,
             c.c.len()
         ),
-        header: ["k", "unbiased pass@k [95%]", "naive 1−(1−c/n)^k", "Monte Carlo", "naive − MC", "pass^k [95%]"]
-            .map(String::from)
-            .to_vec(),
+        ["k", "unbiased pass@k [95%]", "naive 1−(1−c/n)^k", "Monte Carlo", "naive − MC", "pass^k [95%]"],
         rows,
-    });
+    ));
 }
 
 fn temperature_view(ctx: &mut RunCtx, p: &Params, passes: &[Pass], counts: &[Counts], boot: &Bootstrap) {
@@ -422,8 +311,8 @@ fn temperature_view(ctx: &mut RunCtx, p: &Params, passes: &[Pass], counts: &[Cou
             let hedged = s.texts.iter().filter(|t| t.contains(',')).count() as f64 / s.texts.len() as f64;
             vec![
                 t_name(s.temperature),
-                fmt_ci(&boot.interval(&c.per_problem(1, pass_at_k), LEVEL)),
-                fmt_ci(&boot.interval(&c.per_problem(n, pass_at_k), LEVEL)),
+                boot.interval(&c.per_problem(1, pass_at_k), LEVEL).text(),
+                boot.interval(&c.per_problem(n, pass_at_k), LEVEL).text(),
                 format!("{:.3}", c.mean(n, pass_hat_k)),
                 format!("{:.3}", share(&|x| x == 0)),
                 format!("{:.3}", share(&|x| x == n)),
@@ -431,9 +320,9 @@ fn temperature_view(ctx: &mut RunCtx, p: &Params, passes: &[Pass], counts: &[Cou
             ]
         })
         .collect();
-    ctx.view(View::Table {
-        title: "Temperature: pass@1 falls, pass@n rises (strict match, trained format)".into(),
-        header: [
+    ctx.view(View::table(
+        "Temperature: pass@1 falls, pass@n rises (strict match, trained format)",
+        [
             "temperature".to_string(),
             "pass@1 [95%]".into(),
             format!("pass@{n} [95%]"),
@@ -441,10 +330,9 @@ fn temperature_view(ctx: &mut RunCtx, p: &Params, passes: &[Pass], counts: &[Cou
             "c = 0".into(),
             format!("c = {n}"),
             "hedged".into(),
-        ]
-        .to_vec(),
+        ],
         rows,
-    });
+    ));
 }
 
 /// What the harness choices did to pass@1 at the main temperature.
@@ -457,10 +345,9 @@ struct Harness {
 
 fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt: &Pass, boot: &Bootstrap) -> Harness {
     let n = p.samples;
-    let strict = Counts::of(&main.correct(test, Extractor::Strict));
-    let base = boot.interval(&strict.per_problem(1, pass_at_k), LEVEL);
+    let base_values = main.counts(test, Extractor::Strict).per_problem(1, pass_at_k);
+    let base = boot.interval(&base_values, LEVEL);
     let mut rows = Vec::new();
-    let base_values = strict.per_problem(1, pass_at_k);
     let mut row = |label: String, c: &Counts| -> Interval {
         let values = c.per_problem(1, pass_at_k);
         let i = boot.interval(&values, LEVEL);
@@ -468,29 +355,21 @@ fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt
         let diff: Vec<f64> = values.iter().zip(&base_values).map(|(v, b)| v - b).collect();
         rows.push(vec![
             label,
-            fmt_ci(&i),
+            i.text(),
             format!("{:.3}", i.width()),
-            {
-                let d = boot.interval(&diff, LEVEL);
-                format!("{:+.3} [{:+.3}, {:+.3}]", d.estimate, d.lo, d.hi)
-            },
+            boot.interval(&diff, LEVEL).signed_text(),
             format!("{:+.2}", (i.estimate - base.estimate) / base.width()),
             format!("{:.3}", c.mean(n, pass_at_k)),
         ]);
         i
     };
-    let mut by_extractor = Vec::new();
-    for e in Extractor::ALL {
-        let c = Counts::of(&main.correct(test, e));
-        by_extractor.push((e, row(format!("{} · trained format", e.name()), &c)));
-    }
-    let alt_strict = Counts::of(&alt.correct(test, Extractor::Strict));
-    let alt_i = row(format!("strict · {} format", alt.format.name()), &alt_strict);
-    let alt_any = Counts::of(&alt.correct(test, Extractor::AnyNumber));
-    row(format!("any number · {} format", alt.format.name()), &alt_any);
+    let by_extractor =
+        Extractor::ALL.map(|e| (e, row(format!("{} · trained format", e.name()), &main.counts(test, e))));
+    let alt_i = row(format!("strict · {} format", alt.format.name()), &alt.counts(test, Extractor::Strict));
+    row(format!("any number · {} format", alt.format.name()), &alt.counts(test, Extractor::AnyNumber));
     let example = |f: Format| f.prompt(&test[0]);
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "One model, one set of samples ({}, n = {n}): pass@1 under each answer extractor and prompt format \
              ({} → `{}`, {} → `{}`)",
             t_name(p.temperature),
@@ -499,17 +378,16 @@ fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt
             alt.format.name(),
             example(alt.format)
         ),
-        header: [
+        [
             "extractor · prompt format".to_string(),
             "pass@1 [95%]".into(),
             "width".into(),
             "Δ vs strict [95% paired]".into(),
             "Δ in widths".into(),
             format!("pass@{n}"),
-        ]
-        .to_vec(),
+        ],
         rows,
-    });
+    ));
     let any = by_extractor.iter().find(|(e, _)| *e == Extractor::AnyNumber).map(|(_, i)| *i).unwrap_or(base);
     let h = Harness {
         extractor_shift: (any.estimate - base.estimate) / base.width(),
@@ -518,7 +396,7 @@ fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt
     ctx.log(format!(
         "harness: strict pass@1 {} (width {:.3}); any number {:.3} ({:+.2} widths); strict in the {} format {:.3} \
          ({:+.2} widths)",
-        fmt_ci(&base),
+        base.text(),
         base.width(),
         any.estimate,
         h.extractor_shift,
@@ -554,9 +432,5 @@ fn problems_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], passes: &[Pass]
     header.push(format!("any number {}", t_name(p.temperature)));
     header.push(format!("{} format {}", alt.format.name(), t_name(p.temperature)));
     header.push(format!("first samples at {}", t_name(p.temperature)));
-    ctx.view(View::Table {
-        title: "Problems from always wrong to always right: c correct of n, per setting".into(),
-        header,
-        rows,
-    });
+    ctx.view(View::table("Problems from always wrong to always right: c correct of n, per setting", header, rows));
 }

@@ -36,7 +36,6 @@
 //! clip fractions, KL, rewards) is counted and repeats exactly with the seed.
 
 use std::collections::VecDeque;
-use std::time::Instant;
 
 use anyhow::Result;
 use candle_core::Tensor;
@@ -45,15 +44,19 @@ use serde::Deserialize;
 use super::addition::{self, build_batch, Grpo, Problems, WarmStart};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::rlvr::{Reward, ALPHABET};
-use crate::eval::bootstrap::percentile;
+use crate::eval::bootstrap::median;
 use crate::ml::gpt::{kv_cache_bytes, Gpt, KvCache, Positions};
 use crate::ml::ops;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, PAD};
+use crate::ml::tokenizer::{CharTokenizer, Tokenize};
 use crate::ml::train::{TrainConfig, Trainer};
+use crate::numbers::{doublings, mean, timed};
 use crate::rl::grpo::GrpoVariant;
 use crate::rl::ppo::clip_stats;
+use crate::rl::rollout::{
+    batch_picture, batches, drift, finish_time, phase_seconds, schedule, Batching, StepStat, Summary, Trajectory,
+};
 
 pub struct RolloutInfra;
 
@@ -112,14 +115,6 @@ impl Params {
             n_layers: self.n_layers,
             n_heads: self.n_heads,
         }
-    }
-
-    /// Batch sizes of the throughput sweep: 1, 2, 4, … and `batch_max`.
-    fn batch_sizes(&self) -> Vec<usize> {
-        let mut bs: Vec<usize> =
-            std::iter::successors(Some(1usize), |b| Some(b * 2)).take_while(|&b| b < self.batch_max).collect();
-        bs.push(self.batch_max);
-        bs
     }
 
     fn kv_bytes(&self, seq_len: usize, batch: usize) -> usize {
@@ -198,23 +193,6 @@ impl TypedDrill for RolloutInfra {
     }
 }
 
-/// Seconds `f` took, and what it returned.
-fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
-    let t = Instant::now();
-    let out = f()?;
-    Ok((out, t.elapsed().as_secs_f64()))
-}
-
-fn median(xs: &[f64]) -> f64 {
-    let mut s = xs.to_vec();
-    s.sort_by(f64::total_cmp);
-    percentile(&s, 0.5)
-}
-
-fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len().max(1) as f64
-}
-
 /// What phase "generation" measured.
 struct Generation {
     /// Median time without the cache ÷ with it (candle ops both).
@@ -283,21 +261,19 @@ fn generation(
             format!("{:.1}", positions as f64 / tokens),
         ]
     };
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "Greedy rollouts of {b} rows × {new} new tokens after a {pl}-token prompt: median of {} interleaved \
              repetitions (wall clock); positions counted",
             p.reps
         ),
-        header: ["path", "ms per call", "tokens/s", "positions processed", "positions per new token"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![
+        ["path", "ms per call", "tokens/s", "positions processed", "positions per new token"],
+        vec![
             row("candle ops, no cache (whole prefix re-run per token)", &uncached, without_cache),
             row("candle ops, KV cache", &cached, with_cache),
             row("fused CPU decoder, KV cache (the drills' rollouts)", &fused, with_cache),
         ],
-    });
+    ));
     let cache_speedup = median(&uncached) / median(&cached);
     ctx.log(format!(
         "KV cache: {:.1}× faster (wall clock, median of {} interleaved repetitions, candle ops both ways); the \
@@ -310,7 +286,8 @@ fn generation(
     ));
 
     // Batch size against tokens/s, the sizes interleaved within each repetition.
-    let sizes = p.batch_sizes();
+    // Batch sizes 1, 2, 4, … and `batch_max`.
+    let sizes = doublings(p.batch_max);
     let mut times = vec![Vec::new(); sizes.len()];
     for _ in 0..p.reps {
         ctx.check_cancel()?;
@@ -337,15 +314,15 @@ fn generation(
             ]
         })
         .collect();
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "Batch size vs throughput: fused decoder, KV cache, {new} tokens per row (median of {} repetitions, wall \
              clock)",
             p.reps
         ),
-        header: ["batch", "ms per call", "ms per decoding step", "tokens/s", "vs batch 1"].map(String::from).to_vec(),
+        ["batch", "ms per call", "ms per decoding step", "tokens/s", "vs batch 1"],
         rows,
-    });
+    ));
     let batching_speedup = tps[tps.len() - 1] / tps[0];
     ctx.log(format!(
         "batching: {:.0} tokens/s at batch 1, {:.0} at batch {} ({batching_speedup:.1}×, wall clock): each decoding \
@@ -356,12 +333,6 @@ fn generation(
         p.batch_max
     ));
     Ok(Generation { cache_speedup, batching_speedup })
-}
-
-/// A multi-turn trajectory: its tokens and where each turn ends.
-struct Trajectory {
-    tokens: Vec<u32>,
-    turn_ends: Vec<usize>,
 }
 
 /// Trajectories of 1..=max_turns turns, each turn a fresh problem and the
@@ -376,64 +347,7 @@ fn trajectories(
     let turns: Vec<usize> = (0..p.trajectories).map(|_| 1 + rng.below(p.max_turns)).collect();
     let prompts: Vec<Vec<u32>> = (0..turns.iter().sum()).map(|_| tok.encode(&problems.fresh(rng).prompt())).collect();
     let (outs, _) = addition::sample_texts(model, tok, &prompts, p.max_new, p.temperature, rng)?;
-    let mut turn = prompts.iter().zip(&outs);
-    Ok(turns
-        .iter()
-        .map(|&n| {
-            let mut t = Trajectory { tokens: Vec::new(), turn_ends: Vec::new() };
-            for (pr, o) in turn.by_ref().take(n) {
-                t.tokens.extend(pr.iter().chain(o));
-                t.turn_ends.push(t.tokens.len());
-            }
-            t
-        })
-        .collect())
-}
-
-/// Batches of trajectory indices: in arrival order, or sorted by length
-/// within each window of `window` trajectories first (window = batch: the
-/// same batches as arrival order).
-fn batches(lengths: &[usize], batch: usize, window: Option<usize>) -> Vec<Vec<usize>> {
-    let order: Vec<usize> = (0..lengths.len()).collect();
-    let w = window.unwrap_or(batch);
-    order
-        .chunks(w)
-        .flat_map(|chunk| {
-            let mut c = chunk.to_vec();
-            if window.is_some() {
-                c.sort_by_key(|&i| (lengths[i], i));
-            }
-            c.chunks(batch).map(<[usize]>::to_vec).collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// What a batching costs, counted.
-struct Batching {
-    real: usize,
-    padded: usize,
-    /// KV cache each batch reserves for its longest row, summed over batches.
-    kv_reserved: usize,
-    per_batch_padded: Vec<usize>,
-}
-
-impl Batching {
-    fn of(p: &Params, lengths: &[usize], batches: &[Vec<usize>]) -> Batching {
-        let mut b = Batching { real: 0, padded: 0, kv_reserved: 0, per_batch_padded: vec![] };
-        for rows in batches {
-            let longest = rows.iter().map(|&i| lengths[i]).max().unwrap_or(0);
-            let real: usize = rows.iter().map(|&i| lengths[i]).sum();
-            b.real += real;
-            b.padded += rows.len() * longest - real;
-            b.per_batch_padded.push(rows.len() * longest - real);
-            b.kv_reserved += p.kv_bytes(longest, rows.len());
-        }
-        b
-    }
-
-    fn share(&self) -> f64 {
-        self.padded as f64 / (self.real + self.padded).max(1) as f64
-    }
+    Ok(Trajectory::assemble(&turns, &prompts, &outs))
 }
 
 /// What phase "padding" measured.
@@ -449,7 +363,8 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
     let lengths: Vec<usize> = trajs.iter().map(|t| t.tokens.len()).collect();
     let fixed_b = batches(&lengths, p.batch, None);
     let bucket_b = batches(&lengths, p.batch, Some(p.sort_window));
-    let (fixed, bucket) = (Batching::of(p, &lengths, &fixed_b), Batching::of(p, &lengths, &bucket_b));
+    let kv = |seq_len, rows| p.kv_bytes(seq_len, rows);
+    let (fixed, bucket) = (Batching::of(&lengths, &fixed_b, kv), Batching::of(&lengths, &bucket_b, kv));
     for (j, (f, b)) in fixed.per_batch_padded.iter().zip(&bucket.per_batch_padded).enumerate() {
         ctx.metric(j, "padding/padded tokens per batch · arrival order", *f as f64);
         ctx.metric(j, "padding/padded tokens per batch · bucketed", *b as f64);
@@ -458,11 +373,7 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
     let forward = |bs: &[Vec<usize>]| -> Result<f64> {
         Ok(timed(|| {
             for rows in bs {
-                let longest = rows.iter().map(|&i| lengths[i]).max().unwrap_or(1);
-                let ids: Vec<u32> = rows
-                    .iter()
-                    .flat_map(|&i| trajs[i].tokens.iter().copied().chain(std::iter::repeat(PAD)).take(longest))
-                    .collect();
+                let (ids, longest) = Trajectory::padded(trajs, rows);
                 model.forward(&Tensor::from_vec(ids, (rows.len(), longest), &model.device)?)?;
             }
             Ok(())
@@ -495,8 +406,8 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
     };
     let longest = lengths.iter().max().copied().unwrap_or(0);
     let shortest = lengths.iter().min().copied().unwrap_or(0);
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "{} trajectories of 1–{} turns ({shortest}–{longest} tokens) in batches of {}: padded tokens and KV \
              reserved for each batch's longest row (counted), a forward over all batches (wall clock, median of {})",
             trajs.len(),
@@ -504,39 +415,14 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
             p.batch,
             p.reps
         ),
-        header: [
-            "batching",
-            "batches",
-            "real tokens",
-            "padded tokens",
-            "padding share",
-            "KV reserved KiB",
-            "forward ms",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: vec![
+        ["batching", "batches", "real tokens", "padded tokens", "padding share", "KV reserved KiB", "forward ms"],
+        vec![
             row("arrival order (fixed batches)", &fixed, &fixed_b, &tf),
             row(&format!("bucketed (sorted within {} trajectories)", p.sort_window), &bucket, &bucket_b, &tb),
         ],
-    });
+    ));
     // The first window, each row drawn to scale: █ real tokens, · padding.
-    let draw = |bs: &[Vec<usize>]| -> String {
-        let mut out = String::new();
-        for (j, rows) in bs.iter().enumerate().take((p.sort_window / p.batch).clamp(1, 4)) {
-            let l = rows.iter().map(|&i| lengths[i]).max().unwrap_or(0);
-            out.push_str(&format!("batch {} (longest {l})\n", j + 1));
-            for &i in rows.iter().take(8) {
-                let scale = |n: usize| n.div_ceil(2);
-                out.push_str(&format!(
-                    "  {}{}\n",
-                    "█".repeat(scale(lengths[i])),
-                    "·".repeat(scale(l) - scale(lengths[i]))
-                ));
-            }
-        }
-        out
-    };
+    let draw = |bs: &[Vec<usize>]| batch_picture(&lengths, bs, (p.sort_window / p.batch).clamp(1, 4));
     ctx.view(View::Text {
         title: "The same trajectories, two batchings (█ real tokens, · padding, one mark per 2 tokens)".into(),
         body: format!("Arrival order:\n{}\nBucketed:\n{}", draw(&fixed_b), draw(&bucket_b)),
@@ -566,45 +452,25 @@ fn kv_memory(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) ->
         let x = Tensor::from_vec(t.tokens[start..end].to_vec(), (1, n), &model.device)?;
         let mask = ops::cached_mask(&[vec![false; end]], n, &model.device)?;
         composed.run(&x, Positions::Range(n), &mask, Some(&mut cache))?;
-        let measured: usize = cache
-            .layers
-            .iter()
-            .flatten()
-            .map(|(k, v)| (k.elem_count() + v.elem_count()) * k.dtype().size_in_bytes())
-            .sum();
+        let measured = cache.bytes();
         let computed = p.kv_bytes(end, 1);
         ratio = measured as f64 / computed as f64;
         ctx.metric(turn + 1, "kv/bytes per trajectory · measured", measured as f64);
         ctx.metric(turn + 1, "kv/bytes per trajectory · computed", computed as f64);
-        rows.push(vec![
-            (turn + 1).to_string(),
-            end.to_string(),
-            computed.to_string(),
-            measured.to_string(),
-            format!("{}", measured / end),
-            format!("{:.1}", p.kv_bytes(end, p.batch) as f64 / 1024.0),
-        ]);
+        let counted = [turn + 1, end, computed, measured, measured / end].map(|v| v.to_string());
+        rows.push([counted.to_vec(), vec![format!("{:.1}", p.kv_bytes(end, p.batch) as f64 / 1024.0)]].concat());
         start = end;
     }
     let hd = p.d_model / p.n_heads;
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "KV cache of one trajectory as its turns grow: 2 (K and V) × {} layers × {} heads × {hd} dims × tokens × \
              {F32} bytes (computed) against the cache tensors' size (measured)",
             p.n_layers, p.n_heads
         ),
-        header: [
-            "turn",
-            "tokens",
-            "computed bytes",
-            "measured bytes",
-            "bytes per token",
-            &format!("KiB × batch {}", p.batch),
-        ]
-        .map(String::from)
-        .to_vec(),
+        ["turn", "tokens", "computed bytes", "measured bytes", "bytes per token", &format!("KiB × batch {}", p.batch)],
         rows,
-    });
+    ));
     ctx.log(format!(
         "KV cache: {} bytes per token of a trajectory ({} tokens after {} turns: {} bytes measured, {ratio:.3} of \
          the formula)",
@@ -616,24 +482,6 @@ fn kv_memory(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) ->
     Ok(ratio)
 }
 
-/// One update's measurements.
-#[derive(Debug, Clone, Copy, Default)]
-struct StepStat {
-    /// Seconds spent sampling the batch (wall clock).
-    gen_s: f64,
-    /// Seconds spent on the update: log-probs and `ppo_epochs` passes (wall clock).
-    train_s: f64,
-    /// Before the first update on the batch, π against the behaviour policy μ:
-    /// share of tokens where the clip is active,
-    clip: f64,
-    /// mean |π/μ − 1|,
-    drift: f64,
-    /// and the k3 estimate of KL(μ ‖ π).
-    kl: f64,
-    /// Mean exact reward of the batch.
-    reward: f64,
-}
-
 /// A GRPO run with rollouts `k` updates stale.
 struct RlRun {
     k: usize,
@@ -642,21 +490,11 @@ struct RlRun {
     held_out: f64,
 }
 
-/// Means over the updates whose rollouts are fully k stale (t ≥ k).
-struct Summary {
-    clip: f64,
-    drift: f64,
-    kl: f64,
-    reward: f64,
-}
-
 fn run_name(k: usize, corrected: bool) -> String {
-    if k == 0 {
-        "k=0 (synchronous)".into()
-    } else if corrected {
-        format!("k={k}")
-    } else {
-        format!("k={k} · no IS correction")
+    match (k, corrected) {
+        (0, _) => "k=0 (synchronous)".into(),
+        (k, true) => format!("k={k}"),
+        (k, false) => format!("k={k} · no IS correction"),
     }
 }
 
@@ -666,24 +504,20 @@ impl RlRun {
     }
 
     fn summary(&self) -> Summary {
-        let s = &self.steps[self.k.min(self.steps.len().saturating_sub(1))..];
-        let m = |f: fn(&StepStat) -> f64| mean(&s.iter().map(f).collect::<Vec<_>>());
-        Summary { clip: m(|x| x.clip), drift: m(|x| x.drift), kl: m(|x| x.kl), reward: m(|x| x.reward) }
+        Summary::of(&self.steps, self.k)
     }
 
     fn describe(&self) -> String {
-        let s = self.summary();
+        let (s, (g, u)) = (self.summary(), phase_seconds(&self.steps));
         format!(
             "{}: clip fraction {:.4}, mean |π/μ − 1| {:.4}, KL(μ‖π) {:.5} before each update (counted); train reward \
-             {:.3}, held-out accuracy {:.3}; {:.2} s generating, {:.2} s training (wall clock)",
+             {:.3}, held-out accuracy {:.3}; {g:.2} s generating, {u:.2} s training (wall clock)",
             self.name(),
             s.clip,
             s.drift,
             s.kl,
             s.reward,
             self.held_out,
-            self.steps.iter().map(|x| x.gen_s).sum::<f64>(),
-            self.steps.iter().map(|x| x.train_s).sum::<f64>()
         )
     }
 }
@@ -712,6 +546,8 @@ fn rl_run(
     let mut versions: VecDeque<Gpt> = VecDeque::from([warm.fork(seed)?]);
     let mut run = RlRun { k, corrected, steps: Vec::new(), held_out: 0.0 };
     let label = run_name(k, corrected);
+    let variant = GrpoVariant::Grpo;
+    let grpo = Grpo { variant, clip_eps: p.clip_eps, kl_coef: p.kl_coef, max_new: p.max_new, epochs: p.ppo_epochs };
     for t in 0..p.rl_steps {
         ctx.check_cancel()?;
         let behaviour = &versions[0];
@@ -737,16 +573,9 @@ fn rl_run(
         // The trainer: reference log-probs, then `ppo_epochs` clipped updates.
         // Corrected: the ratio to the behaviour policy μ; else the stale
         // batch is treated as sampled by π itself.
-        let grpo = Grpo {
-            variant: GrpoVariant::Grpo,
-            clip_eps: p.clip_eps,
-            kl_coef: p.kl_coef,
-            max_new: p.max_new,
-            epochs: p.ppo_epochs,
-        };
         let (mut st, train_s) = timed(|| {
             let up = grpo.update(&policy, warm, &mut trainer, &batch, corrected.then_some(&mu))?;
-            let reward = mean(&rewards.iter().map(|&r| r as f64).collect::<Vec<_>>());
+            let reward = mean(&rewards);
             let (clip, kl) = clip_stats(&up.logp, &mu, &batch.adv, &batch.mask, p.clip_eps)?;
             Ok(StepStat { reward, clip, kl, drift: drift(&up.logp, &mu, &batch.mask)?, ..Default::default() })
         })?;
@@ -769,13 +598,6 @@ fn rl_run(
     Ok(run)
 }
 
-/// Mean |exp(logp − mu) − 1| over the masked tokens.
-fn drift(logp: &Tensor, mu: &Tensor, mask: &Tensor) -> Result<f64> {
-    let d = ((logp - mu)?.exp()? - 1.0)?.abs()?;
-    let total = d.mul(mask)?.sum_all()?.to_scalar::<f32>()? as f64;
-    Ok(total / (mask.sum_all()?.to_scalar::<f32>()? as f64).max(1.0))
-}
-
 fn staleness_view(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) {
     let rows = runs
         .iter()
@@ -791,33 +613,15 @@ fn staleness_view(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) {
             ]
         })
         .collect();
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "GRPO with rollouts k updates stale ({} updates each): π against the behaviour policy μ on each batch \
              before its first update (means over updates t ≥ k, counted)",
             p.rl_steps
         ),
-        header: ["run", "clip fraction", "mean |π/μ − 1|", "KL(μ‖π) k3", "train reward", "held-out accuracy"]
-            .map(String::from)
-            .to_vec(),
+        ["run", "clip fraction", "mean |π/μ − 1|", "KL(μ‖π) k3", "train reward", "held-out accuracy"],
         rows,
-    });
-}
-
-/// When each update finishes when generation may run up to `k` policy
-/// versions ahead of training (k = 0: synchronous), from measured per-update
-/// costs. Batch t needs policy version t − k (version v exists once update
-/// v − 1 is done; version 0 at time 0); update t needs batch t and update t − 1.
-fn schedule(steps: &[StepStat], k: usize) -> Vec<f64> {
-    let mut train_end: Vec<f64> = Vec::with_capacity(steps.len());
-    let mut gen_end = 0.0f64;
-    for (t, s) in steps.iter().enumerate() {
-        let ready = if t > k { train_end[t - k - 1] } else { 0.0 };
-        gen_end = gen_end.max(ready) + s.gen_s;
-        let prev = train_end.last().copied().unwrap_or(0.0);
-        train_end.push(prev.max(gen_end) + s.train_s);
-    }
-    train_end
+    ));
 }
 
 /// Phase "throughput": the k = 1 run's measured costs on a synchronous and a
@@ -833,32 +637,22 @@ fn throughput(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) -> f64 {
         .iter()
         .filter(|r| r.corrected)
         .map(|r| {
-            let (g, u) = (r.steps.iter().map(|s| s.gen_s).sum::<f64>(), r.steps.iter().map(|s| s.train_s).sum::<f64>());
-            let (s, a) = (schedule(&r.steps, 0), schedule(&r.steps, r.k));
-            let (s, a) = (s.last().copied().unwrap_or(0.0), a.last().copied().unwrap_or(0.0));
-            vec![
-                r.name(),
-                format!("{g:.2}"),
-                format!("{u:.2}"),
-                format!("{s:.2}"),
-                format!("{a:.2}"),
-                format!("{:.2}×", s / a.max(1e-12)),
-            ]
+            let ((g, u), s, a) = (phase_seconds(&r.steps), finish_time(&r.steps, 0), finish_time(&r.steps, r.k));
+            let seconds = [g, u, s, a].map(|v| format!("{v:.2}"));
+            [vec![r.name()], seconds.to_vec(), vec![format!("{:.2}×", s / a.max(1e-12))]].concat()
         })
         .collect();
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "{} updates: generation and training seconds per run (measured, wall clock) laid on a synchronous \
              schedule and on one that lets generation run k versions ahead (simulated clock)",
             p.rl_steps
         ),
-        header: ["run", "generate s", "train s", "synchronous s", "k-step async s", "speedup"]
-            .map(String::from)
-            .to_vec(),
+        ["run", "generate s", "train s", "synchronous s", "k-step async s", "speedup"],
         rows,
-    });
+    ));
     let (s, a) = (sync.last().copied().unwrap_or(0.0), asynk.last().copied().unwrap_or(0.0));
-    let (g, u) = (one.steps.iter().map(|s| s.gen_s).sum::<f64>(), one.steps.iter().map(|s| s.train_s).sum::<f64>());
+    let (g, u) = phase_seconds(&one.steps);
     ctx.log(format!(
         "throughput (simulated clock from the k=1 run's measured phase costs: {g:.2} s generating, {u:.2} s \
          training): {} updates take {s:.2} s synchronously, {a:.2} s one-step async ({:.2}×); the bound is \

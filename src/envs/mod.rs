@@ -1,6 +1,8 @@
 //! Agent environments and their tools. Pure code: no model, no UI.
 //!
 //! * [`calculator`] — exact integer arithmetic; errors come back as text.
+//! * [`injection`] — prompt injection in the ReAct world: attack wordings, the
+//!   harness between agent and tools (injection, datamarking, allow-list).
 //! * [`kb`] — a fact table about a fictional world, shipped in `assets/world/`.
 //! * [`react`] — the ReAct loop: parse a completion, route to a tool, inject
 //!   the observation, repeat.
@@ -10,6 +12,7 @@
 //! * [`strings`] — string transformations that conflict, for continual learning.
 
 pub mod calculator;
+pub mod injection;
 pub mod kb;
 pub mod qa_world;
 pub mod react;

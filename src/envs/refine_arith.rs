@@ -155,6 +155,42 @@ pub fn corrupt(gold: &str, rng: &mut Rng) -> String {
     d.into_iter().map(|x| char::from_digit(x, 10).expect("digit")).collect()
 }
 
+/// How a problem is put to a model: the format it was trained on, or one of
+/// three it never saw (a harness choice that moves the score, `pass-at-k-harness`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptFormat {
+    /// `47+38=`: the format of every warm-start example (a control).
+    Trained,
+    /// `47 + 38 =`: spaces around the operators; the model never read a space.
+    Spaced,
+    /// `047+038=`: each operand with one more leading zero.
+    Padded,
+    /// `7+38=`: operands without leading zeros.
+    Unpadded,
+}
+
+impl PromptFormat {
+    pub fn prompt(self, q: &Problem) -> String {
+        let w = q.digits;
+        match self {
+            PromptFormat::Trained => q.prompt(),
+            PromptFormat::Spaced => format!("{:0w$} + {:0w$} =", q.a, q.b),
+            PromptFormat::Padded => format!("{:0w$}+{:0w$}=", q.a, q.b, w = w + 1),
+            PromptFormat::Unpadded => format!("{}+{}=", q.a, q.b),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PromptFormat::Trained => "trained",
+            PromptFormat::Spaced => "spaced",
+            PromptFormat::Padded => "padded",
+            PromptFormat::Unpadded => "unpadded",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,5 +250,12 @@ mod tests {
             }
             assert!(critique(&bad, &gold).chars().any(|c| c != '.'));
         }
+    }
+
+    #[test]
+    fn prompt_formats() {
+        let q = Problem { a: 7, b: 38, digits: 2 };
+        let f = [PromptFormat::Trained, PromptFormat::Spaced, PromptFormat::Padded, PromptFormat::Unpadded];
+        assert_eq!(f.map(|f| f.prompt(&q)), ["07+38=", "07 + 38 =", "007+038=", "7+38="].map(String::from));
     }
 }

@@ -41,6 +41,16 @@ impl Interval {
     pub fn contains(&self, x: f64) -> bool {
         self.lo <= x && x <= self.hi
     }
+
+    /// `0.412 [0.380, 0.445]`: the estimate and its interval, three decimals.
+    pub fn text(&self) -> String {
+        format!("{:.3} [{:.3}, {:.3}]", self.estimate, self.lo, self.hi)
+    }
+
+    /// `+0.031 [-0.010, +0.052]`: the same with signs, for a difference.
+    pub fn signed_text(&self) -> String {
+        format!("{:+.3} [{:+.3}, {:+.3}]", self.estimate, self.lo, self.hi)
+    }
 }
 
 /// B resamples of `items` problems, drawn with replacement.
@@ -97,6 +107,13 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     }
 }
 
+/// The median of unsorted values (the 0.5 [`percentile`]).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut s = xs.to_vec();
+    s.sort_by(f64::total_cmp);
+    percentile(&s, 0.5)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +127,9 @@ mod tests {
         // Position 0.9 · 4 = 3.6: 4 + 0.6 · (10 − 4) = 7.6.
         assert!((percentile(&xs, 0.9) - 7.6).abs() < 1e-12);
         assert_eq!(percentile(&[5.0], 0.3), 5.0);
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        let i = Interval { estimate: 0.5, lo: -0.25, hi: 0.75 };
+        assert_eq!((i.text(), i.signed_text()), ("0.500 [-0.250, 0.750]".into(), "+0.500 [-0.250, +0.750]".into()));
     }
 
     #[test]

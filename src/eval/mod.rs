@@ -8,4 +8,6 @@ pub mod passk;
 
 pub use bootstrap::{Bootstrap, Interval};
 pub use extract::{extract_answer, Extractor};
-pub use passk::{pass_at_k, pass_at_k_monte_carlo, pass_at_k_naive, pass_hat_k, Draw};
+pub use passk::{
+    monte_carlo_by_k, pass_at_k, pass_at_k_monte_carlo, pass_at_k_naive, pass_hat_k, Counts, Draw, EstimatorGaps,
+};

@@ -31,7 +31,9 @@
 //! assert!((pass_at_k_naive(10, 3, 2) - 0.51).abs() < 1e-12);
 //! ```
 
+use super::bootstrap::Bootstrap;
 use crate::ml::rng::Rng;
+use crate::numbers::mean;
 
 pub fn pass_at_k(n: usize, c: usize, k: usize) -> f64 {
     assert!(c <= n && k <= n && k >= 1, "need 1 ≤ k ≤ n and c ≤ n");
@@ -93,6 +95,86 @@ pub fn pass_at_k_monte_carlo(correct: &[bool], k: usize, draws: usize, how: Draw
         hits += usize::from(hit);
     }
     hits as f64 / draws as f64
+}
+
+/// The Monte-Carlo pass@k for k = 1..=n, each the mean over problems of
+/// [`pass_at_k_monte_carlo`] (`correct[problem][sample]`); k outer, problems inner.
+pub fn monte_carlo_by_k(correct: &[Vec<bool>], n: usize, draws: usize, how: Draw, rng: &mut Rng) -> Vec<f64> {
+    let mut per_k = |k| correct.iter().map(|s| pass_at_k_monte_carlo(s, k, draws, how, rng)).collect::<Vec<_>>();
+    (1..=n).map(|k| mean(&per_k(k))).collect()
+}
+
+/// Per-problem correct counts c of n samples, and what they give over k = 1..n.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Counts {
+    pub n: usize,
+    pub c: Vec<usize>,
+}
+
+impl Counts {
+    /// From `correct[problem][sample]`.
+    pub fn of(correct: &[Vec<bool>]) -> Counts {
+        Counts {
+            n: correct.first().map_or(0, Vec::len),
+            c: correct.iter().map(|s| s.iter().filter(|&&x| x).count()).collect(),
+        }
+    }
+
+    /// One value per problem of `f(n, c, k)` (`f`: [`pass_at_k`], [`pass_hat_k`], …).
+    pub fn per_problem(&self, k: usize, f: fn(usize, usize, usize) -> f64) -> Vec<f64> {
+        self.c.iter().map(|&c| f(self.n, c, k)).collect()
+    }
+
+    /// The mean over problems of `f(n, c, k)`.
+    pub fn mean(&self, k: usize, f: fn(usize, usize, usize) -> f64) -> f64 {
+        mean(&self.per_problem(k, f))
+    }
+}
+
+/// How far the unbiased estimator and the plug-in sit from a Monte-Carlo
+/// pass@k, over k = 1..n.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimatorGaps {
+    /// Largest |unbiased − Monte Carlo| over k.
+    pub unbiased_off: f64,
+    /// Largest Monte Carlo − plug-in over k, and where.
+    pub naive_below: f64,
+    pub naive_k: usize,
+    /// The same in half-widths of the unbiased estimate's interval (at
+    /// `level`) at that k, over the k where it has a width.
+    pub unbiased_off_hw: f64,
+    pub naive_below_hw: f64,
+    /// The Monte-Carlo pass@k, `mc[k − 1]`.
+    pub mc: Vec<f64>,
+}
+
+impl EstimatorGaps {
+    pub fn of(c: &Counts, mc: Vec<f64>, boot: &Bootstrap, level: f64) -> EstimatorGaps {
+        let mut e = EstimatorGaps {
+            unbiased_off: 0.0,
+            naive_below: f64::NEG_INFINITY,
+            naive_k: 1,
+            unbiased_off_hw: 0.0,
+            naive_below_hw: f64::NEG_INFINITY,
+            mc,
+        };
+        for k in 1..=e.mc.len() {
+            let (unbiased, naive, m) = (c.mean(k, pass_at_k), c.mean(k, pass_at_k_naive), e.mc[k - 1]);
+            e.unbiased_off = e.unbiased_off.max((unbiased - m).abs());
+            if m - naive > e.naive_below {
+                e.naive_below = m - naive;
+                e.naive_k = k;
+            }
+            // In half-widths of the unbiased estimate's interval at this k (where
+            // it has a width: at large k every problem may read 1).
+            let half = boot.interval(&c.per_problem(k, pass_at_k), level).width() / 2.0;
+            if half > 0.0 {
+                e.unbiased_off_hw = e.unbiased_off_hw.max((unbiased - m).abs() / half);
+                e.naive_below_hw = e.naive_below_hw.max((m - naive) / half);
+            }
+        }
+        e
+    }
 }
 
 #[cfg(test)]
@@ -169,5 +251,24 @@ mod tests {
         let three = [true, false, true, false, true];
         assert_eq!(pass_at_k_monte_carlo(&three, 3, 500, Draw::WithoutReplacement, &mut rng), 1.0);
         assert!(pass_at_k_monte_carlo(&three, 3, 500, Draw::WithReplacement, &mut rng) < 1.0);
+    }
+
+    #[test]
+    fn counts_and_estimator_gaps() {
+        let c = Counts::of(&[vec![true, false, false, false], vec![true, true, false, true]]);
+        assert_eq!((c.n, c.c.clone()), (4, vec![1, 3]));
+        assert!((c.mean(1, pass_at_k) - 0.5).abs() < 1e-12);
+        let boot = Bootstrap::from_resamples(2, vec![vec![0, 0], vec![1, 1]]);
+        // A Monte-Carlo draw that agrees with the unbiased estimator exactly.
+        let mc: Vec<f64> = (1..=4).map(|k| c.mean(k, pass_at_k)).collect();
+        let e = EstimatorGaps::of(&c, mc, &boot, 0.95);
+        assert_eq!(e.unbiased_off, 0.0);
+        // The plug-in is below at every k > 1, most at k = n = 4 here.
+        assert!(e.naive_below > 0.0 && e.naive_k == 4, "{e:?}");
+        let correct = vec![vec![true, false, false]; 3];
+        let mut rng = Rng::new(3);
+        let by_k = monte_carlo_by_k(&correct, 3, 2000, Draw::WithoutReplacement, &mut rng);
+        assert_eq!(by_k.len(), 3);
+        assert!((by_k[0] - 1.0 / 3.0).abs() < 0.05 && by_k[2] == 1.0, "{by_k:?}");
     }
 }

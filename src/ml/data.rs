@@ -23,6 +23,13 @@ impl Example {
         Example { tokens, train }
     }
 
+    /// A prompt (context, not trained) and its answer (trained).
+    pub fn prompt_answer(prompt: &[u32], answer: &[u32]) -> Example {
+        let tokens: Vec<u32> = prompt.iter().chain(answer).copied().collect();
+        let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
+        Example::new(tokens, train)
+    }
+
     /// Every token trained except the first (which nothing predicts).
     pub fn all_trained(tokens: Vec<u32>) -> Example {
         let n = tokens.len();
@@ -98,6 +105,7 @@ mod tests {
         assert_eq!(x.to_vec2::<u32>().unwrap(), vec![vec![5, 6, 7], vec![8, 9, PAD]]);
         assert_eq!(y.to_vec2::<i64>().unwrap(), vec![vec![6, 7, -100], vec![-100, -100, -100]]);
         assert_eq!(a.trained_tokens(), 2);
+        assert_eq!(Example::prompt_answer(&[5], &[6, 7]), a);
     }
 
     #[test]

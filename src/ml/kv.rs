@@ -30,6 +30,11 @@ impl KvCache {
         self.len() == 0
     }
 
+    /// Bytes the cache tensors hold: keys and values of every layer.
+    pub fn bytes(&self) -> usize {
+        self.layers.iter().flatten().map(|(k, v)| (k.elem_count() + v.elem_count()) * k.dtype().size_in_bytes()).sum()
+    }
+
     /// Append the new positions' keys and values `[B, heads, t, hd]` to
     /// `layer` (the cache grows to hold it) and return the layer's keys and
     /// values of every position so far.
@@ -44,5 +49,22 @@ impl KvCache {
         };
         *slot = Some((k.clone(), v.clone()));
         Ok((k, v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device};
+
+    #[test]
+    fn bytes_count_keys_and_values() {
+        let mut c = KvCache::new(2);
+        let kv = || Tensor::zeros((1, 2, 3, 4), DType::F32, &Device::Cpu).unwrap();
+        c.append(0, kv(), kv()).unwrap();
+        assert_eq!((c.len(), c.bytes()), (3, 2 * 24 * 4));
+        c.append(1, kv(), kv()).unwrap();
+        c.append(0, kv(), kv()).unwrap();
+        assert_eq!((c.len(), c.bytes()), (6, (48 + 24) * 2 * 4));
     }
 }

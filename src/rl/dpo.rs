@@ -18,10 +18,14 @@ use candle_core::{Result, Tensor, D};
 
 use crate::ml::rng::Rng;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The preference loss (a drill parameter: `sigmoid`, `ipo`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum DpoVariant {
+    /// DPO: `−log σ(h)`.
     Sigmoid,
-    /// IPO (Azar et al., arXiv:2310.12036): a squared loss that does not push the margin to ∞.
+    /// IPO (Azar et al., arXiv:2310.12036): `(h/β − 1/(2β))²`, a squared loss
+    /// to a finite target margin that does not push the margin to ∞.
     Ipo,
 }
 

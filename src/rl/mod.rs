@@ -14,6 +14,8 @@ pub mod kl;
 pub mod pg;
 pub mod ppo;
 pub mod returns;
+pub mod rollout;
+pub mod sequences;
 
 pub use advantage::{group_advantages, rloo_advantages, GroupNorm};
 pub use pg::{masked_pg_loss, Aggregation};
