@@ -155,6 +155,32 @@ pub fn corrupt(gold: &str, rng: &mut Rng) -> String {
     d.into_iter().map(|x| char::from_digit(x, 10).expect("digit")).collect()
 }
 
+/// Held-out problems, and fresh problems that never coincide with one.
+pub struct HeldOut {
+    digits: usize,
+    pub test: Vec<Problem>,
+    held: std::collections::HashSet<(u32, u32)>,
+}
+
+impl HeldOut {
+    /// `n` random held-out problems of `digits` digits.
+    pub fn new(digits: usize, n: usize, rng: &mut Rng) -> HeldOut {
+        let test: Vec<Problem> = (0..n).map(|_| Problem::random(digits, rng)).collect();
+        let held = test.iter().map(|q| (q.a, q.b)).collect();
+        HeldOut { digits, test, held }
+    }
+
+    /// A random problem that is not held out.
+    pub fn fresh(&self, rng: &mut Rng) -> Problem {
+        loop {
+            let p = Problem::random(self.digits, rng);
+            if !self.held.contains(&(p.a, p.b)) {
+                return p;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +239,17 @@ mod tests {
                 continue;
             }
             assert!(critique(&bad, &gold).chars().any(|c| c != '.'));
+        }
+    }
+
+    #[test]
+    fn fresh_problems_are_never_held_out() {
+        let mut rng = Rng::new(2);
+        let h = HeldOut::new(1, 60, &mut rng);
+        assert_eq!(h.test.len(), 60);
+        for _ in 0..200 {
+            let p = h.fresh(&mut rng);
+            assert!(!h.test.iter().any(|q| (q.a, q.b) == (p.a, p.b)));
         }
     }
 }

@@ -23,6 +23,15 @@ impl Example {
         Example { tokens, train }
     }
 
+    /// `prompt` then `answer`: the loss covers the answer only (the prompt is
+    /// label-masked).
+    pub fn completion(prompt: Vec<u32>, answer: &[u32]) -> Example {
+        let train = (0..prompt.len() + answer.len()).map(|i| i >= prompt.len()).collect();
+        let mut tokens = prompt;
+        tokens.extend(answer);
+        Example { tokens, train }
+    }
+
     /// Every token trained except the first (which nothing predicts).
     pub fn all_trained(tokens: Vec<u32>) -> Example {
         let n = tokens.len();
@@ -98,6 +107,8 @@ mod tests {
         assert_eq!(x.to_vec2::<u32>().unwrap(), vec![vec![5, 6, 7], vec![8, 9, PAD]]);
         assert_eq!(y.to_vec2::<i64>().unwrap(), vec![vec![6, 7, -100], vec![-100, -100, -100]]);
         assert_eq!(a.trained_tokens(), 2);
+        let c = Example::completion(vec![5], &[6, 7]);
+        assert_eq!((c.tokens, c.train), (a.tokens, a.train));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod kl;
 pub mod pg;
 pub mod ppo;
 pub mod returns;
+pub mod token_batch;
 
 pub use advantage::{group_advantages, rloo_advantages, GroupNorm};
 pub use pg::{masked_pg_loss, Aggregation};
