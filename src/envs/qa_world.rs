@@ -280,7 +280,7 @@ mod tests {
     fn stats_average_each_measure_over_the_episodes_it_concerns() {
         let (w, q) = world();
         let known = Question { known: true, ..q.clone() };
-        let play = |q: &Question, lines: &[String]| {
+        let play = |q: &Question, lines: &[&str]| {
             let mut s = QaSession::new(q.clone());
             for l in lines {
                 w.apply(&mut s, l);
@@ -288,11 +288,7 @@ mod tests {
             s
         };
         let (search, answer) = (format!("search[{}]", q.entity), format!("answer[{}]", q.truth));
-        let ss = [
-            play(&known, &[answer.clone()]),
-            play(&known, &[search.clone(), answer.clone()]),
-            play(&q, &[search, "answer[Nowhere]".into()]),
-        ];
+        let ss = [play(&known, &[&answer]), play(&known, &[&search, &answer]), play(&q, &[&search, "answer[Nowhere]"])];
         let st = QaStats::of(&ss);
         assert_eq!((st.accuracy, st.memory_accuracy), (2.0 / 3.0, 1.0));
         assert_eq!((st.searches_known, st.searches_unknown), (0.5, 1.0));
