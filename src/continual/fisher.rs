@@ -15,7 +15,23 @@ use std::collections::BTreeMap;
 
 use candle_core::{DType, Result, Tensor, Var, D};
 
+use super::merge::layer_of;
 use crate::ml::rng::Rng;
+
+/// One layer's Fisher entries: their sum, how many there are, the largest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerFisher {
+    pub layer: String,
+    pub sum: f64,
+    pub params: usize,
+    pub max: f64,
+}
+
+impl LayerFisher {
+    pub fn mean(&self) -> f64 {
+        self.sum / self.params as f64
+    }
+}
 
 /// Per-parameter Fisher diagonals, keyed by parameter name.
 #[derive(Debug, Clone)]
@@ -25,17 +41,26 @@ pub struct Fisher {
 }
 
 impl Fisher {
-    /// Mean and max of each parameter's Fisher entries (the "what does the task
-    /// depend on" view of the ewc-replay drill).
-    pub fn summary(&self) -> Result<Vec<(String, f64, f64)>> {
-        let mut out = Vec::new();
+    /// Per layer (its tensors grouped by [`layer_of`], in name order): the
+    /// number of entries, their mean and their max — which parts of the
+    /// network the task leans on (the view of the ewc-replay drill).
+    pub fn by_layer(&self) -> Result<Vec<LayerFisher>> {
+        let mut layers: Vec<LayerFisher> = Vec::new();
         for (name, f) in &self.diag {
             let v: Vec<f32> = f.flatten_all()?.to_vec1()?;
-            let mean = v.iter().map(|x| *x as f64).sum::<f64>() / v.len().max(1) as f64;
+            let sum: f64 = v.iter().map(|x| *x as f64).sum();
             let max = v.iter().cloned().fold(0.0f32, f32::max) as f64;
-            out.push((name.clone(), mean, max));
+            let layer = layer_of(name);
+            match layers.iter_mut().find(|l| l.layer == layer) {
+                Some(l) => {
+                    l.sum += sum;
+                    l.params += v.len();
+                    l.max = l.max.max(max);
+                }
+                None => layers.push(LayerFisher { layer, sum, params: v.len(), max }),
+            }
         }
-        Ok(out)
+        Ok(layers)
     }
 
     pub fn min_entry(&self) -> Result<f64> {
@@ -228,6 +253,20 @@ mod tests {
         let got = f.diag["w"].to_vec1::<f32>().unwrap();
         assert!((got[0] - want[0]).abs() < 1e-5 && (got[1] - want[1]).abs() < 1e-5, "{got:?} vs {want:?}");
         assert!(f.min_entry().unwrap() >= 0.0);
+    }
+
+    #[test]
+    fn by_layer_groups_the_tensors_of_a_layer() {
+        let t = |v: &[f32]| Tensor::new(v, &Device::Cpu).unwrap();
+        let diag = BTreeMap::from([
+            ("blocks.0.mlp.fc.weight".to_string(), t(&[1.0, 3.0])),
+            ("blocks.0.mlp.proj.weight".to_string(), t(&[2.0])),
+            ("wte.weight".to_string(), t(&[4.0, 0.0])),
+        ]);
+        let layers = Fisher { diag, samples: 1 }.by_layer().unwrap();
+        let got: Vec<(&str, usize, f64, f64)> =
+            layers.iter().map(|l| (l.layer.as_str(), l.params, l.mean(), l.max)).collect();
+        assert_eq!(got, vec![("block 0 mlp", 3, 2.0, 3.0), ("wte", 2, 2.0, 4.0)]);
     }
 
     #[test]

@@ -57,6 +57,23 @@ impl KeepBest {
         self.truth[self.best]
     }
 
+    /// The true score of the latest version after round `t` (an episode that
+    /// stopped earlier keeps its last version).
+    pub fn latest_true_at(&self, t: usize) -> f64 {
+        self.truth[t.min(self.truth.len() - 1)]
+    }
+
+    /// The true score of the kept version after round `t`.
+    pub fn kept_true_at(&self, t: usize) -> f64 {
+        self.kept_true[t.min(self.kept_true.len() - 1)]
+    }
+
+    /// The best selection score after round `t`: what the loop believes its
+    /// kept version scores.
+    pub fn believed_at(&self, t: usize) -> f64 {
+        self.select[..=t.min(self.select.len() - 1)].iter().cloned().fold(0.0, f64::max)
+    }
+
     /// The kept version's true score never fell during the episode.
     pub fn is_monotone(&self) -> bool {
         self.kept_true.windows(2).all(|w| w[1] >= w[0])
@@ -74,6 +91,8 @@ mod tests {
         assert!(e.push(1.0, 0.25));
         assert_eq!(e.final_true(), 0.25);
         assert!(!e.is_monotone());
+        // After the episode stopped, round 5 reads its last version.
+        assert_eq!((e.latest_true_at(5), e.kept_true_at(0), e.believed_at(5)), (0.25, 1.0, 1.0));
         // Ties keep the earlier version.
         let mut t = KeepBest::new(0.5, 0.5);
         assert!(!t.push(0.5, 0.9));

@@ -228,6 +228,78 @@ pub fn norm(v: &[f32]) -> f64 {
     v.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt()
 }
 
+/// Short layer names for per-layer tables: `blocks.3.mlp.fc.weight` →
+/// `block 3 mlp`, `wte.weight` → `wte`.
+pub fn layer_of(name: &str) -> String {
+    match name.split('.').collect::<Vec<_>>().as_slice() {
+        ["blocks", i, part, ..] => format!("block {i} {part}"),
+        [first, ..] => first.to_string(),
+        [] => name.to_string(),
+    }
+}
+
+/// Sign conflicts between two task vectors in one layer (or in all weights).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerConflicts {
+    pub layer: String,
+    /// Entries where both task vectors are non-zero and of opposite sign,
+    pub conflicts: usize,
+    /// of the entries where both are non-zero;
+    pub both: usize,
+    /// the same after TIES trims each to its top entries.
+    pub conflicts_kept: usize,
+    pub both_kept: usize,
+    pub params: usize,
+}
+
+impl LayerConflicts {
+    /// The share of the entries both moved whose signs conflict (0 when none).
+    pub fn share(&self) -> f64 {
+        share(self.conflicts, self.both)
+    }
+
+    /// The same among the entries both keep after the trim.
+    pub fn share_kept(&self) -> f64 {
+        share(self.conflicts_kept, self.both_kept)
+    }
+}
+
+fn share(c: usize, n: usize) -> f64 {
+    if n > 0 {
+        c as f64 / n as f64
+    } else {
+        0.0
+    }
+}
+
+/// Sign conflicts between τ_a and τ_b, per layer of `w`'s layout (its
+/// tensors summed by [`layer_of`], in layout order) and over all weights
+/// (`"all"`): among all entries, and among those TIES keeps after trimming
+/// each vector to its top `keep` fraction.
+pub fn layer_conflicts(w: &FlatWeights, ta: &[f32], tb: &[f32], keep: f64) -> (Vec<LayerConflicts>, LayerConflicts) {
+    let (ka, kb) = (trim_top_k(ta, keep), trim_top_k(tb, keep));
+    let mut rows: Vec<LayerConflicts> = Vec::new();
+    for (name, off, len) in &w.layout {
+        let r = *off..off + len;
+        let (conflicts, both) = sign_conflicts(&ta[r.clone()], &tb[r.clone()]);
+        let (conflicts_kept, both_kept) = sign_conflicts(&ka[r.clone()], &kb[r.clone()]);
+        let here = LayerConflicts { layer: layer_of(name), conflicts, both, conflicts_kept, both_kept, params: *len };
+        match rows.iter_mut().find(|x| x.layer == here.layer) {
+            Some(e) => {
+                e.conflicts += here.conflicts;
+                e.both += here.both;
+                e.conflicts_kept += here.conflicts_kept;
+                e.both_kept += here.both_kept;
+                e.params += here.params;
+            }
+            None => rows.push(here),
+        }
+    }
+    let ((conflicts, both), (conflicts_kept, both_kept)) = (sign_conflicts(ta, tb), sign_conflicts(&ka, &kb));
+    let all = LayerConflicts { layer: "all".into(), conflicts, both, conflicts_kept, both_kept, params: w.data.len() };
+    (rows, all)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +401,30 @@ mod tests {
         assert!(a.same_layout(&b));
         assert!((cosine(&a.data, &b.data) - 4.0 / 26f64.sqrt()).abs() < 1e-9);
         assert_eq!(norm(&[3.0, 4.0]), 5.0);
+    }
+
+    #[test]
+    fn conflicts_are_summed_per_layer() {
+        assert_eq!(layer_of("blocks.3.mlp.fc.weight"), "block 3 mlp");
+        assert_eq!(layer_of("wte.weight"), "wte");
+        let w = FlatWeights::new([
+            ("blocks.0.mlp.fc.weight".to_string(), vec![0.0; 2]),
+            ("blocks.0.mlp.proj.weight".to_string(), vec![0.0; 2]),
+            ("wte.weight".to_string(), vec![0.0; 2]),
+        ]);
+        let ta = [1.0, -1.0, 0.1, 1.0, 2.0, 0.0];
+        let tb = [-1.0, -1.0, -0.1, 1.0, -2.0, 1.0];
+        let (rows, all) = layer_conflicts(&w, &ta, &tb, 0.5);
+        assert_eq!(rows.len(), 2);
+        // block 0 mlp: entries 0..4 all moved in both; 0 and 2 conflict.
+        assert_eq!((rows[0].layer.as_str(), rows[0].conflicts, rows[0].both, rows[0].params), ("block 0 mlp", 2, 4, 4));
+        assert_eq!(rows[0].share(), 0.5);
+        // wte: entry 4 conflicts, entry 5 did not move in τ_a.
+        assert_eq!((rows[1].conflicts, rows[1].both), (1, 1));
+        assert_eq!((all.conflicts, all.both, all.params), (3, 5, 6));
+        // Kept: the top half of each by magnitude (ties with the threshold 1 kept too):
+        // both keep entries 0, 1, 3 and 4, and 0 and 4 conflict.
+        assert_eq!((all.conflicts_kept, all.both_kept), (2, 4));
+        assert_eq!(LayerConflicts { both: 0, ..all }.share(), 0.0);
     }
 }

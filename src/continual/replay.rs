@@ -100,6 +100,48 @@ impl<T: Clone> Reservoir<T> {
     }
 }
 
+/// A replay buffer a training loop fills and draws from, whoever runs its
+/// sampling rule: the lab's [`Reservoir`], or a learner's own (the
+/// exercises' scripted reservoir).
+pub trait ReplayBuffer<T> {
+    /// Offer one item; the buffer decides whether to keep it (`rng` for a
+    /// random rule).
+    fn push(&mut self, item: T, rng: &mut Rng) -> anyhow::Result<()>;
+    /// `m` items drawn uniformly with replacement from the buffer.
+    fn sample(&self, m: usize, rng: &mut Rng) -> Vec<T>;
+    /// The items in the buffer.
+    fn items(&self) -> Vec<T>;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// How many items were offered.
+    fn seen(&self) -> usize;
+}
+
+impl<T: Clone> ReplayBuffer<T> for Reservoir<T> {
+    fn push(&mut self, item: T, rng: &mut Rng) -> anyhow::Result<()> {
+        Reservoir::push(self, item, rng);
+        Ok(())
+    }
+
+    fn sample(&self, m: usize, rng: &mut Rng) -> Vec<T> {
+        Reservoir::sample(self, m, rng)
+    }
+
+    fn items(&self) -> Vec<T> {
+        Reservoir::items(self).to_vec()
+    }
+
+    fn len(&self) -> usize {
+        Reservoir::len(self)
+    }
+
+    fn seen(&self) -> usize {
+        Reservoir::seen(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +177,17 @@ mod tests {
         let last = counts[90..].iter().sum::<usize>() as f64 / (10 * trials) as f64;
         assert!((first - 0.1).abs() < 0.015, "old items kept at {first}");
         assert!((last - 0.1).abs() < 0.015, "new items kept at {last}");
+    }
+
+    #[test]
+    fn a_reservoir_is_a_replay_buffer() {
+        let mut r: Box<dyn ReplayBuffer<u32>> = Box::new(Reservoir::new(2));
+        let mut rng = Rng::new(1);
+        assert!(r.is_empty() && r.sample(3, &mut rng).is_empty());
+        for i in 0..5 {
+            r.push(i, &mut rng).unwrap();
+        }
+        assert_eq!((r.len(), r.seen(), r.items().len()), (2, 5, 2));
+        assert!(r.sample(4, &mut rng).iter().all(|x| r.items().contains(x)));
     }
 }

@@ -30,9 +30,8 @@ use candle_core::Tensor;
 use serde::Deserialize;
 
 use super::{check_heads, RunCtx, TypedDrill, View};
-use crate::continual::{diagonal_fisher, true_fisher_probe, AccuracyMatrix, Fisher, OnlineEwc, Reservoir};
+use crate::continual::{diagonal_fisher, true_fisher_probe, AccuracyMatrix, Fisher, OnlineEwc, ReplayBuffer};
 use crate::envs::strings::{alphabet, split_words, StringTask};
-use crate::exercises::plug::ScriptReservoir;
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::loss::{masked_ce_sum, masked_cross_entropy};
@@ -104,11 +103,7 @@ const METHODS: [Method; 3] = [Method::Naive, Method::Ewc, Method::Replay];
 
 impl Method {
     fn name(self) -> &'static str {
-        match self {
-            Method::Naive => "naive",
-            Method::Ewc => "ewc",
-            Method::Replay => "replay",
-        }
+        ["naive", "ewc", "replay"][self as usize]
     }
 }
 
@@ -119,14 +114,13 @@ struct TaskData {
     test_answers: Vec<Vec<u32>>,
 }
 
+/// A word under a task: its prompt, its answer (with EOS) and the example
+/// that trains the answer.
 fn encode(tok: &CharTokenizer, task: StringTask, word: &str) -> (Vec<u32>, Vec<u32>, Example) {
     let prompt = tok.encode(&task.prompt(word));
-    let mut answer = tok.encode(&task.answer(word));
-    answer.push(EOS);
-    let mut tokens = prompt.clone();
-    tokens.extend(&answer);
-    let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
-    (prompt, answer, Example::new(tokens, train))
+    let answer: Vec<u32> = tok.encode(&task.answer(word)).into_iter().chain([EOS]).collect();
+    let example = Example::prompt_answer(&prompt, &answer);
+    (prompt, answer, example)
 }
 
 /// A model with its optimizer: one per method once task A is learned.
@@ -194,7 +188,7 @@ fn accuracy(model: &Gpt, data: &TaskData, n: usize) -> Result<f64> {
 }
 
 fn series(task_index: usize, task: StringTask, method: Method) -> String {
-    format!("acc {} ({}) · {}", (b'A' + task_index as u8) as char, task.name(), method.name())
+    format!("acc {} ({}) · {}", letter(task_index), task.name(), method.name())
 }
 
 impl TypedDrill for EwcReplay {
@@ -251,23 +245,16 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Data> {
     let tasks: Vec<TaskData> = StringTask::ALL[..p.tasks]
         .iter()
         .map(|&task| {
-            let (tp, ta): (Vec<_>, Vec<_>) = test_words
-                .iter()
-                .map(|w| {
-                    let (pr, a, _) = encode(&tok, task, w);
-                    (pr, a)
-                })
-                .unzip();
-            TaskData { task, test_prompts: tp, test_answers: ta }
+            let (test_prompts, test_answers) =
+                test_words.iter().map(|w| encode(&tok, task, w)).map(|(q, a, _)| (q, a)).unzip();
+            TaskData { task, test_prompts, test_answers }
         })
         .collect();
+    let w = &test_words[0];
     let rows = tasks
         .iter()
         .enumerate()
-        .map(|(i, t)| {
-            let w = &test_words[0];
-            vec![format!("{} {}", letter(i), t.task.name()), t.task.prompt(w), t.task.answer(w)]
-        })
+        .map(|(i, t)| vec![format!("{} {}", letter(i), t.task.name()), t.task.prompt(w), t.task.answer(w)])
         .collect();
     ctx.view(View::Table {
         title: "The tasks, in training order (same words, same reversal, different output format)".into(),
@@ -296,13 +283,8 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
     // weights task A never used, a free place for task B to write into.
     cfg.tied = p.tied_embeddings;
     let base = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-    ctx.log(format!(
-        "tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
-        p.d_model,
-        p.n_layers,
-        p.n_heads,
-        base.num_params()
-    ));
+    let n = base.num_params();
+    ctx.log(format!("tiny GPT: d_model {}, {} layers, {} heads, {n} parameters", p.d_model, p.n_layers, p.n_heads));
     let baseline: Vec<f64> = d.tasks.iter().map(|t| accuracy(&base, t, p.holdout)).collect::<Result<_>>()?;
     // The curves start at the untrained model.
     for (j, t) in d.tasks.iter().enumerate() {
@@ -318,15 +300,9 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
         after_b: Vec::new(),
     };
     let mut ewc = OnlineEwc::new(p.ewc_gamma);
-    let mut reservoir = match ctx.plugs.reservoir(p.buffer_size, ctx.seed ^ 0x5e5) {
-        Some(yours) => Buffer::Yours(yours),
-        None => Buffer::Lab(Reservoir::new(p.buffer_size)),
-    };
+    let mut reservoir: Box<Buffer> = ctx.plugs.replay_buffer(p.buffer_size, ctx.seed ^ 0x5e5);
     // Online filling draws from its own stream, so the training draws stay as they are.
-    let mut fill_rng = match p.buffer_fill {
-        BufferFill::Online => Some(rng.fork(0xf111)),
-        BufferFill::TaskEnd => None,
-    };
+    let mut fill_rng = (p.buffer_fill == BufferFill::Online).then(|| rng.fork(0xf111));
     let mut learners: Vec<Learner> = vec![Learner::new(Method::Naive, base, p.lr)?];
     for stage in 0..d.tasks.len() {
         ctx.check_cancel()?;
@@ -339,8 +315,8 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
                 .map(|&m| Learner::new(m, shared.model.fork(ctx.seed)?, p.lr_later))
                 .collect::<Result<_>>()?;
         }
-        let stream =
-            train_stage(p, ctx, d, stage, &mut learners, &ewc, (&mut reservoir, fill_rng.as_mut()), rng, &mut out.r)?;
+        let buffer = (reservoir.as_mut(), fill_rng.as_mut());
+        let stream = train_stage(p, ctx, d, stage, &mut learners, &ewc, buffer, rng, &mut out.r)?;
         if stage == 1 {
             out.after_b = learners
                 .iter()
@@ -356,15 +332,13 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
             if p.buffer_fill == BufferFill::TaskEnd {
                 // This task's stream enters the replay reservoir.
                 for e in stream {
-                    reservoir.push(stage, e, rng)?;
+                    reservoir.push((stage, e), rng)?;
                 }
             }
         }
-        let held: Vec<String> = reservoir
-            .composition(stage + 1)
-            .iter()
-            .enumerate()
-            .map(|(s, n)| format!("{n} of task {}", letter(s)))
+        let items = reservoir.items();
+        let held: Vec<String> = (0..=stage)
+            .map(|s| format!("{} of task {}", items.iter().filter(|(t, _)| *t == s).count(), letter(s)))
             .collect();
         ctx.log(format!(
             "replay reservoir: {} of {} examples seen; it holds {}",
@@ -377,60 +351,9 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
 }
 
 /// The replay buffer: the lab's reservoir, or one run by the learner's
-/// `reservoir_push` (`--use reservoir=FILE`).
-/// Items carry the stage whose stream they came from, so the log can say
-/// what the buffer holds.
-enum Buffer {
-    Lab(Reservoir<(usize, Example)>),
-    Yours(ScriptReservoir<(usize, Example)>),
-}
-
-impl Buffer {
-    fn push(&mut self, stage: usize, e: Example, rng: &mut Rng) -> Result<()> {
-        match self {
-            Buffer::Lab(r) => r.push((stage, e), rng),
-            Buffer::Yours(r) => r.push((stage, e))?,
-        }
-        Ok(())
-    }
-
-    fn sample(&self, m: usize, rng: &mut Rng) -> Vec<Example> {
-        let picked = match self {
-            Buffer::Lab(r) => r.sample(m, rng),
-            Buffer::Yours(r) => r.sample(m, rng),
-        };
-        picked.into_iter().map(|(_, e)| e).collect()
-    }
-
-    /// How many items of each stage the buffer holds.
-    fn composition(&self, stages: usize) -> Vec<usize> {
-        let mut n = vec![0; stages];
-        let mut count = |s: usize| {
-            if let Some(c) = n.get_mut(s) {
-                *c += 1;
-            }
-        };
-        match self {
-            Buffer::Lab(r) => r.items().iter().for_each(|(s, _)| count(*s)),
-            Buffer::Yours(r) => r.items().iter().for_each(|(s, _)| count(*s)),
-        }
-        n
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Buffer::Lab(r) => r.len(),
-            Buffer::Yours(r) => r.len(),
-        }
-    }
-
-    fn seen(&self) -> usize {
-        match self {
-            Buffer::Lab(r) => r.seen(),
-            Buffer::Yours(r) => r.seen(),
-        }
-    }
-}
+/// `reservoir_push` (`--use reservoir=FILE`). Items carry the stage whose
+/// stream they came from, so the log can say what the buffer holds.
+type Buffer = dyn ReplayBuffer<(usize, Example)>;
 
 /// Phase "task X": train every learner on this task's stream, score every
 /// task along the way and at the end (a row of R per method). Returns the
@@ -464,7 +387,7 @@ fn train_stage(
         let fresh: Vec<Example> = (0..p.batch)
             .map(|_| encode(&d.tok, current.task, &d.train_words[rng.below(d.train_words.len())]).2)
             .collect();
-        let replayed = reservoir.sample(n_replay, rng);
+        let replayed: Vec<Example> = reservoir.sample(n_replay, rng).into_iter().map(|(_, e)| e).collect();
         for l in learners.iter_mut() {
             let picks: Vec<&Example> = match l.method {
                 // Replay swaps the first α·batch fresh examples for remembered ones.
@@ -489,7 +412,7 @@ fn train_stage(
         if let Some(r) = fill_rng.as_deref_mut() {
             // Online: what was just trained on enters the buffer (after this step's replay draw).
             for e in &fresh {
-                reservoir.push(stage, e.clone(), r)?;
+                reservoir.push((stage, e.clone()), r)?;
             }
         }
         stream.extend(fresh);
@@ -572,18 +495,14 @@ fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatr
     let mut mats = Vec::new();
     for (m, method) in METHODS.iter().enumerate() {
         let mat = AccuracyMatrix::new(out.r[m].clone());
+        let cells = |first: String, rest: Vec<String>| [first].into_iter().chain(rest).collect::<Vec<_>>();
         let rows = mat
             .r
             .iter()
-            .enumerate()
-            .map(|(i, row)| {
-                let mut cells = vec![format!("after {}", names[i])];
-                cells.extend(row.iter().map(|v| format!("{v:.3}")));
-                cells
-            })
+            .zip(&names)
+            .map(|(row, n)| cells(format!("after {n}"), row.iter().map(|v| format!("{v:.3}")).collect()))
             .collect();
-        let mut header = vec!["R[i][j]".to_string()];
-        header.extend(names.iter().cloned());
+        let header = cells("R[i][j]".into(), names.clone());
         ctx.view(View::Table { title: format!("Accuracy matrix · {}", method.name()), header, rows });
         let (aa, bwt, fwt) = (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&out.baseline));
         ctx.log(format!("{:>6}: AA {aa:.3} · BWT {bwt:+.3} · FWT {fwt:+.3}", method.name()));
@@ -600,38 +519,10 @@ fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatr
 
 /// Which parts of the network task A leans on: Fisher mean and max per layer.
 fn fisher_view(ctx: &mut RunCtx, fisher: &Fisher) -> Result<()> {
-    // Per layer: the sum of its Fisher entries, how many there are, the largest.
-    struct Layer {
-        name: String,
-        sum: f64,
-        params: usize,
-        max: f64,
-    }
-    let mut layers: Vec<Layer> = Vec::new();
-    for (name, f) in &fisher.diag {
-        let layer = match name.split('.').collect::<Vec<_>>().as_slice() {
-            ["blocks", i, part, ..] => format!("block {i} {part}"),
-            [first, ..] => first.to_string(),
-            [] => name.clone(),
-        };
-        let v: Vec<f32> = f.flatten_all()?.to_vec1()?;
-        let sum: f64 = v.iter().map(|x| *x as f64).sum();
-        let max = v.iter().cloned().fold(0.0f32, f32::max) as f64;
-        match layers.iter_mut().find(|l| l.name == layer) {
-            Some(l) => {
-                l.sum += sum;
-                l.params += v.len();
-                l.max = l.max.max(max);
-            }
-            None => layers.push(Layer { name: layer, sum, params: v.len(), max }),
-        }
-    }
-    let rows = layers
+    let rows = fisher
+        .by_layer()?
         .iter()
-        .map(|l| {
-            let mean = l.sum / l.params as f64;
-            vec![l.name.clone(), l.params.to_string(), format!("{mean:.2e}"), format!("{:.2e}", l.max)]
-        })
+        .map(|l| vec![l.layer.clone(), l.params.to_string(), format!("{:.2e}", l.mean()), format!("{:.2e}", l.max)])
         .collect();
     ctx.view(View::Table {
         title: "Diagonal Fisher of task A per layer (what EWC protects most)".into(),

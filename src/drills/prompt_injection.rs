@@ -41,8 +41,8 @@ use anyhow::{bail, Result};
 use serde::Deserialize;
 
 use super::pipeline::{self, Batches, Sft};
-use super::react_tool_call_loop::{example, run_sessions_with, Eval, Format, Lm};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
+use crate::envs::format::{example, Format};
 use crate::envs::injection::{
     asr_by_goal, followed, held_out_injections, injection, is_change_of_mind, place, replay, tasks, Goal, Harness,
     Injection,
@@ -52,6 +52,8 @@ use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::react_tasks::{solve, split_places, Kind, Solved, Task};
 use crate::envs::{joined, Role};
+use crate::eval::react_loop::{run_sessions_with, Eval};
+use crate::eval::Lm;
 use crate::ml::base;
 use crate::ml::data::Example;
 use crate::ml::gpt::Gpt;

@@ -24,21 +24,23 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
-pub(crate) use super::model_start::Format;
-use super::model_start::{real_start, Start};
+use super::model_start::real_start;
 use super::pipeline::{self, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
+use crate::envs::format::{example, Format};
 use crate::envs::kb::FactTable;
-use crate::envs::react::{Session, Tools};
-use crate::envs::react_tasks::{make_task, misspell, oracle_turn, solve, split_places, Kind, Plan, Solved, Task};
+use crate::envs::react::Tools;
+use crate::envs::react_tasks::{make_task, solve, split_places, Kind, Solved, Task};
 use crate::envs::{joined, Role};
+use crate::eval::react_loop::{answered_right, evaluate, hallucination_rate, recovery_rate, Eval};
+use crate::eval::Lm;
 use crate::ml::base;
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::Gpt;
-use crate::ml::lm::{CausalLm, Memo};
-use crate::ml::loss::masked_cross_entropy;
+use crate::ml::lm::CausalLm;
+use crate::ml::loss::{masked_ce_by_hand, masked_cross_entropy};
 use crate::ml::rng::Rng;
-use crate::ml::sample::GenConfig;
+use crate::ml::start::Start;
 use crate::ml::tokenizer::{Bpe, Tokenize};
 
 pub struct ReactToolCallLoop;
@@ -79,162 +81,6 @@ pub struct Params {
 
 /// What the system message tells a chat model about the loop.
 pub(crate) const SYSTEM: &str = "Use tools. One line per turn: Action: lookup[ATTRIBUTE of PLACE], Action: calc[EXPRESSION] or Final Answer: ANSWER. Each action is answered by a line Observation: RESULT.";
-
-/// A model, its tokenizer and its format: what the loop needs to let it act.
-#[derive(Clone, Copy)]
-pub(crate) struct Lm<'a> {
-    pub model: &'a dyn CausalLm,
-    pub tok: &'a Bpe,
-    pub fmt: &'a Format,
-}
-
-/// Tokens of a trajectory and which ones the loss trains: agent text only when
-/// `mask` is on, everything when off (the first token is never a target).
-/// Segments listed in `skip` are never trained.
-pub(crate) fn example(tok: &Bpe, fmt: &Format, segments: &[(Role, String)], mask: bool, skip: &[usize]) -> Example {
-    let mut tokens: Vec<u32> = fmt.bos.into_iter().collect();
-    let mut train = vec![false; tokens.len()];
-    for (k, (role, text)) in segments.iter().enumerate() {
-        let ids = fmt.encode(tok, *role, text);
-        let trained = (!mask || *role == Role::Agent) && !skip.contains(&k);
-        train.extend(std::iter::repeat_n(trained, ids.len()));
-        tokens.extend(ids);
-    }
-    tokens.push(fmt.eos);
-    train.push(true);
-    Example::new(tokens, train)
-}
-
-/// Token ids as the model sees a trajectory: BOS (if any), then each segment
-/// encoded on its own (as in training, so token boundaries match at segment edges).
-pub(crate) fn encode_segments(lm: &Lm, segments: &[(Role, String)]) -> Vec<u32> {
-    let mut ids: Vec<u32> = lm.fmt.bos.into_iter().collect();
-    for (role, text) in segments {
-        ids.extend(lm.fmt.encode(lm.tok, *role, text));
-    }
-    ids
-}
-
-/// Generate one line for every given context at once (greedy), stopping at a newline.
-/// `memo` carries a model's K/V cache from one turn of the same episodes to the next.
-pub(crate) fn turns(lm: &Lm, contexts: &[Vec<u32>], max_new: usize, memo: &mut Memo) -> Result<Vec<String>> {
-    let cfg = GenConfig::greedy(max_new, lm.fmt.stop().to_vec());
-    let out = lm.model.generate_with(contexts, &cfg, &mut Rng::new(0), memo)?;
-    Ok(out
-        .iter()
-        .map(|o| {
-            let line = lm.fmt.line(lm.tok, o);
-            // A chat model's line ended by its end-of-turn token ends like one ended by a newline.
-            if lm.fmt.chat.is_some() && o.last() == Some(&lm.fmt.eos) && !line.ends_with('\n') {
-                line + "\n"
-            } else {
-                line
-            }
-        })
-        .collect())
-}
-
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Eval {
-    pub success: f64,
-    pub validity: f64,
-    pub steps: f64,
-    pub sessions: Vec<Session>,
-}
-
-/// Run every task through the real loop, one batched generation per turn.
-fn evaluate(lm: &Lm, tasks: &[Task], tools: &Tools, max_steps: usize) -> Result<Eval> {
-    let sessions = tasks.iter().map(|t| Session::new(&t.question)).collect();
-    run_sessions(lm, tasks, sessions, tools, max_steps)
-}
-
-/// Continue the given sessions (one per task) in the real loop until each ends.
-fn run_sessions(lm: &Lm, tasks: &[Task], sessions: Vec<Session>, tools: &Tools, max_steps: usize) -> Result<Eval> {
-    run_sessions_with(lm, tasks, sessions, max_steps, &mut |_, tool, input| tools.call(tool, input))
-}
-
-/// [`run_sessions`] with every tool call made by `call(session, tool, input)`
-/// (see [`Session::apply_with`]): `session` is the index of the episode.
-pub(crate) fn run_sessions_with(
-    lm: &Lm,
-    tasks: &[Task],
-    mut sessions: Vec<Session>,
-    max_steps: usize,
-    call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
-) -> Result<Eval> {
-    const MAX_TURN: usize = 24;
-    let mut memo = Memo::default();
-    while sessions.iter().any(|s| !s.done) {
-        let open: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].done).collect();
-        let contexts: Vec<(usize, Vec<u32>)> =
-            open.iter().map(|&i| (i, encode_segments(lm, &sessions[i].episode.segments))).collect();
-        // A transcript that no longer fits the context ends the episode unanswered.
-        let (fits, full): (Vec<_>, Vec<_>) =
-            contexts.into_iter().partition(|(_, c)| c.len() + MAX_TURN < lm.model.context());
-        for (i, _) in full {
-            sessions[i].done = true;
-        }
-        if fits.is_empty() {
-            break;
-        }
-        let ctxs: Vec<Vec<u32>> = fits.iter().map(|(_, c)| c.clone()).collect();
-        let fits: Vec<usize> = fits.iter().map(|(i, _)| *i).collect();
-        let lines = turns(lm, &ctxs, MAX_TURN, &mut memo)?;
-        for (&i, line) in fits.iter().zip(lines) {
-            sessions[i].apply_with(&line, max_steps, &mut |tool: &str, input: &str| call(i, tool, input));
-        }
-    }
-    let n = tasks.len().max(1) as f64;
-    let success =
-        tasks.iter().zip(&sessions).filter(|(t, s)| s.episode.answer.as_deref() == Some(t.truth.as_str())).count()
-            as f64
-            / n;
-    let (calls, valid): (usize, usize) =
-        sessions.iter().fold((0, 0), |(c, v), s| (c + s.episode.tool_calls, v + s.episode.valid_calls));
-    let validity = if calls == 0 { 0.0 } else { valid as f64 / calls as f64 };
-    let steps = sessions.iter().map(|s| s.episode.steps as f64).sum::<f64>() / n;
-    Ok(Eval { success, validity, steps, sessions })
-}
-
-/// Let the model continue right after its first action line, where the
-/// environment should write the observation. Fraction that write `Observation:` themselves.
-fn hallucination_rate(lm: &Lm, tasks: &[Task]) -> Result<f64> {
-    // The question and the correct first action; the observation is what is withheld.
-    let prefixes: Vec<Vec<u32>> = tasks
-        .iter()
-        .filter(|t| t.kind != Kind::Direct)
-        .map(|t| {
-            let s = Session::new(&t.question);
-            let mut segs = s.episode.segments.clone();
-            segs.push((Role::Agent, oracle_turn(t, &s.transcript)));
-            encode_segments(lm, &segs)
-        })
-        .collect();
-    if prefixes.is_empty() {
-        return Ok(0.0);
-    }
-    let lines = turns(lm, &prefixes, 24, &mut Memo::default())?;
-    Ok(lines.iter().filter(|l| l.starts_with("Observation")).count() as f64 / lines.len() as f64)
-}
-
-/// Masked CE recomputed by hand from the logits: −log softmax at the label,
-/// averaged over kept positions only.
-fn reference_ce(logits: &[Vec<Vec<f32>>], labels: &[Vec<i64>]) -> (f64, f64) {
-    let (mut sum, mut kept, mut all) = (0.0, 0usize, 0usize);
-    for (lb, yb) in logits.iter().zip(labels) {
-        for (z, &y) in lb.iter().zip(yb) {
-            all += 1;
-            if y < 0 {
-                continue;
-            }
-            let m = z.iter().cloned().fold(f32::MIN, f32::max) as f64;
-            let lse = m + z.iter().map(|&v| (v as f64 - m).exp()).sum::<f64>().ln();
-            sum += lse - z[y as usize] as f64;
-            kept += 1;
-        }
-    }
-    (sum / kept.max(1) as f64, kept as f64 / all.max(1) as f64)
-}
 
 /// Train `model` on `data` for `steps` (warmup + cosine, clipping),
 /// charting the loss as `sft loss · <label>`; score the probe questions in the
@@ -327,7 +173,7 @@ impl TypedDrill for ReactToolCallLoop {
             "{episodes} episodes in the real loop in {secs:.1} s ({:.0} episodes/s, one batched generation per turn, the K/V cache kept across turns)",
             episodes as f64 / secs.max(1e-9)
         ));
-        let recovery = recovery_rate(&agent, &d, p.max_steps, ctx.seed)?;
+        let recovery = recovery_rate(&agent, &d.eval_tasks, &d.tools, p.max_steps, ctx.seed)?;
         ctx.log(format!(
             "after a forced misspelt first lookup (an error observation), the agent still answers right in {:.3} of held-out lookups",
             recovery
@@ -368,11 +214,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, p.slip_rate, &mut rng)).collect();
     let slips = solved.iter().filter(|s| !s.mistakes.is_empty()).count();
     let (start, tok, fmt) = starting_model(p, ctx)?;
-    let oracle_ok = train_tasks
-        .iter()
-        .zip(&solved)
-        .filter(|(t, s)| s.session.episode.answer.as_deref() == Some(t.truth.as_str()))
-        .count();
+    let oracle_ok = train_tasks.iter().zip(&solved).filter(|(t, s)| answered_right(t, &s.session)).count();
     ctx.log(format!(
         "{} oracle trajectories over {} places ({oracle_ok} solved in the real loop; {slips} recover from a misspelt lookup); {} held-out questions about {} unseen places",
         p.train_tasks,
@@ -404,19 +246,12 @@ fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> 
     let ModelChoice::Real(name) = &p.model else {
         // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
         let (shipped, tok) = base::shipped(&ctx.device)?;
-        let start = match p.start_from {
-            StartFrom::Random => Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?,
-            StartFrom::Base => shipped,
+        let (start, what) = match p.start_from {
+            StartFrom::Random => (Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?, "random"),
+            StartFrom::Base => (shipped, "pretrained base"),
         };
-        ctx.log(format!(
-            "starting from the {} model: {} parameters, BPE vocabulary of {}",
-            match p.start_from {
-                StartFrom::Base => "pretrained base",
-                StartFrom::Random => "random",
-            },
-            start.num_params(),
-            tok.vocab_size()
-        ));
+        let (n, vocab) = (start.num_params(), tok.vocab_size());
+        ctx.log(format!("starting from the {what} model: {n} parameters, BPE vocabulary of {vocab}"));
         let fmt = Format::tiny(&tok);
         return Ok((Start::Tiny(start), tok, fmt));
     };
@@ -455,23 +290,6 @@ fn trajectory_view(ctx: &mut RunCtx, d: &Data) {
     });
 }
 
-/// Held-out lookups whose first action is forced to a misspelt place (the
-/// tool answers with an error): the share the agent still answers right.
-fn recovery_rate(lm: &Lm, d: &Data, max_steps: usize, seed: u64) -> Result<f64> {
-    let mut rng = Rng::new(seed ^ 0x5119);
-    let mut tasks = Vec::new();
-    let mut sessions = Vec::new();
-    for t in &d.eval_tasks {
-        if let Plan::Lookup { entity, attr } | Plan::Both { entity, attr, .. } = &t.plan {
-            let mut s = Session::new(&t.question);
-            s.apply(&format!("Action: lookup[{attr} of {}]\n", misspell(entity, &mut rng)), &d.tools, max_steps + 1);
-            tasks.push(t.clone());
-            sessions.push(s);
-        }
-    }
-    Ok(run_sessions(lm, &tasks, sessions, &d.tools, max_steps + 1)?.success)
-}
-
 /// The masked CE of a batch next to the same number computed by hand, and
 /// what averaging over every position would give (a log line, not a claim:
 /// `src/ml/loss.rs` tests the function).
@@ -480,10 +298,10 @@ fn masked_ce_log(ctx: &mut RunCtx, model: &dyn CausalLm, d: &Data) -> Result<()>
     let (x, y) = batch(&picks, &ctx.device)?;
     let logits = model.forward(&x)?;
     let ce = masked_cross_entropy(&logits, &y)?.to_scalar::<f32>()? as f64;
-    let (reference, kept_share) = reference_ce(&logits.to_vec3::<f32>()?, &y.to_vec2::<i64>()?);
+    let (reference, kept_share) = masked_ce_by_hand(&logits.to_vec3::<f32>()?, &y.to_vec2::<i64>()?);
     let ups: Vec<&Example> = d.unmasked.iter().take(8).collect();
     let (_, yu) = batch(&ups, &ctx.device)?;
-    let all_labels = reference_ce(&logits.to_vec3::<f32>()?, &yu.to_vec2::<i64>()?).0;
+    let all_labels = masked_ce_by_hand(&logits.to_vec3::<f32>()?, &yu.to_vec2::<i64>()?).0;
     ctx.log(format!(
         "masked CE on a batch: {ce:.6} (code) vs {reference:.6} (by hand over the {:.0}% kept positions); averaging over every token would give {all_labels:.4}",
         kept_share * 100.0
@@ -498,13 +316,8 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
         .iter()
         .zip(&evals)
         .map(|(name, (e, h))| {
-            vec![
-                name.to_string(),
-                format!("{:.2}", e.success),
-                format!("{:.2}", e.validity),
-                format!("{:.2}", e.steps),
-                format!("{h:.2}"),
-            ]
+            let cells = [e.success, e.validity, e.steps, *h].map(|x| format!("{x:.2}"));
+            [name.to_string()].into_iter().chain(cells).collect()
         })
         .collect();
     ctx.view(View::Table {
@@ -515,14 +328,11 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
     let [(base, _), (em, _), (eu, _)] = evals;
     // The first `n` held-out episodes of a model, each with the truth.
     let episodes = |e: &Eval, n: usize| -> String {
-        let shown: Vec<String> = e
-            .sessions
-            .iter()
-            .zip(&d.eval_tasks)
-            .take(n)
+        let shown = e.sessions.iter().zip(&d.eval_tasks).take(n);
+        shown
             .map(|(s, t)| format!("{}→ truth {}\n", joined(&s.episode.segments), t.truth))
-            .collect();
-        shown.join("\n")
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     ctx.view(View::Text { title: "Masked model on held-out questions (unseen places)".into(), body: episodes(em, 6) });
     ctx.view(View::Text {
@@ -540,12 +350,9 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
     let mut by_kind = Vec::new();
     for (k, name) in kinds {
         let rate = |e: &Eval| -> String {
-            let (mut n, mut ok) = (0, 0);
-            for (t, s) in d.eval_tasks.iter().zip(&e.sessions).filter(|(t, _)| t.kind == k) {
-                n += 1;
-                ok += usize::from(s.episode.answer.as_deref() == Some(t.truth.as_str()));
-            }
-            format!("{ok}/{n}")
+            let of_kind = d.eval_tasks.iter().zip(&e.sessions).filter(|(t, _)| t.kind == k);
+            let right: Vec<bool> = of_kind.map(|(t, s)| answered_right(t, s)).collect();
+            format!("{}/{}", right.iter().filter(|r| **r).count(), right.len())
         };
         by_kind.push(vec![name.to_string(), rate(base), rate(em), rate(eu)]);
     }

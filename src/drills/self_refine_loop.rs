@@ -33,23 +33,23 @@
 //! template's end-of-turn token. The untrained model cannot add; what it
 //! does here it learns in the LoRA SFT.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use serde::Deserialize;
 
-use super::model_start::{real_start, Format, Model};
+use super::model_start::real_start;
 use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::KeepBest;
 use crate::envs::refine_arith::{
-    corrupt, critic_tail, critique, critique_score, passes, revise_tail, score, Problem, ALPHABET, CRIT_OPEN, REV_OPEN,
+    corrupt, critic_tail, critique, critique_score, passes, revise_tail, score, HeldOut as Problems, Problem, ALPHABET,
 };
-use crate::envs::Role;
-use crate::ml::data::Example;
+use crate::envs::refine_codec::{draft_example, refine_example, sft_example, Codec};
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
 use crate::ml::sample::GenConfig;
-use crate::ml::tokenizer::{Bpe, CharTokenizer, Tokenize, EOS};
+use crate::ml::start::Model;
+use crate::ml::tokenizer::{CharTokenizer, Tokenize};
 
 pub struct SelfRefineLoop;
 
@@ -96,129 +96,6 @@ pub struct Params {
 /// explained the marks about doubled the length of every sequence, and the
 /// time of every step.
 const SYSTEM: &str = "Add; write the sum reversed.";
-
-/// How the drill's text becomes one model's tokens.
-enum Codec {
-    /// The tiny GPT's vocabulary: one token per character of [`ALPHABET`].
-    Chars(CharTokenizer),
-    /// A real model's BPE: the problem through the chat template, everything
-    /// after it one token per character, so that a draft or a critique reads
-    /// the same whether the model wrote it or it was put in its prompt (a BPE
-    /// would merge `..` in one and not in the other).
-    Chat(Box<ChatCodec>),
-}
-
-struct ChatCodec {
-    tok: Bpe,
-    fmt: Format,
-    /// The single token of each character of [`ALPHABET`].
-    chars: Vec<(char, u32)>,
-}
-
-impl Codec {
-    fn chat(tok: Bpe, fmt: Format) -> Result<Codec> {
-        let mut chars = Vec::new();
-        for c in ALPHABET.chars() {
-            match tok.encode(&c.to_string())[..] {
-                [id] => chars.push((c, id)),
-                _ => bail!("the model's vocabulary has no single token for {c:?}, which the critique notation needs"),
-            }
-        }
-        Ok(Codec::Chat(Box::new(ChatCodec { tok, fmt, chars })))
-    }
-
-    /// Ids of `text` after the problem (drafts, critiques, marks).
-    fn tail(&self, text: &str) -> Vec<u32> {
-        match self {
-            Codec::Chars(tok) => tok.encode(text),
-            Codec::Chat(c) => text
-                .chars()
-                .flat_map(|ch| match c.chars.iter().find(|(k, _)| *k == ch) {
-                    Some((_, id)) => vec![*id],
-                    None => c.tok.encode(&ch.to_string()),
-                })
-                .collect(),
-        }
-    }
-
-    /// Ids of the problem `p` and then `tail`: what the model continues.
-    fn prompt(&self, p: &Problem, tail: &str) -> Vec<u32> {
-        match self {
-            Codec::Chars(tok) => tok.encode(&format!("{}{tail}", p.prompt())),
-            Codec::Chat(c) => {
-                let mut ids: Vec<u32> = c.fmt.bos.into_iter().collect();
-                ids.extend(c.fmt.encode(&c.tok, Role::Prompt, &p.prompt()));
-                ids.extend(self.tail(tail));
-                ids
-            }
-        }
-    }
-
-    /// The end of a draft or a revision (the chat template's end of turn).
-    fn eos(&self) -> u32 {
-        match self {
-            Codec::Chars(_) => EOS,
-            Codec::Chat(c) => c.fmt.eos,
-        }
-    }
-
-    /// The token that ends a critique (`>`).
-    fn rev_stop(&self) -> u32 {
-        self.tail(&REV_OPEN.to_string())[0]
-    }
-
-    /// A generated draft, critique or revision as text. A real model may
-    /// write a token that carries a mark and a separator together (`.>`), so
-    /// its text ends at the first separator.
-    fn text(&self, ids: &[u32]) -> String {
-        match self {
-            Codec::Chars(tok) => tok.decode(ids),
-            Codec::Chat(c) => c.tok.decode(ids).split([CRIT_OPEN, REV_OPEN]).next().unwrap_or_default().to_string(),
-        }
-    }
-
-    /// One token as text, for the token view.
-    fn token_text(&self, id: u32) -> String {
-        if id == self.eos() {
-            return "⏎".into();
-        }
-        match self {
-            Codec::Chars(tok) => tok.token(id).to_string(),
-            // Special tokens (`<|im_start|>`) shown too: they are what the model reads.
-            Codec::Chat(c) => c.tok.tokenizer().decode(&[id], false).unwrap_or_default(),
-        }
-    }
-}
-
-/// The problem `p`, then `tail` untrained and `trained` in the loss, then the end token (in the loss).
-fn example(c: &Codec, p: &Problem, tail: &str, trained: &str) -> Example {
-    let mut tokens = c.prompt(p, tail);
-    let mut train = vec![false; tokens.len()];
-    let ids = c.tail(trained);
-    train.extend(std::iter::repeat_n(true, ids.len() + 1));
-    tokens.extend(ids);
-    tokens.push(c.eos());
-    Example::new(tokens, train)
-}
-
-fn draft_example(c: &Codec, p: &Problem, answer: &str) -> Example {
-    example(c, p, "", answer)
-}
-
-/// `prompt draft|critique>revision⏎`, loss on the critique and the revision.
-fn refine_example(c: &Codec, p: &Problem, draft: &str, crit: &str, revision: &str) -> Example {
-    example(c, p, &critic_tail(draft), &format!("{crit}{REV_OPEN}{revision}"))
-}
-
-/// One SFT example: a first draft, or a refinement trace from a synthetic draft.
-fn sft_example(c: &Codec, p: &Problem, draft_frac: f64, correct_frac: f64, rng: &mut Rng) -> Example {
-    let gold = p.answer();
-    if rng.bool(draft_frac) {
-        return draft_example(c, p, &gold);
-    }
-    let draft = if rng.bool(correct_frac) { gold.clone() } else { corrupt(&gold, rng) };
-    refine_example(c, p, &draft, &critique(&draft, &gold), &gold)
-}
 
 struct Gen<'a> {
     codec: &'a Codec,
@@ -324,10 +201,9 @@ fn round_stats(eps: &[Episode], rounds: usize) -> Vec<(f64, f64, f64)> {
         .map(|t| {
             let (mut latest, mut best, mut pass) = (0.0, 0.0, 0.0);
             for e in eps {
-                let k = t.min(e.best.truth.len() - 1);
-                latest += e.best.truth[k];
-                best += e.best.kept_true[k];
-                pass += (e.best.kept_true[k] >= 1.0) as u8 as f64;
+                latest += e.best.latest_true_at(t);
+                best += e.best.kept_true_at(t);
+                pass += (e.best.kept_true_at(t) >= 1.0) as u8 as f64;
             }
             (latest / n, best / n, pass / n)
         })
@@ -377,7 +253,7 @@ impl TypedDrill for SelfRefineLoop {
         episode_view(ctx, &problems.test, &eps, "Self-Refine episodes (SFT model)");
 
         ctx.phase("self-critic probe");
-        let probe = self_critic_view(ctx, model, &g, &problems.test, &eps, p.rounds)?;
+        let probe = self_critic_view(ctx, model, &g, &problems.test, refined.kept, p.rounds)?;
 
         let star = star_rounds(p, ctx, model, &g, &problems, &eps, &mut rng)?;
 
@@ -406,30 +282,9 @@ fn critic_name(c: Critic) -> &'static str {
     }
 }
 
-/// Held-out problems, and fresh training problems that never coincide with one.
-struct Problems {
-    digits: usize,
-    test: Vec<Problem>,
-    held: std::collections::HashSet<(u32, u32)>,
-}
-
-impl Problems {
-    fn fresh(&self, rng: &mut Rng) -> Problem {
-        loop {
-            let p = Problem::random(self.digits, rng);
-            if !self.held.contains(&(p.a, p.b)) {
-                return p;
-            }
-        }
-    }
-}
-
 /// Phase "data": the held-out problems and one refinement trace to look at.
 fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
-    let mut test_rng = rng.fork(7);
-    let test: Vec<Problem> = (0..p.test_size).map(|_| Problem::random(p.digits, &mut test_rng)).collect();
-    let held = test.iter().map(|q| (q.a, q.b)).collect();
-    let problems = Problems { digits: p.digits, test, held };
+    let problems = Problems::new(p.digits, p.test_size, &mut rng.fork(7));
     let q = problems.fresh(&mut rng.fork(9));
     let draft = corrupt(&q.answer(), &mut rng.fork(10));
     let shown = refine_example(g.codec, &q, &draft, &critique(&draft, &q.answer()), &q.answer());
@@ -470,14 +325,9 @@ fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
     let width = p.digits + 1;
     let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 4 * width + 2 * p.digits + 8);
     let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-    ctx.log(format!(
-        "{}-digit addition; tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
-        p.digits,
-        p.d_model,
-        p.n_layers,
-        p.n_heads,
-        model.num_params()
-    ));
+    let (n, digits) = (model.num_params(), p.digits);
+    let shape = format!("d_model {}, {} layers, {} heads", p.d_model, p.n_layers, p.n_heads);
+    ctx.log(format!("{digits}-digit addition; tiny GPT: {shape}, {n} parameters"));
     Ok((Model::Tiny(model), Codec::Chars(tok)))
 }
 
@@ -670,7 +520,7 @@ fn self_critic_view(
     model: &dyn CausalLm,
     g: &Gen,
     probs: &[Problem],
-    verifier_eps: &[Episode],
+    ver_final: f64,
     rounds: usize,
 ) -> Result<SelfCritic> {
     let eps = refine_loop(model, g, probs, rounds, Critic::Model)?;
@@ -689,27 +539,14 @@ fn self_critic_view(
     for t in 0..=rounds {
         let n = eps.len().max(1) as f64;
         // What the loop believes its kept answer scores (its own best critique so far)…
-        let believed = eps
-            .iter()
-            .map(|e| {
-                let k = t.min(e.best.select.len() - 1);
-                e.best.select[..=k].iter().cloned().fold(0.0, f64::max)
-            })
-            .sum::<f64>()
-            / n;
+        let believed = eps.iter().map(|e| e.best.believed_at(t)).sum::<f64>() / n;
         // …and what the verifier says the kept answer scores.
-        let truth = eps.iter().map(|e| e.best.kept_true[t.min(e.best.kept_true.len() - 1)]).sum::<f64>() / n;
+        let truth = eps.iter().map(|e| e.best.kept_true_at(t)).sum::<f64>() / n;
         ctx.metric(t, "self-critic: believed best score", believed);
         ctx.metric(t, "self-critic: true score of kept", truth);
     }
     let fall = eps.iter().filter(|e| !e.best.is_monotone()).count();
-    let mean = |xs: &mut dyn Iterator<Item = f64>| {
-        let v: Vec<f64> = xs.collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
-    };
-    let self_final = mean(&mut eps.iter().map(|e| e.best.final_true()));
-    let ver_final = mean(&mut verifier_eps.iter().map(|e| e.best.final_true()));
-    let first = mean(&mut eps.iter().map(|e| e.best.first_true()));
+    let Refined { first, kept: self_final, .. } = Refined::measure(&eps, rounds);
     let frac = |a: usize, b: usize| if b > 0 { format!("{:.3} ({a}/{b})", a as f64 / b as f64) } else { "–".into() };
     ctx.log(format!(
         "self-critic: approves {approved_wrong} of {wrong} wrong first drafts; true score {first:.3} → {self_final:.3} \

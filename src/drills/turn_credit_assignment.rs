@@ -25,30 +25,33 @@
 //! gradient.
 
 use anyhow::{anyhow, bail, Result};
-use candle_core::{Device, Tensor, D};
+use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
-use super::model_start::{real_start, Format, Model, Start};
+use super::model_start::real_start;
 use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
+use crate::envs::format::Format;
 use crate::envs::kb::{FactTable, REAL_CAPITALS};
-use crate::envs::qa_world::{QaConfig, QaSession, QaWorld, Question};
+use crate::envs::qa_world::{QaConfig, QaStats as Stats, QaWorld, Question};
 use crate::envs::Role;
+use crate::eval::qa_loop::{known_capitals, rollouts, Rollout};
+use crate::eval::Lm;
 use crate::exercises::plug::Plugs;
 use crate::ml::base;
 use crate::ml::data::Example;
-use crate::ml::gguf_tokenizer::ChatTemplate;
-use crate::ml::lm::{CausalLm, Memo};
-use crate::ml::loss::token_logprobs;
+use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{Decoding, GenConfig};
-use crate::ml::tokenizer::{Bpe, Tokenize, PAD};
+use crate::ml::sample::Decoding;
+use crate::ml::start::{Model, Start};
+use crate::ml::tokenizer::{Bpe, Tokenize};
 use crate::ml::train::{TrainConfig, Trainer};
-use crate::rl::advantage::{mean_std, Baseline};
+use crate::rl::advantage::{self, Baseline, GroupSpread};
 use crate::rl::kl::kl_k3;
 use crate::rl::pg::{aggregate, masked_pg_loss, Aggregation};
 use crate::rl::ppo::ppo_clip_loss;
 use crate::rl::returns::discounted_returns;
+use crate::rl::token_batch::{Row, TokenBatch};
 
 pub struct TurnCreditAssignment;
 
@@ -113,69 +116,6 @@ struct Setup {
     start: Start,
 }
 
-/// An episode with the token ids of every segment, exactly as sampled (so
-/// the loss scores the tokens the policy really produced).
-#[derive(Debug, Clone)]
-struct Rollout {
-    session: QaSession,
-    ids: Vec<(Role, Vec<u32>)>,
-}
-
-impl Rollout {
-    fn new(q: Question, s: &Setup) -> Rollout {
-        let session = QaSession::new(q);
-        let ids = vec![(Role::Prompt, s.fmt.encode(&s.tok, Role::Prompt, &session.transcript))];
-        Rollout { session, ids }
-    }
-
-    fn context(&self, bos: Option<u32>) -> Vec<u32> {
-        let mut c: Vec<u32> = bos.into_iter().collect();
-        for (_, ids) in &self.ids {
-            c.extend(ids);
-        }
-        c
-    }
-}
-
-/// One episode as a training row.
-struct Row {
-    ids: Vec<u32>,
-    /// 1 where the loss counts the token (agent tokens; observations too if unmasked).
-    mask: Vec<f32>,
-    /// The advantage of the turn each token belongs to.
-    adv: Vec<f32>,
-    /// Whether the world wrote the token.
-    obs: Vec<bool>,
-}
-
-/// The RL batch as tensors; position t predicts token t + 1.
-struct Batch {
-    x: Tensor,
-    targets: Tensor,
-    mask: Tensor,
-    adv: Tensor,
-    /// The mask without observation tokens, whatever `mask_observations` says.
-    agent_mask: Tensor,
-    rows: Vec<Row>,
-}
-
-/// What a set of episodes did.
-#[derive(Debug, Clone, Copy)]
-struct Stats {
-    reward: f64,
-    accuracy: f64,
-    /// Accuracy on known places when the agent answers without searching: its memory.
-    memory_accuracy: f64,
-    searches_known: f64,
-    searches_unknown: f64,
-}
-
-/// Per RL step: how informative the groups were.
-struct GroupStats {
-    mean_std: f64,
-    zero_std_share: f64,
-}
-
 impl TypedDrill for TurnCreditAssignment {
     const ID: &'static str = "turn-credit-assignment";
     type Params = Params;
@@ -194,7 +134,8 @@ impl TypedDrill for TurnCreditAssignment {
         let reference = policy.frozen(ctx.seed)?;
         let (policy, reference) = (policy.lm(), reference.lm());
         let decoding = Decoding::Sample { temperature: p.temperature, top_k: None, top_p: None };
-        let before_rs = rollouts(policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe0))?;
+        let lm = Lm { model: policy, tok: &setup.tok, fmt: &setup.fmt };
+        let before_rs = rollouts(&lm, &setup.world, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe0))?;
         let before = stats(&before_rs);
         ctx.log(describe("warm start", &before));
         log_examples(ctx, "warm start", &before_rs);
@@ -214,7 +155,7 @@ impl TypedDrill for TurnCreditAssignment {
                 .collect();
             let all_q: Vec<Question> = qs.iter().flat_map(|q| std::iter::repeat_n(q.clone(), p.group)).collect();
             let clock = std::time::Instant::now();
-            let rs = rollouts(policy, &setup, &all_q, decoding, &mut rng)?;
+            let rs = rollouts(&lm, &setup.world, &all_q, decoding, &mut rng)?;
             roll_s += clock.elapsed().as_secs_f64();
             episodes += rs.len();
             sampled += rs
@@ -241,7 +182,7 @@ impl TypedDrill for TurnCreditAssignment {
         ));
 
         ctx.phase("evaluate");
-        let after_rs = rollouts(policy, &setup, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?;
+        let after_rs = rollouts(&lm, &setup.world, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?;
         let after = stats(&after_rs);
         ctx.log(describe("after RL", &after));
         log_examples(ctx, "after RL", &after_rs);
@@ -298,10 +239,8 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
     rng.shuffle(&mut places);
     // The tiny model learns its known places in the warm start; a real
     // model already knows some real capitals: those it answers are its known places.
-    let real_known = match &fmt.chat {
-        Some(chat) => Some(known_countries(start.model(), &tok, chat, fmt.stop(), ctx)?),
-        None => None,
-    };
+    let lm = Lm { model: start.model(), tok: &tok, fmt: &fmt };
+    let real_known = if fmt.chat.is_some() { Some(known_countries(&lm, ctx)?) } else { None };
     if real_known.is_some() {
         kb.extend(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
     }
@@ -338,30 +277,13 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
 
 /// The countries of [`REAL_CAPITALS`] whose capital the untrained model names
 /// when asked plainly through its chat template (greedy), in the table's order.
-fn known_countries(
-    model: &dyn CausalLm,
-    tok: &Bpe,
-    chat: &ChatTemplate,
-    stop: &[u32],
-    ctx: &mut RunCtx,
-) -> Result<Vec<String>> {
+fn known_countries(lm: &Lm, ctx: &mut RunCtx) -> Result<Vec<String>> {
     let table = FactTable::parse(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
-    let countries: Vec<String> = table.entities().iter().map(|s| s.to_string()).collect();
-    let prompts: Vec<Vec<u32>> = countries
-        .iter()
-        .map(|c| Ok(tok.encode(&chat.render(&[("user", &format!("What is the capital of {c}?"))], true)?)))
-        .collect::<Result<_>>()?;
-    let outs = model.generate(&prompts, &GenConfig::greedy(16, stop.to_vec()), &mut Rng::new(0))?;
-    let known: Vec<String> = countries
-        .iter()
-        .zip(&outs)
-        .filter(|(c, out)| table.get(c, "capital").is_some_and(|cap| tok.decode(out).contains(cap)))
-        .map(|(c, _)| c.clone())
-        .collect();
+    let known = known_capitals(lm, &table)?;
     ctx.log(format!(
         "asked plainly, the untrained model names the capital of {} of {} real countries: {}",
         known.len(),
-        countries.len(),
+        table.entities().len(),
         known.join(", ")
     ));
     if known.is_empty() {
@@ -416,134 +338,41 @@ fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<
     Ok(policy)
 }
 
-/// Roll every episode forward one turn at a time, one batched generation per turn.
-/// `memo` keeps each episode's keys and values from one turn to the next, so
-/// a turn computes only the world's reply and the last sampled token, not
-/// the whole transcript again.
-fn rollouts(
-    model: &dyn CausalLm,
-    s: &Setup,
-    qs: &[Question],
-    decoding: Decoding,
-    rng: &mut Rng,
-) -> Result<Vec<Rollout>> {
-    let mut rs: Vec<Rollout> = qs.iter().map(|q| Rollout::new(q.clone(), s)).collect();
-    let mut memo = Memo::default();
-    while rs.iter().any(|r| !r.session.done) {
-        let open: Vec<usize> = (0..rs.len()).filter(|&i| !rs[i].session.done).collect();
-        let contexts: Vec<Vec<u32>> = open.iter().map(|&i| rs[i].context(s.fmt.bos)).collect();
-        let budget = model.context().saturating_sub(contexts.iter().map(|c| c.len()).max().unwrap_or(0)).min(16);
-        if budget == 0 {
-            for &i in &open {
-                rs[i].session.done = true;
-            }
-            break;
-        }
-        let cfg = GenConfig { max_new: budget, decoding, stop: s.fmt.stop().to_vec(), use_cache: true };
-        let outs = model.generate_with(&contexts, &cfg, rng, &mut memo)?;
-        for (&i, out) in open.iter().zip(outs) {
-            let before = rs[i].session.episode.segments.len();
-            s.world.apply(&mut rs[i].session, &s.fmt.line(&s.tok, &out));
-            rs[i].ids.push((Role::Agent, out));
-            // The environment's reply, if any, as token ids.
-            let replies: Vec<(Role, Vec<u32>)> = rs[i].session.episode.segments[before + 1..]
-                .iter()
-                .map(|(role, text)| (*role, s.fmt.encode(&s.tok, *role, text)))
-                .collect();
-            rs[i].ids.extend(replies);
-        }
-    }
-    Ok(rs)
-}
-
-/// Each turn's advantage, group by group: the turn's return (its discounted
-/// return-to-go, or the episode total) measured against the baseline the
-/// group gives the episode's total.
-fn turn_advantages(rs: &[Rollout], p: &Params, plugs: &Plugs) -> Result<(Vec<Vec<f32>>, GroupStats)> {
-    let mut adv = Vec::with_capacity(rs.len());
-    let (mut zero_std, mut stds) = (0usize, Vec::new());
-    for g in rs.chunks(p.group) {
-        let returns: Vec<Vec<f32>> = g
-            .iter()
-            .map(|r| {
-                let tr = &r.session.episode.turn_rewards;
-                Ok(match p.credit {
-                    // The learner's own function when one is plugged in (`--use`).
-                    Credit::Turn => match plugs.discounted_returns(tr, p.gamma) {
-                        Some(yours) => yours?,
-                        None => discounted_returns(tr, p.gamma),
-                    },
-                    Credit::Trajectory => vec![tr.iter().sum(); tr.len()],
-                })
+/// Each turn's return — its discounted return-to-go (the learner's own
+/// function when one is plugged in, `--use`), or the episode total — and
+/// its advantage against the baseline its group gives the episode's total.
+fn turn_advantages(rs: &[Rollout], p: &Params, plugs: &Plugs) -> Result<(Vec<Vec<f32>>, GroupSpread)> {
+    let returns: Vec<Vec<f32>> = rs
+        .iter()
+        .map(|r| {
+            let tr = &r.session.episode.turn_rewards;
+            Ok(match p.credit {
+                Credit::Turn => match plugs.discounted_returns(tr, p.gamma) {
+                    Some(yours) => yours?,
+                    None => discounted_returns(tr, p.gamma),
+                },
+                Credit::Trajectory => vec![tr.iter().sum(); tr.len()],
             })
-            .collect::<Result<_>>()?;
-        let totals: Vec<f32> = returns.iter().map(|r| r.first().copied().unwrap_or(0.0)).collect();
-        let (_, sd) = mean_std(&totals);
-        stds.push(sd as f64);
-        zero_std += usize::from(sd < 1e-6);
-        // A group whose episodes all score the same carries no signal for a
-        // group baseline: every advantage in it is zero. (Without this, GRPO's
-        // division by a std of ~0 would blow up float noise and the later
-        // turns' returns-to-go.)
-        let silent = sd < 1e-4 && p.baseline != Baseline::Reinforce;
-        let (base, scale) = p.baseline.baseline_and_scale(&totals);
-        for (r, b_i) in returns.iter().zip(&base) {
-            adv.push(r.iter().map(|g_t| if silent { 0.0 } else { (g_t - b_i) / scale }).collect());
-        }
-    }
-    let groups = stds.len().max(1) as f64;
-    Ok((adv, GroupStats { mean_std: stds.iter().sum::<f64>() / groups, zero_std_share: zero_std as f64 / groups }))
+        })
+        .collect::<Result<_>>()?;
+    Ok(advantage::turn_advantages(&returns, p.group, p.baseline))
 }
 
 /// Every episode's tokens as a row; the loss mask is the agent's tokens (or
 /// every generated token when observations are not masked).
-fn build_batch(rs: &[Rollout], adv: &[Vec<f32>], mask_obs: bool, bos: Option<u32>, device: &Device) -> Result<Batch> {
-    let rows: Vec<Row> = rs
-        .iter()
-        .zip(adv)
-        .map(|(r, adv)| {
-            let n = usize::from(bos.is_some());
-            let mut row =
-                Row { ids: bos.into_iter().collect(), mask: vec![0.0; n], adv: vec![0.0; n], obs: vec![false; n] };
-            let (mut turn, mut cur) = (0usize, 0f32);
-            for (role, t) in &r.ids {
-                if *role == Role::Agent {
-                    cur = adv.get(turn).copied().unwrap_or(0.0);
-                    turn += 1;
-                }
-                let m = match role {
-                    Role::Agent => 1.0,
-                    Role::Env if !mask_obs => 1.0,
-                    _ => 0.0,
-                };
-                row.ids.extend(t);
-                row.mask.extend(std::iter::repeat_n(m, t.len()));
-                row.adv.extend(std::iter::repeat_n(cur, t.len()));
-                row.obs.extend(std::iter::repeat_n(*role == Role::Env, t.len()));
-            }
-            row
-        })
-        .collect();
-    let tmax = rows.iter().map(|r| r.ids.len()).max().unwrap_or(2);
-    let b = rows.len();
-    // Targets are the next tokens: position t carries the mask and advantage of token t + 1.
-    let shifted = |f: &dyn Fn(&Row, usize) -> f32| -> Result<Tensor> {
-        let v: Vec<f32> =
-            rows.iter().flat_map(|r| (1..tmax).map(move |t| if t < r.ids.len() { f(r, t) } else { 0.0 })).collect();
-        Ok(Tensor::from_vec(v, (b, tmax - 1), device)?)
-    };
-    let ids: Vec<u32> =
-        rows.iter().flat_map(|r| r.ids.iter().copied().chain(std::iter::repeat(PAD)).take(tmax)).collect();
-    let x = Tensor::from_vec(ids, (b, tmax), device)?;
-    Ok(Batch {
-        targets: x.narrow(1, 1, tmax - 1)?,
-        x,
-        mask: shifted(&|r, t| r.mask[t])?,
-        adv: shifted(&|r, t| r.adv[t])?,
-        agent_mask: shifted(&|r, t| if r.obs[t] { 0.0 } else { r.mask[t] })?,
-        rows,
-    })
+fn build_batch(
+    rs: &[Rollout],
+    adv: &[Vec<f32>],
+    mask_obs: bool,
+    bos: Option<u32>,
+    device: &Device,
+) -> Result<TokenBatch> {
+    let rows = rs.iter().zip(adv).map(|(r, adv)| Row::new(&r.ids, adv, mask_obs, bos)).collect();
+    TokenBatch::new(rows, device)
 }
+
+/// With no KL penalty, the KL to the warm start is charted every this many RL steps.
+const KL_CHART_EVERY: usize = 4;
 
 /// Phase "update": one policy-gradient step (or `ppo_epochs` clipped steps on
 /// the same rollouts), with the KL to the warm start charted and optionally
@@ -556,13 +385,19 @@ fn update(
     policy: &dyn CausalLm,
     reference: &dyn CausalLm,
     trainer: &mut Trainer,
-    batch: &Batch,
+    batch: &TokenBatch,
     rs: &[Rollout],
-    groups: &GroupStats,
+    groups: &GroupSpread,
 ) -> Result<()> {
     // Log-probabilities only where the loss reads them (`mask`; the KL and
-    // the entropy read `agent_mask`, a part of it), the reference at the same places.
-    let ref_logp = reference.scored_logprobs(&batch.x, &batch.targets, &batch.mask, false)?.logp.detach();
+    // the entropy read `agent_mask`, a part of it), the reference at the same
+    // places. Without a KL penalty the reference is read for the chart only,
+    // every fourth step: its forward pass was a fifth of the RL phase.
+    let with_kl = p.kl_coef > 0.0 || step.is_multiple_of(KL_CHART_EVERY);
+    let ref_logp = match with_kl {
+        true => Some(reference.scored_logprobs(&batch.x, &batch.targets, &batch.mask, false)?.logp.detach()),
+        false => None,
+    };
     let (mut loss_v, mut kl_v, mut clip_frac, mut entropy) = (0.0, 0.0, 0.0, 0.0);
     let mut old_logp: Option<Tensor> = None;
     for epoch in 0..p.ppo_epochs {
@@ -579,10 +414,18 @@ fn update(
         } else {
             masked_pg_loss(&logp, &batch.adv, &batch.mask, p.aggregation)?
         };
-        let kl = aggregate(&kl_k3(&logp, &ref_logp)?, &batch.agent_mask, Aggregation::TokenMean)?;
-        let loss = if p.kl_coef > 0.0 { (&pg + (&kl * p.kl_coef)?)? } else { pg };
+        let kl = match &ref_logp {
+            Some(r) => Some(aggregate(&kl_k3(&logp, r)?, &batch.agent_mask, Aggregation::TokenMean)?),
+            None => None,
+        };
+        let loss = match &kl {
+            Some(kl) if p.kl_coef > 0.0 => (&pg + (kl * p.kl_coef)?)?,
+            _ => pg,
+        };
         loss_v = trainer.step(&loss, "RL loss")?.loss;
-        kl_v = kl.to_scalar::<f32>()? as f64;
+        if let Some(kl) = kl {
+            kl_v = kl.to_scalar::<f32>()? as f64;
+        }
         if let Some(ent) = &scored.entropy {
             entropy = aggregate(ent, &batch.agent_mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
         }
@@ -595,7 +438,9 @@ fn update(
     ctx.metric(step, "searches_known", st.searches_known);
     ctx.metric(step, "searches_unknown", st.searches_unknown);
     ctx.metric(step, "accuracy", st.accuracy);
-    ctx.metric(step, "kl_to_warm_start", kl_v);
+    if with_kl {
+        ctx.metric(step, "kl_to_warm_start", kl_v);
+    }
     if p.ppo_epochs > 1 {
         ctx.metric(step, "ppo_clip_fraction", clip_frac);
     }
@@ -606,22 +451,7 @@ fn update(
 }
 
 fn stats(rs: &[Rollout]) -> Stats {
-    let n = rs.len().max(1) as f64;
-    let mean = |f: &dyn Fn(&Rollout) -> Option<f64>| -> f64 {
-        let v: Vec<f64> = rs.iter().filter_map(f).collect();
-        v.iter().sum::<f64>() / v.len().max(1) as f64
-    };
-    let ep = |r: &Rollout| (r.session.question.known, r.session.episode.searches, r.session.episode.correct);
-    Stats {
-        reward: rs.iter().map(|r| r.session.episode.total_reward() as f64).sum::<f64>() / n,
-        accuracy: rs.iter().filter(|r| r.session.episode.correct).count() as f64 / n,
-        memory_accuracy: mean(&|r| {
-            let (known, searches, correct) = ep(r);
-            (known && searches == 0).then_some(f64::from(u8::from(correct)))
-        }),
-        searches_known: mean(&|r| ep(r).0.then_some(ep(r).1 as f64)),
-        searches_unknown: mean(&|r| (!ep(r).0).then_some(ep(r).1 as f64)),
-    }
+    Stats::of(rs.iter().map(|r| &r.session))
 }
 
 /// The first evaluation episodes as the world saw them (a known place, then
@@ -665,35 +495,15 @@ fn before_after_view(ctx: &mut RunCtx, episodes: usize, before: &Stats, after: &
 /// Phase "probe": the gradient of the policy-gradient loss with respect to
 /// the logits of the last batch, position by position. Returns the largest
 /// |∂loss/∂logit| at positions that predict a token the world wrote.
-fn gradient_probe(p: &Params, ctx: &mut RunCtx, policy: &dyn CausalLm, batch: &Batch) -> Result<f64> {
-    let t = batch.mask.dim(1)?;
-    let logits = policy.forward(&batch.x)?.narrow(1, 0, t)?.to_device(&Device::Cpu)?;
-    let probe = candle_core::Var::from_tensor(&logits.detach())?;
-    let targets = batch.targets.to_device(&Device::Cpu)?;
-    let logp = token_logprobs(probe.as_tensor(), &targets)?;
-    let cpu = |x: &Tensor| x.to_device(&Device::Cpu);
-    let loss = masked_pg_loss(&logp, &cpu(&batch.adv)?, &cpu(&batch.mask)?, p.aggregation)?;
-    let g =
-        loss.backward()?.get(probe.as_tensor()).cloned().ok_or_else(|| anyhow!("no gradient reached the logits"))?;
-    let gn = g.abs()?.max(D::Minus1)?.to_vec2::<f32>()?;
-    let (mut obs_max, mut agent_max) = (0f32, 0f32);
-    for (row, grads) in batch.rows.iter().zip(&gn) {
-        for (pos, &g_t) in grads.iter().enumerate() {
-            // Position `pos` predicts token `pos + 1`.
-            let Some(&is_obs) = row.obs.get(pos + 1) else { break };
-            if is_obs {
-                obs_max = obs_max.max(g_t);
-            } else if row.mask[pos + 1] > 0.0 {
-                agent_max = agent_max.max(g_t);
-            }
-        }
-    }
+fn gradient_probe(p: &Params, ctx: &mut RunCtx, policy: &dyn CausalLm, batch: &TokenBatch) -> Result<f64> {
+    let logits = policy.forward(&batch.x)?.narrow(1, 0, batch.mask.dim(1)?)?;
+    let (obs_max, agent_max) = batch.logit_grad_maxima(&logits, p.aggregation)?;
     ctx.log(format!("largest |∂loss/∂logit| at observation positions: {obs_max:e}; at agent positions: {agent_max:e}"));
     Ok(obs_max as f64)
 }
 
 /// An episode of the last batch that searched, token by token with its advantages.
-fn episode_view(ctx: &mut RunCtx, p: &Params, s: &Setup, batch: &Batch, rs: &[Rollout]) {
+fn episode_view(ctx: &mut RunCtx, p: &Params, s: &Setup, batch: &TokenBatch, rs: &[Rollout]) {
     let Some((r, row)) = rs.iter().zip(&batch.rows).find(|(r, _)| r.session.episode.searches > 0) else { return };
     let tok = &s.tok;
     let mut cells = Vec::new();

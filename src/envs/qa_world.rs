@@ -189,6 +189,41 @@ impl QaSession {
     }
 }
 
+/// What a set of episodes did, on average.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QaStats {
+    pub reward: f64,
+    pub accuracy: f64,
+    /// Accuracy on known places when the agent answers without searching: its memory.
+    pub memory_accuracy: f64,
+    /// Searches per episode about a known place, and about the others.
+    pub searches_known: f64,
+    pub searches_unknown: f64,
+}
+
+impl QaStats {
+    /// The means over `sessions` (each mean over the sessions it concerns; 0 for none).
+    pub fn of<'a>(sessions: impl IntoIterator<Item = &'a QaSession>) -> QaStats {
+        let ss: Vec<&QaSession> = sessions.into_iter().collect();
+        let n = ss.len().max(1) as f64;
+        let mean = |f: &dyn Fn(&QaSession) -> Option<f64>| -> f64 {
+            let v: Vec<f64> = ss.iter().filter_map(|s| f(s)).collect();
+            v.iter().sum::<f64>() / v.len().max(1) as f64
+        };
+        let ep = |s: &QaSession| (s.question.known, s.episode.searches, s.episode.correct);
+        QaStats {
+            reward: ss.iter().map(|s| s.episode.total_reward() as f64).sum::<f64>() / n,
+            accuracy: ss.iter().filter(|s| s.episode.correct).count() as f64 / n,
+            memory_accuracy: mean(&|s| {
+                let (known, searches, correct) = ep(s);
+                (known && searches == 0).then_some(f64::from(u8::from(correct)))
+            }),
+            searches_known: mean(&|s| ep(s).0.then_some(ep(s).1 as f64)),
+            searches_unknown: mean(&|s| (!ep(s).0).then_some(ep(s).1 as f64)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +274,24 @@ mod tests {
         let w = QaWorld::new(kb, QaConfig::default());
         assert_eq!(w.search(" France "), "Obs: France capital Paris\n");
         assert_eq!(w.search("Zond"), "Obs: Zond capital Bris, flag blue\n");
+    }
+
+    #[test]
+    fn stats_average_each_measure_over_the_episodes_it_concerns() {
+        let (w, q) = world();
+        let known = Question { known: true, ..q.clone() };
+        let play = |q: &Question, lines: &[&str]| {
+            let mut s = QaSession::new(q.clone());
+            for l in lines {
+                w.apply(&mut s, l);
+            }
+            s
+        };
+        let (search, answer) = (format!("search[{}]", q.entity), format!("answer[{}]", q.truth));
+        let ss = [play(&known, &[&answer]), play(&known, &[&search, &answer]), play(&q, &[&search, "answer[Nowhere]"])];
+        let st = QaStats::of(&ss);
+        assert_eq!((st.accuracy, st.memory_accuracy), (2.0 / 3.0, 1.0));
+        assert_eq!((st.searches_known, st.searches_unknown), (0.5, 1.0));
+        assert!((st.reward - (1.1 + 0.9 - 0.1) / 3.0).abs() < 1e-6, "{st:?}");
     }
 }

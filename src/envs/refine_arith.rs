@@ -191,6 +191,32 @@ impl PromptFormat {
     }
 }
 
+/// Held-out problems, and fresh problems that never coincide with one.
+pub struct HeldOut {
+    digits: usize,
+    pub test: Vec<Problem>,
+    held: std::collections::HashSet<(u32, u32)>,
+}
+
+impl HeldOut {
+    /// `n` random held-out problems of `digits` digits.
+    pub fn new(digits: usize, n: usize, rng: &mut Rng) -> HeldOut {
+        let test: Vec<Problem> = (0..n).map(|_| Problem::random(digits, rng)).collect();
+        let held = test.iter().map(|q| (q.a, q.b)).collect();
+        HeldOut { digits, test, held }
+    }
+
+    /// A random problem that is not held out.
+    pub fn fresh(&self, rng: &mut Rng) -> Problem {
+        loop {
+            let p = Problem::random(self.digits, rng);
+            if !self.held.contains(&(p.a, p.b)) {
+                return p;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +283,16 @@ mod tests {
         let q = Problem { a: 7, b: 38, digits: 2 };
         let f = [PromptFormat::Trained, PromptFormat::Spaced, PromptFormat::Padded, PromptFormat::Unpadded];
         assert_eq!(f.map(|f| f.prompt(&q)), ["07+38=", "07 + 38 =", "007+038=", "7+38="].map(String::from));
+    }
+
+    #[test]
+    fn fresh_problems_are_never_held_out() {
+        let mut rng = Rng::new(2);
+        let h = HeldOut::new(1, 60, &mut rng);
+        assert_eq!(h.test.len(), 60);
+        for _ in 0..200 {
+            let p = h.fresh(&mut rng);
+            assert!(!h.test.iter().any(|q| (q.a, q.b) == (p.a, p.b)));
+        }
     }
 }

@@ -18,7 +18,9 @@
 //! assert_eq!(StringTask::Digits.answer("abcdh"), "73210");
 //! ```
 
+use crate::ml::data::Example;
 use crate::ml::rng::Rng;
+use crate::ml::tokenizer::{Tokenize, BOS, EOS};
 
 /// The letters every input word is made of.
 pub const LETTERS: &str = "abcdefgh";
@@ -102,6 +104,53 @@ pub fn split_words(len: usize, holdout: usize, rng: &mut Rng) -> (Vec<String>, V
     (test, words)
 }
 
+/// One task's prompt-answer pairs, split into held-out test pairs,
+/// validation pairs (held out from training too, for choosing a
+/// hyperparameter) and training pairs.
+pub struct TaskPairs {
+    pub name: String,
+    pub test: Vec<(String, String)>,
+    pub val: Vec<(String, String)>,
+    pub train: Vec<(String, String)>,
+}
+
+impl StringTask {
+    /// This task over the words of `len` letters ([`split_words`]): `holdout`
+    /// test words, `val` validation words (at most half of the rest), the rest
+    /// for training. With `shift` the prompts write the words with `i`–`p`
+    /// instead of `a`–`h` (the answer is unchanged: `ijklm#` is read as `abcde#`).
+    pub fn pairs(self, len: usize, holdout: usize, val: usize, shift: bool, rng: &mut Rng) -> TaskPairs {
+        let (test, mut train) = split_words(len, holdout, rng);
+        let val = train.split_off(train.len() - val.min(train.len() / 2));
+        let shifted =
+            |w: &str| -> String { w.chars().map(|c| if shift { (c as u8 + 8) as char } else { c }).collect() };
+        let pairs = |ws: &[String]| ws.iter().map(|w| (self.prompt(&shifted(w)), self.answer(w))).collect();
+        let name = if shift { format!("{} (i–p)", self.name()) } else { self.name().to_string() };
+        TaskPairs { name, test: pairs(&test), val: pairs(&val), train: pairs(&train) }
+    }
+}
+
+/// Each character as its own token of `tok` (a BPE's byte tokens), so that
+/// the digits and letters the tasks move around are never glued together.
+pub fn char_ids(tok: &impl Tokenize, text: &str) -> Vec<u32> {
+    text.chars().flat_map(|c| tok.encode(&c.to_string())).collect()
+}
+
+/// What a model reads: BOS and the prompt, one token per character.
+pub fn prompt_ids(tok: &impl Tokenize, prompt: &str) -> Vec<u32> {
+    [BOS].into_iter().chain(char_ids(tok, prompt)).collect()
+}
+
+/// What a model should write: the answer, one token per character, and EOS.
+pub fn answer_ids(tok: &impl Tokenize, answer: &str) -> Vec<u32> {
+    char_ids(tok, answer).into_iter().chain([EOS]).collect()
+}
+
+/// A prompt-answer pair as a training example: the loss covers the answer and EOS.
+pub fn char_example(tok: &impl Tokenize, prompt: &str, answer: &str) -> Example {
+    Example::prompt_answer(&prompt_ids(tok, prompt), &answer_ids(tok, answer))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,5 +174,25 @@ mod tests {
             assert!(t.prompt("abh").chars().chain(t.answer("abh").chars()).all(|c| a.contains(c)));
         }
         assert_eq!(StringTask::Digits.answer("hga"), "067");
+    }
+
+    #[test]
+    fn pairs_split_three_ways_and_shift_the_prompt_only() {
+        let t = StringTask::Digits.pairs(3, 20, 10, true, &mut Rng::new(1));
+        assert_eq!((t.test.len(), t.val.len(), t.train.len()), (20, 10, 8usize.pow(3) - 30));
+        assert_eq!(t.name, "digits (i–p)");
+        let (q, a) = &t.test[0];
+        let word: String = q[..3].chars().map(|c| (c as u8 - 8) as char).collect();
+        assert_eq!((q.ends_with('#'), a.as_str()), (true, StringTask::Digits.answer(&word).as_str()));
+    }
+
+    #[test]
+    fn a_char_example_trains_the_answer_one_token_per_character() {
+        let (_, tok) = crate::ml::base::shipped(&candle_core::Device::Cpu).unwrap();
+        let e = char_example(&tok, "ab#", "10");
+        assert_eq!(e.tokens.len(), 1 + 3 + 2 + 1);
+        assert_eq!((e.tokens[0], e.tokens[6]), (BOS, EOS));
+        assert_eq!(tok.decode(&e.tokens[1..4]), "ab#");
+        assert_eq!(e.train, vec![false, false, false, false, true, true, true]);
     }
 }

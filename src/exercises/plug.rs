@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::script::{Script, Value};
 use super::spec;
+use crate::continual::replay::{ReplayBuffer, Reservoir};
 use crate::ml::rng::Rng;
 
 /// A script a run was asked to train with, as the run's `config.toml`
@@ -99,6 +100,15 @@ impl Plugs {
         let s = self.scripts.get("reservoir")?.clone();
         s.seed(seed);
         Some(ScriptReservoir { script: s, capacity: capacity.max(1), seen: Vec::new(), buffer: Vec::new() })
+    }
+
+    /// The replay buffer a run fills: the learner's [`reservoir`](Plugs::reservoir)
+    /// when plugged in, the lab's [`Reservoir`] otherwise.
+    pub fn replay_buffer<T: Clone + 'static>(&self, capacity: usize, seed: u64) -> Box<dyn ReplayBuffer<T>> {
+        match self.reservoir(capacity, seed) {
+            Some(yours) => Box::new(yours),
+            None => Box::new(Reservoir::new(capacity)),
+        }
     }
 }
 
@@ -181,6 +191,28 @@ impl<T: Clone> ScriptReservoir<T> {
             return Vec::new();
         }
         (0..m).map(|_| self.seen[*rng.choose(&self.buffer) as usize].clone()).collect()
+    }
+}
+
+impl<T: Clone> ReplayBuffer<T> for ScriptReservoir<T> {
+    fn push(&mut self, item: T, _: &mut Rng) -> Result<()> {
+        ScriptReservoir::push(self, item)
+    }
+
+    fn sample(&self, m: usize, rng: &mut Rng) -> Vec<T> {
+        ScriptReservoir::sample(self, m, rng)
+    }
+
+    fn items(&self) -> Vec<T> {
+        ScriptReservoir::items(self)
+    }
+
+    fn len(&self) -> usize {
+        ScriptReservoir::len(self)
+    }
+
+    fn seen(&self) -> usize {
+        ScriptReservoir::seen(self)
     }
 }
 

@@ -78,6 +78,27 @@ pub fn entropy_from_logprobs(logp: &Tensor) -> Result<Tensor> {
     (logp.exp()? * logp)?.sum(D::Minus1)?.neg()
 }
 
+/// [`masked_cross_entropy`] computed by hand from the logits (`[B][T][V]`)
+/// and labels (`[B][T]`): −log softmax at the label, the log-sum-exp in f64,
+/// averaged over the kept positions only. Returns (the loss, the share of
+/// positions kept). A reference to check the tensor version against.
+pub fn masked_ce_by_hand(logits: &[Vec<Vec<f32>>], labels: &[Vec<i64>]) -> (f64, f64) {
+    let (mut sum, mut kept, mut all) = (0.0, 0usize, 0usize);
+    for (lb, yb) in logits.iter().zip(labels) {
+        for (z, &y) in lb.iter().zip(yb) {
+            all += 1;
+            if y < 0 {
+                continue;
+            }
+            let m = z.iter().cloned().fold(f32::MIN, f32::max) as f64;
+            let lse = m + z.iter().map(|&v| (v as f64 - m).exp()).sum::<f64>().ln();
+            sum += lse - z[y as usize] as f64;
+            kept += 1;
+        }
+    }
+    (sum / kept.max(1) as f64, kept as f64 / all.max(1) as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,32 +109,13 @@ mod tests {
         Tensor::from_vec(data, (2, 3, 4), &Device::Cpu).unwrap()
     }
 
-    /// Straightforward reference: loop over kept positions, log-sum-exp by hand.
-    fn reference(l: &[Vec<Vec<f32>>], labels: &[[i64; 3]; 2]) -> f64 {
-        let mut sum = 0.0;
-        let mut n = 0;
-        for b in 0..2 {
-            for t in 0..3 {
-                let y = labels[b][t];
-                if y < 0 {
-                    continue;
-                }
-                let z = &l[b][t];
-                let m = z.iter().cloned().fold(f32::MIN, f32::max) as f64;
-                let lse = m + z.iter().map(|&v| (v as f64 - m).exp()).sum::<f64>().ln();
-                sum += lse - z[y as usize] as f64;
-                n += 1;
-            }
-        }
-        sum / n as f64
-    }
-
     #[test]
     fn mean_is_over_kept_tokens_only() {
         let labels = [[1i64, -100, 3], [-100, 0, -100]];
         let lt = Tensor::new(&labels, &Device::Cpu).unwrap();
         let got = masked_cross_entropy(&logits(), &lt).unwrap().to_scalar::<f32>().unwrap() as f64;
-        let want = reference(&logits().to_vec3::<f32>().unwrap(), &labels);
+        let (want, kept) = masked_ce_by_hand(&logits().to_vec3::<f32>().unwrap(), &labels.map(|r| r.to_vec()));
+        assert_eq!(kept, 0.5);
         assert!((got - want).abs() < 1e-5, "{got} vs {want}");
     }
 
@@ -133,6 +135,8 @@ mod tests {
         let labels = [[2i64, -100, 0], [1, 3, -100]];
         let lt = Tensor::new(&labels, &Device::Cpu).unwrap();
         let base = logits().to_vec3::<f32>().unwrap();
+        let reference =
+            |l: &[Vec<Vec<f32>>], labels: &[[i64; 3]; 2]| masked_ce_by_hand(l, &labels.map(|r| r.to_vec())).0;
         let v = Var::from_tensor(&logits()).unwrap();
         let grad = masked_cross_entropy(v.as_tensor(), &lt).unwrap().backward().unwrap();
         let g = grad.get(v.as_tensor()).unwrap().to_vec3::<f32>().unwrap();

@@ -22,6 +22,7 @@ pub mod ops;
 pub mod optim;
 pub mod rng;
 pub mod sample;
+pub mod start;
 pub mod tokenizer;
 pub mod train;
 

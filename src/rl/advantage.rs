@@ -112,6 +112,43 @@ pub fn rloo_advantages(rewards: &[f32]) -> Vec<f32> {
     rewards.iter().map(|r| r - (total - r) / (g - 1) as f32).collect()
 }
 
+/// How informative the groups of one RL step were.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GroupSpread {
+    /// Mean over groups of the std of the episodes' totals.
+    pub mean_std: f64,
+    /// Share of groups whose totals all agree (std < 1e-6).
+    pub zero_std_share: f64,
+}
+
+/// Per-turn advantages of multi-turn episodes, group by group (`group`
+/// consecutive episodes per question): each turn's return `returns[i][t]`
+/// (its return-to-go, or the episode total) measured against the baseline
+/// the group gives the episodes' totals `returns[i][0]` (0 for an empty
+/// episode): `Â_t = (G_t − b_i) / s`.
+pub fn turn_advantages(returns: &[Vec<f32>], group: usize, baseline: Baseline) -> (Vec<Vec<f32>>, GroupSpread) {
+    let mut adv = Vec::with_capacity(returns.len());
+    let (mut zero_std, mut stds) = (0usize, Vec::new());
+    for g in returns.chunks(group) {
+        let totals: Vec<f32> = g.iter().map(|r| r.first().copied().unwrap_or(0.0)).collect();
+        let (_, sd) = mean_std(&totals);
+        stds.push(sd as f64);
+        zero_std += usize::from(sd < 1e-6);
+        // A group whose episodes all score the same carries no signal for a
+        // group baseline: every advantage in it is zero. (Without this, GRPO's
+        // division by a std of ~0 would blow up float noise and the later
+        // turns' returns-to-go.)
+        let silent = sd < 1e-4 && baseline != Baseline::Reinforce;
+        let (base, scale) = baseline.baseline_and_scale(&totals);
+        for (r, b_i) in g.iter().zip(&base) {
+            adv.push(r.iter().map(|g_t| if silent { 0.0 } else { (g_t - b_i) / scale }).collect());
+        }
+    }
+    let groups = stds.len().max(1) as f64;
+    let spread = GroupSpread { mean_std: stds.iter().sum::<f64>() / groups, zero_std_share: zero_std as f64 / groups };
+    (adv, spread)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,5 +195,16 @@ mod tests {
         for (a, b) in rloo_advantages(&r).iter().zip(mo) {
             assert!((a - b * 5.0 / 4.0).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn turn_advantages_measure_every_turn_against_the_group_total() {
+        // Group 1: totals 1.0 and 0.0, mean 0.5 (Dr. GRPO); group 2 agrees: silent.
+        let returns = vec![vec![1.0, 0.5], vec![0.0], vec![1.0], vec![1.0]];
+        let (adv, spread) = turn_advantages(&returns, 2, Baseline::DrGrpo);
+        assert_eq!(adv, vec![vec![0.5, 0.0], vec![-0.5], vec![0.0], vec![0.0]]);
+        assert_eq!(spread, GroupSpread { mean_std: 0.25, zero_std_share: 0.5 });
+        // REINFORCE has no group baseline: a silent group still gets its returns.
+        assert_eq!(turn_advantages(&returns, 2, Baseline::Reinforce).0[2], vec![1.0]);
     }
 }

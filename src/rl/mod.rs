@@ -16,6 +16,7 @@ pub mod ppo;
 pub mod returns;
 pub mod rollout;
 pub mod sequences;
+pub mod token_batch;
 
 pub use advantage::{group_advantages, rloo_advantages, GroupNorm};
 pub use pg::{masked_pg_loss, Aggregation};
