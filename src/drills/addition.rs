@@ -11,8 +11,6 @@
 //! (`Problem::top_carry_dropped`): a systematic error the model learns as
 //! its most likely answer on those problems when the share is above one half.
 
-use std::collections::HashSet;
-
 use anyhow::Result;
 use candle_core::{Device, Tensor};
 
@@ -30,22 +28,7 @@ use crate::ml::train::Trainer;
 use crate::rl::grpo::{grpo_loss, GrpoVariant};
 
 /// Held-out problems, and fresh training problems that never coincide with one.
-pub(crate) struct Problems {
-    pub digits: usize,
-    pub test: Vec<Problem>,
-    held: HashSet<(u32, u32)>,
-}
-
-impl Problems {
-    pub fn fresh(&self, rng: &mut Rng) -> Problem {
-        loop {
-            let p = Problem::random(self.digits, rng);
-            if !self.held.contains(&(p.a, p.b)) {
-                return p;
-            }
-        }
-    }
-}
+pub(crate) use crate::envs::refine_arith::HeldOut as Problems;
 
 /// The warm start's settings (each drill maps its parameters onto these).
 pub(crate) struct WarmStart {
@@ -91,16 +74,7 @@ pub(crate) fn data(
     rng: &mut Rng,
 ) -> Problems {
     ctx.phase("data");
-    let mut test_rng = rng.fork(7);
-    let mut test = Vec::new();
-    let mut held = HashSet::new();
-    while test.len() < test_size {
-        let q = Problem::random(digits, &mut test_rng);
-        if held.insert((q.a, q.b)) {
-            test.push(q);
-        }
-    }
-    let problems = Problems { digits, test, held };
+    let problems = Problems::distinct(digits, test_size, &mut rng.fork(7));
     let mut show = rng.fork(9);
     let rows = (0..8)
         .map(|i| {
@@ -120,11 +94,7 @@ pub(crate) fn data(
     } else {
         "Warm-start data: answers, and now and then a hedge"
     };
-    ctx.view(View::Table {
-        title: title.into(),
-        header: ["prompt", "completion", "gold", "kind"].map(String::from).to_vec(),
-        rows,
-    });
+    ctx.view(View::table(title, ["prompt", "completion", "gold", "kind"], rows));
     let slips = if w.slip_rate > 0.0 {
         format!("; {:.0}% of the others whose sum carries into the top digit drop that carry", w.slip_rate * 100.0)
     } else {

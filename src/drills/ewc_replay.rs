@@ -256,11 +256,11 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Data> {
         .enumerate()
         .map(|(i, t)| vec![format!("{} {}", letter(i), t.task.name()), t.task.prompt(w), t.task.answer(w)])
         .collect();
-    ctx.view(View::Table {
-        title: "The tasks, in training order (same words, same reversal, different output format)".into(),
-        header: ["task", "prompt", "answer"].map(String::from).to_vec(),
+    ctx.view(View::table(
+        "The tasks, in training order (same words, same reversal, different output format)",
+        ["task", "prompt", "answer"],
         rows,
-    });
+    ));
     ctx.log(format!(
         "{} training words and {} held-out words of {} letters; {} tasks trained in order",
         train_words.len(),
@@ -503,17 +503,13 @@ fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatr
             .map(|(row, n)| cells(format!("after {n}"), row.iter().map(|v| format!("{v:.3}")).collect()))
             .collect();
         let header = cells("R[i][j]".into(), names.clone());
-        ctx.view(View::Table { title: format!("Accuracy matrix · {}", method.name()), header, rows });
+        ctx.view(View::table(format!("Accuracy matrix · {}", method.name()), header, rows));
         let (aa, bwt, fwt) = (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&out.baseline));
         ctx.log(format!("{:>6}: AA {aa:.3} · BWT {bwt:+.3} · FWT {fwt:+.3}", method.name()));
         summary.push(vec![method.name().to_string(), format!("{aa:.3}"), format!("{bwt:+.3}"), format!("{fwt:+.3}")]);
         mats.push(mat);
     }
-    ctx.view(View::Table {
-        title: "Average accuracy, backward and forward transfer".into(),
-        header: ["method", "AA", "BWT", "FWT"].map(String::from).to_vec(),
-        rows: summary,
-    });
+    ctx.view(View::table("Average accuracy, backward and forward transfer", ["method", "AA", "BWT", "FWT"], summary));
     mats
 }
 
@@ -524,10 +520,10 @@ fn fisher_view(ctx: &mut RunCtx, fisher: &Fisher) -> Result<()> {
         .iter()
         .map(|l| vec![l.layer.clone(), l.params.to_string(), format!("{:.2e}", l.mean()), format!("{:.2e}", l.max)])
         .collect();
-    ctx.view(View::Table {
-        title: "Diagonal Fisher of task A per layer (what EWC protects most)".into(),
-        header: vec!["layer".into(), "params".into(), "mean F".into(), "max F".into()],
+    ctx.view(View::table(
+        "Diagonal Fisher of task A per layer (what EWC protects most)",
+        ["layer", "params", "mean F", "max F"],
         rows,
-    });
+    ));
     Ok(())
 }

@@ -36,7 +36,6 @@ pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
 pub mod model_merging;
-mod model_start;
 pub mod pass_at_k_harness;
 pub(crate) mod pipeline;
 pub mod prompt_injection;

@@ -123,11 +123,11 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Data {
         let (held, pool) = (t.test.len().to_string(), t.train.len().to_string());
         vec![format!("{label} {}", t.name), q.clone(), a.clone(), held, pool]
     };
-    ctx.view(View::Table {
-        title: "The two tasks (each expert learns one; the merge should do both)".into(),
-        header: ["task", "prompt", "answer", "held out", "train pool"].map(String::from).to_vec(),
-        rows: vec![row("A", &a), row("B", &b)],
-    });
+    ctx.view(View::table(
+        "The two tasks (each expert learns one; the merge should do both)",
+        ["task", "prompt", "answer", "held out", "train pool"],
+        vec![row("A", &a), row("B", &b)],
+    ));
     Data { a, b }
 }
 
@@ -315,14 +315,14 @@ fn conflict_view(ctx: &mut RunCtx, layout: &FlatWeights, ta: &[f32], tb: &[f32],
     let row = |r: &LayerConflicts| {
         vec![r.layer.clone(), r.params.to_string(), pct(r.share()), pct(r.share_kept()), r.both_kept.to_string()]
     };
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "Sign conflicts between τ_A and τ_B per layer (where both moved; 'kept': both in the top {:.0}%)",
             keep * 100.0
         ),
-        header: ["layer", "params", "conflicts", "conflicts, kept", "both kept"].map(String::from).to_vec(),
-        rows: layers.iter().chain([&all]).map(row).collect(),
-    });
+        ["layer", "params", "conflicts", "conflicts, kept", "both kept"],
+        layers.iter().chain([&all]).map(row).collect(),
+    ));
     ctx.log(format!(
         "task vectors: ‖τ_A‖ {:.3}, ‖τ_B‖ {:.3}, cosine {:+.3}; signs conflict on {:.1}% of the weights both moved, \
          {:.1}% of those both keep after the trim",
@@ -358,15 +358,15 @@ fn lambda_sweep(s: Setup, ctx: &mut RunCtx, taus: &[&[f32]]) -> Result<f64> {
         rows.push([format!("{l:.2}")].into_iter().chain(scores.cells()).collect());
     }
     let tuned = best.0;
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "Task arithmetic θ₀ + λ(τ_A + τ_B) over λ ({} validation items per task; λ = 0.5 is the plain \
              average); λ* = {tuned:.2} has the best min",
             p.sweep_holdout
         ),
-        header: ["λ", "chars A", "chars B", "chars min", "exact A", "exact B"].map(String::from).to_vec(),
+        ["λ", "chars A", "chars B", "chars min", "exact A", "exact B"],
         rows,
-    });
+    ));
     ctx.log(format!("λ* = {tuned:.2}, chosen on validation items; task arithmetic and DARE use it on the test items"));
     Ok(tuned)
 }
@@ -430,12 +430,12 @@ fn evaluate(s: Setup, ctx: &mut RunCtx, base_acc: &Both, e: &Experts, merges: &[
         samples.push(sample_row(m.name, &model, tok, d)?);
         merged.push(acc.chars);
     }
-    ctx.view(View::Table {
-        title: format!(
+    ctx.view(View::table(
+        format!(
             "Held-out accuracy ({} items per task): characters right by position, and whole answers right",
             p.holdout
         ),
-        header: vec![
+        vec![
             "model".into(),
             "weights".into(),
             format!("chars A {}", d.a.name),
@@ -445,12 +445,12 @@ fn evaluate(s: Setup, ctx: &mut RunCtx, base_acc: &Both, e: &Experts, merges: &[
             "exact B".into(),
         ],
         rows,
-    });
-    ctx.view(View::Table {
-        title: "What each model writes for the first held-out prompt of each task (greedy)".into(),
-        header: vec!["model".into(), format!("A {}", d.a.name), format!("B {}", d.b.name)],
-        rows: samples,
-    });
+    ));
+    ctx.view(View::table(
+        "What each model writes for the first held-out prompt of each task (greedy)",
+        vec!["model".into(), format!("A {}", d.a.name), format!("B {}", d.b.name)],
+        samples,
+    ));
     Ok(merged)
 }
 

@@ -1,5 +1,5 @@
 //! What every drill does the same way, written once: the model a drill starts
-//! from ([`ModelChoice`]), a supervised fine-tuning phase ([`sft`]), and the
+//! from ([`ModelChoice`], [`real_start`]), a supervised fine-tuning phase ([`sft`]), and the
 //! check that a run's setup worked before its claims are read
 //! ([`RunCtx::setup_check`](super::RunCtx::setup_check)).
 //!
@@ -21,9 +21,12 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use super::RunCtx;
+use crate::envs::format::Format;
 use crate::ml::data::{Example, LengthBuckets};
 use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
+use crate::ml::start::Start;
+use crate::ml::tokenizer::Bpe;
 use crate::ml::train::{TrainConfig, Trainer};
 
 /// The model a drill trains: the lab's tiny GPT, or a real pretrained model
@@ -95,6 +98,22 @@ impl Sft {
     pub fn within(self, first: usize, total: usize) -> Sft {
         Sft { bar: (first, total), ..self }
     }
+}
+
+/// Load the real model `name` to start from ([`crate::ml::start::real`]:
+/// frozen, LoRA rank `rank` on the top `layers` layers) and its chat format
+/// with `system` as the system message.
+pub(crate) fn real_start(
+    name: &str,
+    rank: usize,
+    layers: usize,
+    system: &str,
+    ctx: &mut RunCtx,
+) -> Result<(Start, Bpe, Format)> {
+    let r = crate::ml::start::real(name, rank, layers, ctx.seed, &ctx.device)?;
+    ctx.log(r.log);
+    let fmt = Format::new(&r.tokenizer, r.bos, r.eos, Some(r.chat), system);
+    Ok((r.start, r.tokenizer, fmt))
 }
 
 /// Makes one batch of fresh examples with the phase's random stream.

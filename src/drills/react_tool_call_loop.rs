@@ -24,8 +24,7 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
-use super::model_start::real_start;
-use super::pipeline::{self, Batches, ModelChoice, Sft};
+use super::pipeline::{self, real_start, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::{example, Format};
 use crate::envs::kb::FactTable;
@@ -320,11 +319,11 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
             [name.to_string()].into_iter().chain(cells).collect()
         })
         .collect();
-    ctx.view(View::Table {
-        title: "Held-out evaluation in the real loop".into(),
-        header: ["model", "success", "valid calls", "steps", "writes Observation"].map(String::from).to_vec(),
+    ctx.view(View::table(
+        "Held-out evaluation in the real loop",
+        ["model", "success", "valid calls", "steps", "writes Observation"],
         rows,
-    });
+    ));
     let [(base, _), (em, _), (eu, _)] = evals;
     // The first `n` held-out episodes of a model, each with the truth.
     let episodes = |e: &Eval, n: usize| -> String {
@@ -357,9 +356,9 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
         by_kind.push(vec![name.to_string(), rate(base), rate(em), rate(eu)]);
     }
     ctx.log(format!("by kind (untrained, masked, unmasked): {by_kind:?}"));
-    ctx.view(View::Table {
-        title: "Held-out success by kind of question".into(),
-        header: ["needs", "untrained", "masked", "unmasked"].map(String::from).to_vec(),
-        rows: by_kind,
-    });
+    ctx.view(View::table(
+        "Held-out success by kind of question",
+        ["needs", "untrained", "masked", "unmasked"],
+        by_kind,
+    ));
 }

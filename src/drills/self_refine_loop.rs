@@ -26,7 +26,7 @@
 //! probe (the model judges itself) → STaR rounds → report.
 //!
 //! With `model` set to a real pretrained model (`smollm2`, …) the same loop
-//! runs on it with LoRA adapters (`super::model_start`): the problem is the
+//! runs on it with LoRA adapters (`super::pipeline::real_start`): the problem is the
 //! user's message in the model's chat template after a five-word system
 //! message, and the assistant's message is the same text as the tiny
 //! model's (`2260|.^..>2360`), one token per character, ended by the
@@ -36,8 +36,7 @@
 use anyhow::Result;
 use serde::Deserialize;
 
-use super::model_start::real_start;
-use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
+use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, Sft};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::KeepBest;
 use crate::envs::refine_arith::{
@@ -498,11 +497,7 @@ fn episode_view(ctx: &mut RunCtx, probs: &[Problem], eps: &[Episode], title: &st
             format!("{:.2} → {:.2}", e.best.first_true(), e.best.final_true()),
         ]);
     }
-    ctx.view(View::Table {
-        title: title.into(),
-        header: vec!["problem".into(), "gold".into(), "versions [critique]".into(), "score".into()],
-        rows,
-    });
+    ctx.view(View::table(title, ["problem", "gold", "versions [critique]", "score"], rows));
 }
 
 /// What the self-critic probe measured.
@@ -553,10 +548,10 @@ fn self_critic_view(
          (verifier critic: → {ver_final:.3}); the kept answer got worse in {fall} of {} episodes",
         eps.len()
     ));
-    ctx.view(View::Table {
-        title: "The model as its own critic (no verifier in the loop)".into(),
-        header: vec!["measure".into(), "value".into()],
-        rows: vec![
+    ctx.view(View::table(
+        "The model as its own critic (no verifier in the loop)",
+        ["measure", "value"],
+        vec![
             vec!["wrong drafts it approves (agrees with its mistake)".into(), frac(approved_wrong, wrong)],
             vec!["right drafts it flags (false alarm)".into(), frac(flagged_right, right)],
             vec!["mean true score: first draft".into(), format!("{first:.3}")],
@@ -564,7 +559,7 @@ fn self_critic_view(
             vec!["mean true score: kept, verifier critic".into(), format!("{ver_final:.3}")],
             vec!["episodes whose kept answer got worse".into(), frac(fall, eps.len())],
         ],
-    });
+    ));
     let approves_own_errors = if wrong > 0 { approved_wrong as f64 / wrong as f64 } else { 0.0 };
     Ok(SelfCritic { approves_own_errors, kept: self_final })
 }

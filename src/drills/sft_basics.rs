@@ -166,11 +166,11 @@ impl TypedDrill for SftBasics {
                 if *o == s.answer { "✓".into() } else { "✗".into() },
             ]);
         }
-        ctx.view(View::Table {
-            title: "Held-out samples (answers reversed when reverse_answer is on)".into(),
-            header: vec!["prompt".into(), "target".into(), "model".into(), "".into()],
+        ctx.view(View::table(
+            "Held-out samples (answers reversed when reverse_answer is on)",
+            ["prompt", "target", "model", ""],
             rows,
-        });
+        ));
         let final_loss = recent.iter().sum::<f64>() / recent.len().max(1) as f64;
         ctx.claim("heldout_accuracy", acc)?;
         ctx.claim("loss_drop", final_loss / first_loss.unwrap_or(1.0))?;

@@ -28,8 +28,7 @@ use anyhow::{anyhow, bail, Result};
 use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
-use super::model_start::real_start;
-use super::pipeline::{self, no_probe, Batches, ModelChoice, Sft};
+use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::Format;
 use crate::envs::kb::{FactTable, REAL_CAPITALS};
@@ -483,13 +482,11 @@ fn before_after_view(ctx: &mut RunCtx, episodes: usize, before: &Stats, after: &
             format!("{:.2}", s.searches_unknown),
         ]
     };
-    ctx.view(View::Table {
-        title: format!("Before and after RL ({episodes} sampled episodes each)"),
-        header: ["", "mean reward", "accuracy", "memory", "searches, known", "searches, others"]
-            .map(String::from)
-            .to_vec(),
-        rows: vec![row("warm start", before), row("after RL", after)],
-    });
+    ctx.view(View::table(
+        format!("Before and after RL ({episodes} sampled episodes each)"),
+        ["", "mean reward", "accuracy", "memory", "searches, known", "searches, others"],
+        vec![row("warm start", before), row("after RL", after)],
+    ));
 }
 
 /// Phase "probe": the gradient of the policy-gradient loss with respect to

@@ -206,6 +206,18 @@ impl HeldOut {
         HeldOut { digits, test, held }
     }
 
+    /// `n` distinct random held-out problems of `digits` digits.
+    pub fn distinct(digits: usize, n: usize, rng: &mut Rng) -> HeldOut {
+        let (mut test, mut held) = (Vec::new(), std::collections::HashSet::new());
+        while test.len() < n {
+            let q = Problem::random(digits, rng);
+            if held.insert((q.a, q.b)) {
+                test.push(q);
+            }
+        }
+        HeldOut { digits, test, held }
+    }
+
     /// A random problem that is not held out.
     pub fn fresh(&self, rng: &mut Rng) -> Problem {
         loop {
@@ -290,6 +302,8 @@ mod tests {
         let mut rng = Rng::new(2);
         let h = HeldOut::new(1, 60, &mut rng);
         assert_eq!(h.test.len(), 60);
+        let d = HeldOut::distinct(1, 60, &mut rng);
+        assert_eq!(d.held.len(), 60, "60 different problems");
         for _ in 0..200 {
             let p = h.fresh(&mut rng);
             assert!(!h.test.iter().any(|q| (q.a, q.b) == (p.a, p.b)));

@@ -1,15 +1,26 @@
 //! The model a drill trains from, and the copies it trains.
 //!
-//! The default is the lab's tiny GPT (`src/ml/base.rs`): every weight trains.
-//! A real pretrained instruct model (`src/ml/gguf.rs`) keeps its weights
-//! frozen instead, and each copy a drill trains gets its own LoRA adapters on
-//! the shared base (`Llama::fork_with_lora`).
+//! The default is the lab's tiny GPT (`src/ml/base.rs`): every weight trains,
+//! and it reads `BOS text … EOS` in its own 512-token BPE. With a drill's
+//! `model` parameter set to `smollm2`, a registered name, a `.gguf` file or a
+//! Hugging Face directory, a real pretrained instruct model is loaded
+//! instead ([`real`], through `src/ml/gguf.rs`): its weights stay frozen and
+//! each copy a drill trains gets its own LoRA adapters on the shared base
+//! (`Llama::fork_with_lora`). A chat model reads its own chat template
+//! (`src/envs/format.rs`): the drill's instructions as the system message,
+//! the task as the user's message, and the agent's whole trajectory as the
+//! assistant's message, the environment writing its observations into it (as
+//! the ReAct paper's prompts do), ended by the template's end-of-turn token.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
+use candle_core::Device;
 
+use super::gguf::RealModel;
+use super::gguf_tokenizer::ChatTemplate;
 use super::gpt::Gpt;
-use super::llama::{Llama, LoraConfig};
+use super::llama::{Llama, LoraConfig, LORA_TARGETS};
 use super::lm::CausalLm;
+use super::tokenizer::{Bpe, Tokenize};
 
 /// The model the training starts from.
 pub enum Start {
@@ -59,4 +70,39 @@ impl Model {
             Model::Real(l) => Model::Real(l.frozen_copy()?),
         })
     }
+}
+
+/// A real model loaded to start from: the start, its tokenizer and chat
+/// format's pieces, and a line for the log.
+pub struct RealStart {
+    pub start: Start,
+    pub tokenizer: Bpe,
+    pub chat: ChatTemplate,
+    pub bos: Option<u32>,
+    pub eos: u32,
+    pub log: String,
+}
+
+/// Load the real model `name` (anything `agentlab model` resolves) to start
+/// from, with LoRA rank `rank` (α = 2·rank) on every projection of the top
+/// `layers` layers (0: all).
+pub fn real(name: &str, rank: usize, layers: usize, seed: u64, device: &Device) -> Result<RealStart> {
+    if rank == 0 {
+        bail!("lora_rank must be at least 1 for a real model");
+    }
+    let RealModel { model, tokenizer, chat, bos, eos, name } =
+        super::gguf::load_path(&super::models::resolve(name)?, device)?;
+    let total = model.cfg.num_hidden_layers;
+    let adapted = if layers == 0 { total } else { layers.min(total) };
+    let lora = LoraConfig {
+        targets: LORA_TARGETS.map(String::from).to_vec(),
+        from_layer: total - adapted,
+        ..LoraConfig::new(rank, 2.0 * rank as f64, seed)
+    };
+    let log = format!(
+        "starting from {name} ({} parameters, frozen; BPE vocabulary of {}): LoRA rank {rank} on every projection of the top {adapted} of {total} layers",
+        model.num_params(),
+        tokenizer.vocab_size(),
+    );
+    Ok(RealStart { start: Start::Real { base: Box::new(model), lora }, tokenizer, chat, bos, eos, log })
 }
