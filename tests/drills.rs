@@ -161,10 +161,25 @@ fn ewc_claims_fail_without_the_penalty() {
 }
 
 /// The model as its own critic approves its own mistakes: refining with its
-/// critiques gains nothing, and nothing over the self-critic probe.
+/// critiques gains nothing, nothing over the self-critic probe, and a STaR
+/// round collects only drafts that were already right.
 #[test]
 fn self_refine_gains_nothing_with_the_model_as_critic() {
-    breaks("self-refine-loop", 1, ("critic", "self"), &["refine_gain", "verifier_beats_self_critic"]);
+    breaks("self-refine-loop", 1, ("critic", "self"), &["refine_gain", "verifier_beats_self_critic", "star_gain"]);
+}
+
+/// Nearly greedy rollouts: a group repeats one episode, every advantage is
+/// 0, and RL neither closes the reward gap nor drops the needless searches.
+#[test]
+fn turn_credit_learns_nothing_from_near_greedy_groups() {
+    breaks("turn-credit-assignment", 1, ("temperature", "0.05"), &["reward_gap_closed", "needless_search_drop"]);
+}
+
+/// A search that costs more than a right answer pays: RL learns to guess
+/// even where the agent cannot know.
+#[test]
+fn turn_credit_stops_searching_when_a_search_costs_too_much() {
+    breaks("turn-credit-assignment", 1, ("search_cost", "1.5"), &["needed_searches_kept"]);
 }
 
 /// Trained on every token, the agent writes observations itself like its
