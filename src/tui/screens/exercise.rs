@@ -269,13 +269,9 @@ impl State {
     /// is shown), or why the file could not be checked. `None` while it runs
     /// or when none was started.
     pub fn poll_check(&mut self) -> Option<Result<bool, String>> {
-        let done = self.checking.as_ref()?.0.get().is_some();
-        if !done {
-            return None;
-        }
-        let cell = self.checking.take()?.0;
-        let checked = Arc::try_unwrap(cell).map(|c| c.into_inner()).unwrap_or_else(|c| c.get().cloned());
-        Some(match checked? {
+        let checked = self.checking.as_ref()?.0.get()?.clone();
+        self.checking = None;
+        Some(match checked {
             Ok((code, report)) => {
                 self.code = code;
                 let passed = report.passed;
