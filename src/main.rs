@@ -15,6 +15,11 @@ struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     content: Option<PathBuf>,
 
+    /// Language of the screens and the content: en or zh (default: AGENTLAB_LANG,
+    /// else the language last chosen with F2 in the TUI, else the locale).
+    #[arg(long, global = true, value_name = "LANG")]
+    lang: Option<agentlab::i18n::Lang>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -353,7 +358,30 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let lang = match agentlab::i18n::resolve(
+        args.lang,
+        std::env::var("AGENTLAB_LANG").ok().as_deref(),
+        agentlab::progress::store::Store::saved_lang(),
+        agentlab::i18n::Lang::from_locale(|k| std::env::var(k).ok()),
+    ) {
+        Ok(l) if content.languages().contains(&l) => l,
+        Ok(l) => {
+            eprintln!("agentlab: this content has no {} translation; English it is", l.name());
+            agentlab::i18n::Lang::En
+        }
+        Err(m) => {
+            eprintln!("agentlab: {m}");
+            return ExitCode::from(2);
+        }
+    };
+    agentlab::i18n::set_default(lang);
     let command = args.command.unwrap_or(Command::Tui);
+    // `validate` checks the content as loaded (with its translations); the rest show it in `lang`.
+    let content = if matches!(command, Command::Validate | Command::Tui | Command::Study { plan: false, .. }) {
+        content
+    } else {
+        content.localized(lang)
+    };
     if matches!(command, Command::Tui | Command::Study { plan: false, .. }) {
         sigpipe(false);
     }
@@ -371,7 +399,7 @@ fn main() -> ExitCode {
         agentlab::paths::remove_stale_temps();
     }
     let result = match command {
-        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content)),
+        Command::Tui => agentlab::tui::run(agentlab::tui::App::new(content).in_lang(lang)),
         Command::Sheets => cli::sheets(&content),
         Command::Sheet { track, width } => cli::sheet(&content, &track, width),
         Command::Validate => cli::validate(&content),

@@ -125,7 +125,7 @@ fn after_a_wrong_answer_only_fuzzy_and_dont_are_offered() {
     assert!(!s.contains("✅ know"), "✅ offered after a wrong answer:\n{s}");
     assert!(s.contains(" 2  ⚠ fuzzy") && s.contains(" 3  ❌ don't") && s.contains("(wrong: no ✅)"), "{s}");
     let f = footer(&mut a, 120, 40);
-    assert!(f.contains("2 3  rate ⚠ ❌") && !f.contains("1 2 3"), "{f}");
+    assert!(f.contains("2 3  rate ⚠ or ❌") && !f.contains("1 2 3"), "{f}");
     // Still refused with its reason when typed anyway.
     key(&mut a, KeyCode::Char('1'));
     assert!(draw(&mut a, 120, 40).contains("cannot be ✅"));

@@ -49,6 +49,7 @@ pub fn sheet(content: &Content, track: &str, width: u16) -> Result<ExitCode> {
 /// `agentlab validate`: loading already validated; report what was found.
 pub fn validate(content: &Content) -> Result<ExitCode> {
     let items: usize = content.quizzes.iter().map(|q| q.items.len()).sum();
+    let translations: Vec<&str> = content.translations.iter().map(|t| t.lang.code()).collect();
     println!(
         "content OK: {} sheets, {} quiz items (L1 {}, L2 {}, L3 {}), {} drills, {} exercises",
         content.sheets.len(),
@@ -59,6 +60,16 @@ pub fn validate(content: &Content) -> Result<ExitCode> {
         content.drills.len(),
         content.exercises.len()
     );
+    if translations.is_empty() {
+        println!("translations: none");
+    } else {
+        // Each translation was checked against the English while loading (see content::translation).
+        println!(
+            "translations checked against the English: {}; glossary: {} terms",
+            translations.join(", "),
+            content.glossary.len()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

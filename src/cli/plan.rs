@@ -21,7 +21,8 @@ pub fn study(content: Content, minutes: u32, track: Option<&str>, print: bool) -
         None => None,
     };
     if !print {
-        let mut app = crate::tui::App::new(content);
+        // The content as loaded: the app localises it, and F2 switches.
+        let mut app = crate::tui::App::new(content).in_lang(crate::i18n::current());
         app.open_study(track, minutes);
         return crate::tui::run(app);
     }

@@ -13,11 +13,14 @@ pub mod quoted;
 pub mod recompute;
 pub mod sheet;
 pub mod tracks;
+pub mod translation;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use include_dir::{include_dir, Dir};
+
+use crate::i18n::Lang;
 
 pub use drill_meta::{ChartGroup, ChartSpec, ClaimSpec, Cmp, DrillMeta, ParamKind, ParamSpec, ParamValue};
 pub use exercise_meta::{ExerciseMeta, Mistake};
@@ -134,6 +137,12 @@ pub struct Content {
     pub drills: Vec<DrillMeta>,
     /// Exercises ordered by track, then their `order`.
     pub exercises: Vec<ExerciseMeta>,
+    /// The language of the prose above (English as loaded; see [`Content::localized`]).
+    pub lang: Lang,
+    /// The translations found beside the English files, checked against them.
+    pub translations: Vec<std::sync::Arc<translation::Translation>>,
+    /// `cheatsheets/glossary.toml`: the terms translations follow.
+    pub glossary: Vec<translation::Term>,
 }
 
 /// A content file as text, with its path relative to the content root.
@@ -212,17 +221,32 @@ impl Content {
         let mut drills: Vec<DrillMeta> = Vec::new();
         let mut exercises: Vec<ExerciseMeta> = Vec::new();
         let mut broken = Broken::default();
+        let mut translated: Vec<translation::Translation> = Vec::new();
+        let mut glossary = Vec::new();
         // The track a cheatsheet file is for, by its name (`03-agentic-rl.md`).
         let track_of_file = |name: &str| TRACKS.iter().find(|t| format!("{}.md", t.stem()) == name).map(|t| t.number);
 
         for f in &files {
+            if let Some(lang) = translation::lang_of_path(&f.path) {
+                let tr = match translated.iter_mut().position(|t| t.lang == lang) {
+                    Some(i) => &mut translated[i],
+                    None => {
+                        translated.push(translation::Translation { lang, ..Default::default() });
+                        translated.last_mut().expect("just pushed")
+                    }
+                };
+                if let Err(e) = translation::add_file(tr, &f.path, &f.text) {
+                    errors.push(e);
+                }
+                continue;
+            }
             let parts: Vec<&str> = f.path.split('/').collect();
             match parts.as_slice() {
+                ["cheatsheets", "glossary.toml"] => match translation::parse_glossary(&f.text) {
+                    Ok(g) => glossary = g,
+                    Err(m) => errors.push(err(&f.path, None, None, m)),
+                },
                 ["cheatsheets", name] if name.ends_with(".md") => {
-                    // Translations (`NN-slug.zh.md`) are not shown yet.
-                    if name.trim_end_matches(".md").contains('.') {
-                        continue;
-                    }
                     let parsed = Sheet::parse(&f.path, &f.text);
                     let loads = parsed.as_ref().is_ok_and(|s| track_of_file(name) == Some(s.meta.track));
                     if let (false, Some(t)) = (loads, track_of_file(name)) {
@@ -360,9 +384,14 @@ impl Content {
         };
         drills.sort_by_cached_key(|d| (d.track, listed(d), d.id.clone()));
         exercises.sort_by(|a, b| (a.track, a.order, &a.id).cmp(&(b.track, b.order, &b.id)));
-        let content = Content { source, sheets, quizzes, drills, exercises };
+        let mut content =
+            Content { source, sheets, quizzes, drills, exercises, lang: Lang::En, translations: Vec::new(), glossary };
         let (found, hidden) = content.cross_check(&broken);
         errors.extend(found);
+        for tr in translated {
+            errors.extend(translation::check(&content, &tr, &content.glossary));
+            content.translations.push(std::sync::Arc::new(tr));
+        }
         if errors.is_empty() {
             Ok(content)
         } else {
@@ -674,6 +703,24 @@ impl Content {
 
     pub fn item(&self, id: &str) -> Option<&QuizItem> {
         self.items().find(|i| i.id == id)
+    }
+
+    /// The languages this content can be shown in: English, and each
+    /// language with a translation.
+    pub fn languages(&self) -> Vec<Lang> {
+        let mut out = vec![Lang::En];
+        out.extend(self.translations.iter().map(|t| t.lang).filter(|l| *l != Lang::En));
+        out
+    }
+
+    /// This content in `lang`: the translation's prose over the English
+    /// (English where a language has no translation). Call it on the content
+    /// as loaded; every shared field (ids, answers, links, code) stays.
+    pub fn localized(&self, lang: Lang) -> Content {
+        match self.translations.iter().find(|t| t.lang == lang) {
+            Some(tr) if lang != self.lang => translation::apply(self, tr),
+            _ => self.clone(),
+        }
     }
 }
 

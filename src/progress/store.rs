@@ -34,11 +34,15 @@ pub const FILE_NAME: &str = "progress.json";
 pub struct Settings {
     /// FSRS desired retention (0.70–0.99).
     pub desired_retention: f64,
+    /// The language the learner last switched to in the TUI (`None`: never
+    /// switched; the locale decides). `--lang` and `AGENTLAB_LANG` override it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<crate::i18n::Lang>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { desired_retention: DEFAULT_RETENTION }
+        Settings { desired_retention: DEFAULT_RETENTION, lang: None }
     }
 }
 
@@ -439,6 +443,7 @@ fn load(path: &Path) -> (Loaded, Option<Stamp>) {
 enum Change {
     Attempt { id: String, track: u8, level: Level, correct: Option<bool>, rating: Rating, at: DateTime<Utc> },
     Retention(f64),
+    Lang(crate::i18n::Lang),
     Check { id: String, track: u8, passed: bool, at: DateTime<Utc> },
     Flag { ids: Vec<String>, at: DateTime<Utc> },
     Prediction(PredictionRecord),
@@ -454,6 +459,7 @@ impl Change {
                 p.record(id, *track, *level, *correct, *rating, *at)
             }
             Change::Retention(r) => p.settings.desired_retention = *r,
+            Change::Lang(l) => p.settings.lang = Some(*l),
             Change::Check { id, track, passed, at } => p.record_check(id, *track, *passed, *at),
             Change::Flag { ids, at } => {
                 for id in ids {
@@ -509,6 +515,14 @@ pub struct Store {
 
 impl Store {
     /// `<AGENTLAB_HOME or the platform data dir>/progress.json`.
+    /// The language saved by the TUI's switch, read without opening the store
+    /// for writing (`None` when there is no readable progress file).
+    pub fn saved_lang() -> Option<crate::i18n::Lang> {
+        let path = crate::paths::data_dir().ok()?.join(FILE_NAME);
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+        serde_json::from_value(v.get("settings")?.get("lang")?.clone()).ok()
+    }
+
     pub fn open_default(now: DateTime<Utc>) -> Result<Store> {
         Ok(Store::open(&crate::paths::data_dir()?.join(FILE_NAME), now))
     }
@@ -704,6 +718,14 @@ impl Store {
     pub fn set_retention(&mut self, r: f64) -> Result<()> {
         let r = schedule::check_retention(r).map_err(anyhow::Error::msg)?;
         let change = Change::Retention((r * 100.0).round() / 100.0);
+        change.apply(&mut self.progress);
+        self.pending.push(change);
+        self.save()
+    }
+
+    /// Remember the language the learner chose, and save.
+    pub fn set_lang(&mut self, lang: crate::i18n::Lang) -> Result<()> {
+        let change = Change::Lang(lang);
         change.apply(&mut self.progress);
         self.pending.push(change);
         self.save()

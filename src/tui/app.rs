@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use super::action::Action;
 use super::screens::{drill, exercise, home, progress, quiz, reader, review, study, Screen};
 use crate::content::{Content, Level, Link};
+use crate::i18n::Lang;
 use crate::markdown::Target;
 use crate::ml::device::DeviceChoice;
 use crate::progress::store::Place;
@@ -18,7 +19,13 @@ use crate::progress::study::{self as path, Plan};
 use crate::progress::{Store, Summary};
 
 pub struct App {
+    /// The content in the language shown ([`App::lang`]).
     pub content: Content,
+    /// The content as loaded (English, with its translations), which
+    /// [`App::set_lang`] localises.
+    base: Content,
+    /// The language of the screens and the content.
+    pub lang: Lang,
     /// Where drill runs are saved (`<data dir>/runs`).
     pub runs_root: PathBuf,
     /// Where seed sweeps are saved (`<data dir>/sweeps`).
@@ -79,7 +86,9 @@ impl App {
         let drills_passed = crate::progress::summary::drills_passed(&content, &runs_root);
         let summary = crate::progress::summary::summarize(&store.progress, &content, &drills_passed, Utc::now());
         App {
+            base: content.clone(),
             content,
+            lang: Lang::En,
             runs_root,
             sweeps_root,
             device: DeviceChoice::Auto,
@@ -97,6 +106,46 @@ impl App {
             home: home::Info::default(),
         }
         .with_home()
+    }
+
+    /// Show the screens and the content in `lang`, at once: every open
+    /// screen keeps its place. A language the content has no translation
+    /// for is refused with a message. Not saved (see [`App::switch_lang`]).
+    pub fn set_lang(&mut self, lang: Lang) -> Result<(), String> {
+        if !self.base.languages().contains(&lang) {
+            return Err(crate::t!("lang-missing", name = lang.name()));
+        }
+        crate::i18n::set(lang);
+        self.lang = lang;
+        self.content = self.base.localized(lang);
+        for screen in &mut self.stack {
+            screen.relocalize(&self.content);
+        }
+        self.refresh_summary();
+        Ok(())
+    }
+
+    /// The app in `lang` (start-up: `--lang`, `AGENTLAB_LANG`, the saved
+    /// choice or the locale); English when the content has no such translation.
+    pub fn in_lang(mut self, lang: Lang) -> App {
+        if let Err(m) = self.set_lang(lang) {
+            self.flash = Some(m);
+        }
+        self
+    }
+
+    /// The language key: the next language, remembered in the learner's settings.
+    pub fn switch_lang(&mut self) {
+        let langs = self.base.languages();
+        let i = langs.iter().position(|l| *l == self.lang).map_or(0, |i| (i + 1) % langs.len());
+        let lang = langs[i];
+        self.flash = Some(match self.set_lang(lang) {
+            Err(m) => m,
+            Ok(()) => match self.store.set_lang(lang) {
+                Ok(()) => crate::t!("lang-switched", name = lang.name()),
+                Err(e) => format!("{} ({e:#})", crate::t!("lang-switched", name = lang.name())),
+            },
+        });
     }
 
     fn with_home(mut self) -> App {
@@ -277,6 +326,12 @@ impl App {
             return;
         }
         self.flash = None;
+        crate::i18n::set(self.lang);
+        // F2 switches the language anywhere, also while typing.
+        if key.code == KeyCode::F(2) {
+            self.switch_lang();
+            return;
+        }
         if self.help {
             if matches!(key.code, KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter) {
                 self.help = false;

@@ -15,6 +15,7 @@ use super::screens::{drill, exercise, home, progress, quiz, reader, review, stud
 use super::theme::{self, accent, dim, highlight, key_style};
 
 pub fn draw(frame: &mut Frame, app: &App) {
+    crate::i18n::set(app.lang);
     let area = frame.area();
     if app.too_small() {
         draw_too_small(frame, area);
@@ -106,14 +107,14 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App) {
 
 /// Columns a hint takes in [`hint_line`]: " k " and " what  ".
 fn hint_width(h: &Hint) -> usize {
-    h.0.width() + h.1.width() + 5
+    h.0.width() + crate::i18n::hint(h.1).width() + 5
 }
 
 pub fn hint_line(hints: &[Hint]) -> Line<'static> {
     let mut spans = Vec::new();
     for (k, what) in hints {
         spans.push(Span::styled(format!(" {k} "), key_style()));
-        spans.push(Span::raw(format!(" {what}  ")));
+        spans.push(Span::raw(format!(" {}  ", crate::i18n::hint(what))));
     }
     Line::from(spans)
 }
@@ -130,7 +131,10 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
         vec![Line::from(Span::styled(format!("{} keys", app.screen().kind()), accent().add_modifier(Modifier::BOLD)))];
     let key_w = screen_keys.iter().chain(GLOBAL_HELP).map(|(k, _)| k.chars().count()).max().unwrap_or(4);
     let row = |(k, what): &Hint| {
-        Line::from(vec![Span::styled(format!("{k:>key_w$}"), highlight()), Span::raw(format!("  {what}"))])
+        Line::from(vec![
+            Span::styled(format!("{k:>key_w$}"), highlight()),
+            Span::raw(format!("  {}", crate::i18n::hint(what))),
+        ])
     };
     lines.extend(screen_keys.iter().map(row));
     lines.push(Line::raw(""));

@@ -9,6 +9,7 @@ pub mod reader;
 pub mod review;
 pub mod study;
 
+use crate::content::Content;
 use crate::tui::action::Hint;
 
 #[derive(Debug, PartialEq)]
@@ -79,6 +80,51 @@ impl Screen {
             Screen::Exercises(_) => exercise::LIST_HINTS.to_vec(),
             Screen::Exercise(s) => s.hints(),
             Screen::Study(s) => s.hints(),
+        }
+    }
+
+    /// Show the screen's content in `content`'s language (after the learner
+    /// switched): texts are taken afresh by id; where the learner is (the
+    /// section, the item, the answer typed, the run) stays.
+    pub fn relocalize(&mut self, content: &Content) {
+        let item = |q: &mut crate::tui::widgets::question::Question| {
+            if let Some(i) = content.item(&q.item.id) {
+                q.item = i.clone();
+            }
+        };
+        match self {
+            Screen::Home(_) | Screen::Progress(_) | Screen::Exercises(_) => {}
+            Screen::Reader(s) => {
+                if let Some(new) = s.relocalized(content) {
+                    **s = new;
+                }
+            }
+            Screen::Drill(s) => {
+                if let Some(d) = content.drill(&s.meta.id) {
+                    s.meta = d.clone();
+                }
+            }
+            Screen::Quiz(s) => {
+                s.question.iter_mut().for_each(item);
+                s.answered.iter_mut().for_each(item);
+                s.reopened.iter_mut().for_each(|q| item(q));
+            }
+            Screen::Review(s) => s.question.iter_mut().for_each(item),
+            Screen::Exercise(s) => {
+                if let Some(x) = content.exercise(&s.meta.id) {
+                    s.meta = x.clone();
+                }
+            }
+            Screen::Study(s) => {
+                for step in &mut s.plan.steps {
+                    step.label = crate::progress::study::label(content, step.track, &step.spec);
+                }
+                for stop in &mut s.stops {
+                    if let study::Stop::Step(step) = stop {
+                        step.label = crate::progress::study::label(content, step.track, &step.spec);
+                    }
+                }
+            }
         }
     }
 

@@ -49,6 +49,8 @@ pub struct Search {
 pub struct State {
     pub title: String,
     pub track: Option<u8>,
+    /// The drill whose README this is (`None` for a sheet).
+    pub drill: Option<String>,
     doc: Doc,
     pub open: HashSet<usize>,
     rendered: Rendered,
@@ -94,6 +96,7 @@ impl State {
         State {
             title,
             track,
+            drill: None,
             doc,
             open: HashSet::new(),
             rendered: Rendered::default(),
@@ -137,13 +140,36 @@ impl State {
     pub fn for_track(content: &Content, track: u8, section: Option<&str>) -> Option<State> {
         let sheet = content.sheet(track)?;
         let mut s = State::new(format!("{} · {}", track, sheet.meta.title), Some(track), &sheet.body, content);
+        // A translated sheet's headings keep the English slugs (links and
+        // reading progress are the same in every language).
+        if s.doc.headings.len() == sheet.sections.len() {
+            for (h, sec) in s.doc.headings.iter_mut().zip(&sheet.sections) {
+                h.slug.clone_from(&sec.slug);
+            }
+        }
         s.pending_slug = section.map(str::to_string);
         Some(s)
     }
 
     pub fn for_drill(content: &Content, id: &str) -> Option<State> {
         let d = content.drill(id)?;
-        Some(State::new("README".to_string(), None, &d.readme, content))
+        let mut s = State::new("README".to_string(), None, &d.readme, content);
+        s.drill = Some(id.to_string());
+        Some(s)
+    }
+
+    /// The same sheet or README in `content`'s language, at the same section.
+    pub fn relocalized(&self, content: &Content) -> Option<State> {
+        let here = self.current_heading().and_then(|i| self.doc.headings.get(i)).map(|h| h.slug.clone());
+        let mut s = match (&self.drill, self.track) {
+            (Some(id), _) => State::for_drill(content, id)?,
+            (None, Some(t)) => State::for_track(content, t, None)?,
+            (None, None) => return None,
+        };
+        s.pending_slug = here;
+        s.show_toc = self.show_toc;
+        s.open.clone_from(&self.open);
+        Some(s)
     }
 
     pub fn is_typing(&self) -> bool {

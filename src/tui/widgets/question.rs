@@ -245,7 +245,7 @@ impl Question {
                 let mut h = match (self.rated, correct) {
                     (Some(_), _) => vec![("Esc", "back to the result"), ("↑↓", "scroll")],
                     // ✅ is not offered after a wrong answer.
-                    (None, Some(false)) => vec![("2 3", "rate ⚠ ❌"), ("↑↓", "scroll")],
+                    (None, Some(false)) => vec![("2 3", "rate ⚠ or ❌"), ("↑↓", "scroll")],
                     (None, _) => vec![("1 2 3", "rate ✅ ⚠ ❌"), ("↑↓", "scroll")],
                 };
                 if self.item.sheet.is_some() {
