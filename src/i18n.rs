@@ -173,6 +173,36 @@ pub fn sources(lang: Lang) -> Vec<(String, &'static str)> {
     out
 }
 
+/// The message ids of one language, from its `.ftl` sources (sorted).
+pub fn keys(lang: Lang) -> Vec<String> {
+    let mut out: Vec<String> = sources(lang)
+        .iter()
+        .flat_map(|(_, text)| text.lines())
+        .filter_map(|line| {
+            let (id, _) = line.split_once('=')?;
+            let id = id.trim_end();
+            let ok = id.starts_with(|c: char| c.is_ascii_alphabetic())
+                && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            ok.then(|| id.to_string())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Syntax errors in the `.ftl` sources of every language, as "file: error".
+pub fn syntax_errors() -> Vec<String> {
+    let mut out = Vec::new();
+    for lang in Lang::ALL {
+        for (name, text) in sources(lang) {
+            if let Err((_, errs)) = FluentResource::try_new(text.to_string()) {
+                out.extend(errs.iter().map(|e| format!("{name}: {e:?}")));
+            }
+        }
+    }
+    out
+}
+
 fn bundles() -> &'static [FluentBundle<FluentResource>] {
     static BUNDLES: OnceLock<Vec<FluentBundle<FluentResource>>> = OnceLock::new();
     BUNDLES.get_or_init(|| {
