@@ -376,8 +376,13 @@ fn main() -> ExitCode {
     };
     agentlab::i18n::set_default(lang);
     let command = args.command.unwrap_or(Command::Tui);
-    // `validate` checks the content as loaded (with its translations); the rest show it in `lang`.
-    let content = if matches!(command, Command::Validate | Command::Tui | Command::Study { plan: false, .. }) {
+    // `validate` checks the content as loaded (with its translations), the TUI localises it
+    // itself (F2 switches), and exported charts are labelled in English (the PNG
+    // font has no CJK glyphs); the rest show the content in `lang`.
+    let content = if matches!(
+        command,
+        Command::Validate | Command::Tui | Command::Study { plan: false, .. } | Command::Export { .. }
+    ) {
         content
     } else {
         content.localized(lang)

@@ -169,20 +169,22 @@ mod tests {
 /// Label for lab links in rendered Markdown: the title of what they point at.
 pub fn link_label(content: &super::Content, link: &Link) -> Option<String> {
     match link {
-        Link::Drill(id) => content.drill(id).map(|d| format!("drill: {}", d.title)),
-        Link::Exercise(id) => content.exercise(id).map(|x| format!("exercise: {}", x.title)),
+        Link::Drill(id) => content.drill(id).map(|d| crate::t!("link-drill", title = d.title.as_str())),
+        Link::Exercise(id) => content.exercise(id).map(|x| crate::t!("link-exercise", title = x.title.as_str())),
         Link::Quiz { track, level } => {
-            let t = super::tracks::track(*track)?;
+            super::tracks::track(*track)?;
+            let title = content.track_title(*track);
             Some(match level {
-                Some(l) => format!("quiz: {} ({l})", t.title),
-                None => format!("quiz: {}", t.title),
+                Some(l) => crate::t!("link-quiz-level", title = title, level = l.to_string()),
+                None => crate::t!("link-quiz", title = title),
             })
         }
         Link::Sheet { track, section } => {
             let sheet = content.sheet(*track)?;
+            let title = sheet.meta.title.as_str();
             Some(match section.as_deref().and_then(|s| sheet.section(s)) {
-                Some(sec) => format!("{} § {}", sheet.meta.title, sec.title),
-                None => format!("sheet: {}", sheet.meta.title),
+                Some(sec) => crate::t!("link-section", title = title, section = sec.title.as_str()),
+                None => crate::t!("link-sheet", title = title),
             })
         }
     }

@@ -705,6 +705,15 @@ impl Content {
         self.items().find(|i| i.id == id)
     }
 
+    /// A track's title in this content's language: its sheet's title (the
+    /// curriculum's English title when the sheet did not load).
+    pub fn track_title(&self, track: u8) -> String {
+        self.sheet(track)
+            .map(|s| s.meta.title.clone())
+            .or_else(|| tracks::track(track).map(|t| t.title.to_string()))
+            .unwrap_or_default()
+    }
+
     /// The languages this content can be shown in: English, and each
     /// language with a translation.
     pub fn languages(&self) -> Vec<Lang> {

@@ -276,35 +276,81 @@ impl Doc {
     }
 }
 
-/// Greedy word wrap of styled segments; words never split unless longer than a line.
-fn wrap(segs: &[Seg], first: &[Seg], rest: &[Seg], width: usize) -> Vec<OutLine> {
-    // Words as lists of pieces, so "**bold**," stays one word.
-    type Piece = (String, Style, Option<Target>);
-    let mut words: Vec<(Vec<Piece>, bool)> = Vec::new(); // (pieces, space before)
-    let mut cur: Vec<Piece> = Vec::new();
-    let mut space = false;
+/// A styled piece of a word.
+type Piece = (String, Style, Option<Target>);
+
+/// Where a line may break in `text`, as byte offsets: after a run of
+/// whitespace (as English wraps), and where Unicode's line-breaking rules
+/// (UAX #14) allow a break next to a wide (CJK) character — so Chinese
+/// breaks between characters, but never before "，。、）" nor after "（".
+pub fn break_points(text: &str) -> Vec<usize> {
+    let wide = |c: Option<char>| c.is_some_and(|c| c.width().unwrap_or(0) >= 2);
+    let mut out: Vec<usize> = unicode_linebreak::linebreaks(text)
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let before = text[..i].chars().next_back();
+            let after = text[i..].chars().next();
+            before.is_some_and(char::is_whitespace) || wide(before) || wide(after)
+        })
+        .collect();
+    // Every run of whitespace ends a word, even where UAX #14 would not break
+    // (a space before a closing bracket): English wraps as it always did.
+    let mut prev_ws = false;
+    for (i, c) in text.char_indices() {
+        if prev_ws && !c.is_whitespace() {
+            out.push(i);
+        }
+        prev_ws = c.is_whitespace();
+    }
+    out.push(text.len());
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Words of a paragraph, each as styled pieces, with whether a space came before it.
+fn words(segs: &[Seg]) -> Vec<(Vec<Piece>, bool)> {
+    let full: String = segs.iter().map(|s| s.text.as_str()).collect();
+    let mut ranges = Vec::with_capacity(segs.len());
+    let mut at = 0;
     for s in segs {
-        let mut buf = String::new();
-        for c in s.text.chars() {
-            if c.is_whitespace() {
-                if !buf.is_empty() {
-                    cur.push((std::mem::take(&mut buf), s.style, s.link.clone()));
-                }
-                if !cur.is_empty() {
-                    words.push((std::mem::take(&mut cur), space));
-                }
-                space = true;
-            } else {
-                buf.push(c);
+        ranges.push((at, at + s.text.len()));
+        at += s.text.len();
+    }
+    let mut words = Vec::new();
+    let (mut start, mut space) = (0, false);
+    for end in break_points(&full) {
+        let chunk = &full[start..end];
+        let lead = chunk.len() - chunk.trim_start().len();
+        let trail = chunk.len() - chunk.trim_end().len();
+        space |= lead > 0;
+        let (a, b) = (start + lead, end - trail);
+        if a < b {
+            let pieces: Vec<Piece> = segs
+                .iter()
+                .zip(&ranges)
+                .filter_map(|(s, &(sa, sb))| {
+                    let (x, y) = (a.max(sa), b.min(sb));
+                    (x < y)
+                        .then(|| (full[x..y].split_whitespace().collect::<Vec<_>>().join(" "), s.style, s.link.clone()))
+                })
+                .filter(|p| !p.0.is_empty())
+                .collect();
+            if !pieces.is_empty() {
+                words.push((pieces, space));
+                space = false;
             }
         }
-        if !buf.is_empty() {
-            cur.push((buf, s.style, s.link.clone()));
-        }
+        space |= trail > 0 && a < b;
+        start = end;
     }
-    if !cur.is_empty() {
-        words.push((cur, space));
-    }
+    words
+}
+
+/// Greedy wrap of styled segments at the break points of [`break_points`];
+/// a word never splits unless it is longer than a line.
+fn wrap(segs: &[Seg], first: &[Seg], rest: &[Seg], width: usize) -> Vec<OutLine> {
+    let words = words(segs);
 
     let prefix_w = |p: &[Seg]| p.iter().map(|s| s.text.width()).sum::<usize>();
     let mut lines = Vec::new();
@@ -390,7 +436,13 @@ fn code_block(out: &mut Out, block: &super::Block, lang: &str, lines: &[Vec<(Sty
 /// identifiers and `**bold**,` included.
 fn longest_word(cell: &[Seg]) -> usize {
     let text: String = cell.iter().map(|s| s.text.as_str()).collect();
-    text.split_whitespace().map(|w| w.width()).max().unwrap_or(0)
+    let mut start = 0;
+    let mut longest = 0;
+    for end in break_points(&text) {
+        longest = longest.max(text[start..end].trim().width());
+        start = end;
+    }
+    longest
 }
 
 /// Column widths that fit `avail`: natural widths, shrinking the widest
@@ -574,6 +626,59 @@ mod tests {
         }
         assert_eq!(r.plain[0], "alpha beta gamma");
         assert_eq!(r.plain.join(" "), "alpha beta gamma delta epsilon zeta eta theta iota kappa");
+    }
+
+    const ZH: &str = "单轮的 LLM 强化学习为每个 prompt 的一次补全打分，再把模型往得分高的补全方向推。\
+                      智能体强化学习保留这套机制（但把模型放进一个循环），让它成为智能体：策略写出一个动作、\
+                      一次工具调用或一个答案，环境把观测写回上下文。";
+
+    #[test]
+    fn chinese_breaks_between_characters_but_not_before_closing_punctuation() {
+        for width in [60u16, 80, 120, 24] {
+            let r = render(ZH, width);
+            let joined: String = r.plain.concat();
+            let original: String = ZH.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(joined.replace(' ', ""), original.replace(' ', ""), "nothing lost or added at {width}");
+            for (i, l) in r.plain.iter().enumerate() {
+                assert!(l.width() <= width as usize, "{l:?} is wider than {width}");
+                // UAX #14: no line starts with closing punctuation, none ends with an opening one.
+                assert!(
+                    !l.starts_with(['，', '。', '、', '）', '：']),
+                    "line {i} at {width} starts with punctuation: {l:?}"
+                );
+                assert!(!l.trim_end().ends_with('（'), "line {i} at {width} ends with an opening bracket: {l:?}");
+            }
+            // Lines are filled: all but the last come within a few columns of the width.
+            let full = r.plain.len().saturating_sub(1);
+            assert!(
+                r.plain[..full].iter().all(|l| l.width() + 8 >= width as usize),
+                "ragged lines at {width}: {:#?}",
+                r.plain
+            );
+        }
+    }
+
+    #[test]
+    fn break_points_follow_uax14_for_cjk_and_spaces_for_english() {
+        let t = "好，我们（先）走 a-b and/or";
+        let b = break_points(t);
+        let at = |s: &str| t.find(s).unwrap();
+        assert!(!b.contains(&at("，")), "no break before a full-width comma");
+        assert!(b.contains(&at("我")), "a break after it");
+        assert!(!b.contains(&at("先")), "no break after an opening bracket");
+        assert!(!b.contains(&at("-b")) && !b.contains(&at("or")), "English keeps breaking at spaces only");
+        assert!(b.contains(&at("a-b")) && b.contains(&t.len()));
+    }
+
+    #[test]
+    fn table_with_chinese_cells_fits_and_aligns() {
+        let md = "| 方法 | 说明 |\n|---|---|\n| GRPO | 用组内平均奖励作基线，无需价值网络，也就不必训练评论家 |\n| PPO | 需要价值函数 |\n";
+        for width in [30u16, 60] {
+            let r = render(md, width);
+            let widths: HashSet<usize> = r.plain.iter().map(|l| l.width()).collect();
+            assert_eq!(widths.len(), 1, "one width at {width}: {:#?}", r.plain);
+            assert!(r.plain.iter().all(|l| l.width() <= width as usize), "{:#?}", r.plain);
+        }
     }
 
     #[test]

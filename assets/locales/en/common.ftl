@@ -5,3 +5,11 @@ count-items = { $count ->
 }
 lang-switched = Language: { $name } (F2 switches)
 lang-missing = This content has no { $name } translation.
+
+# Lab links as the reader shows them (after "→ ").
+link-drill = drill: { $title }
+link-exercise = exercise: { $title }
+link-quiz = quiz: { $title }
+link-quiz-level = quiz: { $title } ({ $level })
+link-sheet = sheet: { $title }
+link-section = { $title } § { $section }

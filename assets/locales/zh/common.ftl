@@ -2,3 +2,11 @@
 count-items = { $count } 道题
 lang-switched = 语言：{ $name }（F2 切换）
 lang-missing = 这份内容没有{ $name }译本。
+
+# 阅读器里显示的实验室链接（跟在“→ ”之后）。
+link-drill = 演练：{ $title }
+link-exercise = 练习：{ $title }
+link-quiz = 测验：{ $title }
+link-quiz-level = 测验：{ $title }（{ $level }）
+link-sheet = 速查表：{ $title }
+link-section = { $title } § { $section }
