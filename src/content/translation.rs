@@ -167,6 +167,8 @@ pub struct Translation {
     pub readmes: HashMap<String, String>,
     /// Quiz files seen, for the "no zh file" check.
     pub quiz_files: Vec<String>,
+    /// Files that did not parse (already reported): not "missing" too.
+    pub broken: std::collections::HashSet<String>,
 }
 
 impl Translation {
@@ -230,6 +232,14 @@ fn toml_message(e: &toml::de::Error) -> String {
 
 /// Parse one translated file into `tr`. `path` is relative to the content root.
 pub fn add_file(tr: &mut Translation, path: &str, text: &str) -> Result<(), ContentError> {
+    let r = parse_file(tr, path, text);
+    if r.is_err() {
+        tr.broken.insert(path.to_string());
+    }
+    r
+}
+
+fn parse_file(tr: &mut Translation, path: &str, text: &str) -> Result<(), ContentError> {
     let err = |line: Option<usize>, message: String| ContentError { file: path.to_string(), line, item: None, message };
     let toml_err = |e: toml::de::Error| {
         let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
@@ -583,7 +593,9 @@ pub fn check(content: &Content, tr: &Translation, glossary: &[Term]) -> Vec<Cont
     for s in &content.sheets {
         let file = s.file.replace(".md", &format!(".{code}.md"));
         let Some(z) = tr.sheets.get(&s.meta.track) else {
-            push(&file, None, None, format!("missing: {} has no {code} translation", s.file));
+            if !tr.broken.contains(&file) {
+                push(&file, None, None, format!("missing: {} has no {code} translation", s.file));
+            }
             continue;
         };
         for (line, m) in compare_markdown(&s.body, &z.body) {
@@ -598,7 +610,9 @@ pub fn check(content: &Content, tr: &Translation, glossary: &[Term]) -> Vec<Cont
     for q in &content.quizzes {
         let file = q.file.replace(".toml", &format!(".{code}.toml"));
         if !tr.quiz_files.contains(&file) {
-            push(&file, None, None, format!("missing: {} has no {code} translation", q.file));
+            if !tr.broken.contains(&file) {
+                push(&file, None, None, format!("missing: {} has no {code} translation", q.file));
+            }
             continue;
         }
         let (mut en_all, mut zh_all) = (String::new(), String::new());
@@ -666,7 +680,9 @@ pub fn check(content: &Content, tr: &Translation, glossary: &[Term]) -> Vec<Cont
     for x in &content.exercises {
         let file = format!("exercises/{}.{code}.toml", x.id);
         let Some(z) = tr.exercises.get(&x.id) else {
-            push(&file, None, None, format!("missing: exercises/{}.toml has no {code} translation", x.id));
+            if !tr.broken.contains(&file) {
+                push(&file, None, None, format!("missing: exercises/{}.toml has no {code} translation", x.id));
+            }
             continue;
         };
         if z.hints.len() != x.hints.len() {
@@ -713,7 +729,9 @@ pub fn check(content: &Content, tr: &Translation, glossary: &[Term]) -> Vec<Cont
             }
         }
         let Some(z) = tr.drills.get(&d.id) else {
-            push(&file, None, None, format!("missing: drills/{}/drill.toml has no translation", d.id));
+            if !tr.broken.contains(&file) {
+                push(&file, None, None, format!("missing: drills/{}/drill.toml has no translation", d.id));
+            }
             continue;
         };
         for m in compare_unit("objective", &[&d.objective], &[&z.objective]) {
