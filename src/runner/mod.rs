@@ -177,9 +177,14 @@ pub fn start_with(
     let cfg = config.clone();
     let worker_cancel = cancel.clone();
     let worker_dir = dir.clone();
+    // The drill's views and log lines speak the language of the screen that started it.
+    let lang = crate::i18n::current();
     let join = std::thread::Builder::new()
         .name(format!("drill-{}", meta.id))
-        .spawn(move || worker(drill, meta, cfg, worker_cancel, worker_dir, file, tx))
+        .spawn(move || {
+            crate::i18n::set(lang);
+            worker(drill, meta, cfg, worker_cancel, worker_dir, file, tx)
+        })
         .context("starting the drill thread")?;
     Ok(RunHandle { rx, dir, config, cancel, join: Some(join) })
 }
