@@ -24,7 +24,8 @@ fn f2_switches_everything_at_once_keeps_the_place_and_is_remembered() {
     assert_eq!(app.lang, Lang::En);
     // A sheet open at a section, the way a link opens it.
     let reader =
-        agentlab::tui::screens::reader::State::for_track(&app.content, 3, Some("returns-and-credit-assignment")).expect("sheet 3");
+        agentlab::tui::screens::reader::State::for_track(&app.content, 3, Some("returns-and-credit-assignment"))
+            .expect("sheet 3");
     app.stack.push(Screen::Reader(Box::new(reader)));
     let before = common::screen_lines(&mut app, 120, 40).join("\n");
     assert!(before.contains("Returns and credit assignment"), "{before}");

@@ -659,6 +659,12 @@ mod tests {
     }
 
     #[test]
+    fn a_line_break_between_chinese_characters_adds_no_space() {
+        let r = render("本演练拿一个小模型——\n连同它的坏习惯。It learns\nfast，然后\n`code` 继续。", 200);
+        assert_eq!(r.plain[0], "本演练拿一个小模型——连同它的坏习惯。It learns fast，然后 code 继续。");
+    }
+
+    #[test]
     fn break_points_follow_uax14_for_cjk_and_spaces_for_english() {
         let t = "好，我们（先）走 a-b and/or";
         let b = break_points(t);

@@ -115,6 +115,8 @@ struct Builder<'l> {
     code: Option<(String, String)>,
     table: Option<TableBuild>,
     label: &'l dyn Fn(&Link) -> Option<String>,
+    /// Where the last line break inside a paragraph put its space (see `push_text`).
+    soft_break: Option<usize>,
 }
 
 struct TableBuild {
@@ -148,6 +150,7 @@ impl Doc {
             code: None,
             table: None,
             label,
+            soft_break: None,
         };
         for event in parser {
             b.event(event);
@@ -195,7 +198,19 @@ impl Builder<'_> {
             return;
         }
         let link = self.link.clone();
-        self.inline.get_or_insert_with(Vec::new).push(Seg { text: text.to_string(), style, link });
+        let inline = self.inline.get_or_insert_with(Vec::new);
+        // A line break inside a paragraph reads as a space, except next to a
+        // Chinese (wide) character with no Latin letter or digit on the other
+        // side: Chinese puts no space between words.
+        let wide = |c: Option<char>| c.is_some_and(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0) >= 2);
+        if let (Some(at), [.., before, _]) = (self.soft_break.take(), inline.as_slice()) {
+            let (b, a) = (before.text.chars().next_back(), text.chars().next());
+            let latin = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+            if at + 1 == inline.len() && (wide(b) || wide(a)) && !latin(b) && !latin(a) {
+                inline.pop();
+            }
+        }
+        inline.push(Seg { text: text.to_string(), style, link });
     }
 
     /// Prefixes for a new block from the enclosing quotes and list items.
@@ -285,6 +300,9 @@ impl Builder<'_> {
             Event::SoftBreak => {
                 let style = self.style();
                 self.push_text(" ", style);
+                if self.table.is_none() {
+                    self.soft_break = self.inline.as_ref().map(|v| v.len() - 1);
+                }
             }
             Event::HardBreak => {
                 self.flush();
