@@ -267,6 +267,15 @@ fn panel(title: &str, border: Style) -> Block<'static> {
         .title(title.to_string())
 }
 
+/// A label and the space before its value ("Next step (n): "); none after a
+/// full-width colon, which has its own room ("下一步（n）：").
+fn after_label(mut label: String) -> String {
+    if !label.ends_with('：') {
+        label.push(' ');
+    }
+    label
+}
+
 fn heading(text: String) -> Line<'static> {
     Line::from(Span::styled(text, accent().add_modifier(Modifier::BOLD)))
 }
@@ -282,7 +291,7 @@ fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) ->
     match (info.next.get(&track), info.path.get(&track)) {
         (Some((label, minutes)), Some(&(done, total, left))) => {
             lines.push(Line::from(vec![
-                Span::styled(format!("{} ", crate::t!("home-next-step")), accent().add_modifier(Modifier::BOLD)),
+                Span::styled(after_label(crate::t!("home-next-step")), accent().add_modifier(Modifier::BOLD)),
                 Span::raw(crate::t!("home-step-minutes", label = label.as_str(), minutes = *minutes)),
             ]));
             lines.push(dim(crate::t!("home-path", done = done, total = total, left = left, session = DEFAULT_MINUTES)));

@@ -201,6 +201,15 @@ fn cut(text: &str, w: usize) -> String {
     pad_right(&t, w)
 }
 
+/// A label and the space before its value ("Due now: "); none after a
+/// full-width colon, which has its own room ("现在到期：").
+fn after_label(mut label: String) -> String {
+    if !label.ends_with('：') {
+        label.push(' ');
+    }
+    label
+}
+
 /// `text` padded with spaces to `w` columns (a Chinese character is two).
 fn pad_right(text: &str, w: usize) -> String {
     let n = w.saturating_sub(UnicodeWidthStr::width(text));
@@ -225,7 +234,7 @@ fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>>
     let tall = height >= 1 + sum.weeks.len() + 2 + rows.len().max(1);
     if sum.sessions == 0 {
         lines.push(Line::from(vec![
-            Span::styled(format!("{} ", crate::t!("progress-sessions-per-week")), accent()),
+            Span::styled(after_label(crate::t!("progress-sessions-per-week")), accent()),
             Span::styled(crate::t!("progress-none-yet"), dim()),
         ]));
     } else if tall {
@@ -246,7 +255,7 @@ fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>>
             })
             .collect();
         lines.push(Line::from(vec![
-            Span::styled(format!("{} ", crate::t!("progress-sessions-per-week")), accent()),
+            Span::styled(after_label(crate::t!("progress-sessions-per-week")), accent()),
             Span::raw(weeks.join(", ")),
         ]));
     }
@@ -280,7 +289,7 @@ fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum:
     // Due now and over the next 7 days.
     let mut due = vec![
         Line::from(vec![
-            Span::raw(format!("{} ", crate::t!("progress-due-now"))),
+            Span::raw(after_label(crate::t!("progress-due-now"))),
             Span::styled(sum.due_now.to_string(), highlight().add_modifier(Modifier::BOLD)),
         ]),
         Line::raw(crate::t!("progress-next-7-days", n = sum.due_week())),
