@@ -81,14 +81,19 @@ pub fn letter(i: usize) -> char {
 pub fn parse_choice(input: &str, n: usize) -> Result<Vec<usize>, String> {
     let s = input.trim().to_ascii_lowercase();
     if s.is_empty() {
-        return Err(format!("type a letter a–{} (several: a,c)", letter(n - 1)));
+        return Err(crate::t!("progress-grade-type-letter", last = letter(n - 1).to_string()));
     }
     let mut out = Vec::new();
     let tokens: Vec<&str> = s.split(|c: char| c == ',' || c.is_whitespace()).filter(|t| !t.is_empty()).collect();
     for tok in tokens {
         if let Ok(k) = tok.parse::<usize>() {
             if k == 0 || k > n {
-                return Err(format!("{k} is not a choice: use a–{} or 1–{n}", letter(n - 1)));
+                return Err(crate::t!(
+                    "progress-grade-not-a-choice-number",
+                    k = k.to_string(),
+                    last = letter(n - 1).to_string(),
+                    n = n.to_string()
+                ));
             }
             out.push(k - 1);
             continue;
@@ -96,7 +101,11 @@ pub fn parse_choice(input: &str, n: usize) -> Result<Vec<usize>, String> {
         for c in tok.chars() {
             let k = (c as u32).wrapping_sub('a' as u32) as usize;
             if !c.is_ascii_lowercase() || k >= n {
-                return Err(format!("\"{c}\" is not a choice: use letters a–{}", letter(n - 1)));
+                return Err(crate::t!(
+                    "progress-grade-not-a-choice-letter",
+                    c = c.to_string(),
+                    last = letter(n - 1).to_string()
+                ));
             }
             out.push(k);
         }
@@ -111,14 +120,14 @@ pub fn parse_numeric(input: &str) -> Result<f64, String> {
     let s = input.trim().replace('\u{2212}', "-");
     let s = s.as_str();
     if s.is_empty() {
-        return Err("type a number, e.g. 0.5".into());
+        return Err(crate::t!("progress-grade-type-number"));
     }
-    let not_a_number = || format!("\"{s}\" is not a number: type e.g. 0.5, -1, 1e-3 or a fraction such as 1/16");
+    let not_a_number = || crate::t!("progress-grade-not-a-number", input = s);
     let one = |t: &str| -> Result<f64, String> {
         match t.trim().parse::<f64>() {
             Ok(x) if x.is_finite() => Ok(x),
-            Ok(_) => Err("the answer is a finite number".into()),
-            Err(_) if t.trim().ends_with('%') => Err("write the number without %, e.g. 0.25 rather than 25%".into()),
+            Ok(_) => Err(crate::t!("progress-grade-finite")),
+            Err(_) if t.trim().ends_with('%') => Err(crate::t!("progress-grade-no-percent")),
             Err(_) => Err(not_a_number()),
         }
     };
@@ -128,7 +137,7 @@ pub fn parse_numeric(input: &str) -> Result<f64, String> {
         Some((a, b)) if !b.contains('/') && !a.trim().is_empty() && !b.trim().is_empty() => {
             let (a, b) = (one(a)?, one(b)?);
             if b == 0.0 {
-                return Err(format!("\"{s}\" divides by 0"));
+                return Err(crate::t!("progress-grade-divides-by-zero", input = s));
             }
             Ok(a / b)
         }
@@ -141,7 +150,12 @@ pub fn parse_numeric(input: &str) -> Result<f64, String> {
 /// the learner's order; every position must appear exactly once.
 pub fn parse_order(input: &str, n: usize) -> Result<Vec<usize>, String> {
     let s = input.trim().to_ascii_lowercase();
-    let hint = format!("give all {n} steps in order, e.g. {} or {}", example_digits(n), example_letters(n));
+    let hint = crate::t!(
+        "progress-grade-order-hint",
+        n = n.to_string(),
+        digits = example_digits(n),
+        letters = example_letters(n)
+    );
     if s.is_empty() {
         return Err(hint);
     }
@@ -156,7 +170,12 @@ pub fn parse_order(input: &str, n: usize) -> Result<Vec<usize>, String> {
     for p in &pieces {
         let k = if let Ok(k) = p.parse::<usize>() {
             if k == 0 || k > n {
-                return Err(format!("{k} is not a step number (1–{n}); {hint}"));
+                return Err(crate::t!(
+                    "progress-grade-not-a-step-number",
+                    k = k.to_string(),
+                    n = n.to_string(),
+                    hint = hint
+                ));
             }
             k - 1
         } else {
@@ -165,7 +184,7 @@ pub fn parse_order(input: &str, n: usize) -> Result<Vec<usize>, String> {
                 (Some(c), None) if c.is_ascii_lowercase() && ((c as u8 - b'a') as usize) < n => {
                     (c as u8 - b'a') as usize
                 }
-                _ => return Err(format!("\"{p}\" is not a step; {hint}")),
+                _ => return Err(crate::t!("progress-grade-not-a-step", p = p.as_str(), hint = hint)),
             }
         };
         out.push(k);
@@ -173,12 +192,12 @@ pub fn parse_order(input: &str, n: usize) -> Result<Vec<usize>, String> {
     let mut seen = vec![false; n];
     for &k in &out {
         if seen[k] {
-            return Err(format!("step {} appears twice; {hint}", k + 1));
+            return Err(crate::t!("progress-grade-twice", k = (k + 1).to_string(), hint = hint));
         }
         seen[k] = true;
     }
     if out.len() != n {
-        return Err(format!("{} of {n} steps given; {hint}", out.len()));
+        return Err(crate::t!("progress-grade-count", given = out.len().to_string(), n = n.to_string(), hint = hint));
     }
     Ok(out)
 }

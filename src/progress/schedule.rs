@@ -67,11 +67,12 @@ impl Rating {
         }
     }
 
-    pub fn word(self) -> &'static str {
+    /// The rating in words, in the language in force ("know", "fuzzy", "don't").
+    pub fn word(self) -> String {
         match self {
-            Rating::Know => "know",
-            Rating::Fuzzy => "fuzzy",
-            Rating::Dont => "don't",
+            Rating::Know => crate::t!("progress-rating-know"),
+            Rating::Fuzzy => crate::t!("progress-rating-fuzzy"),
+            Rating::Dont => crate::t!("progress-rating-dont"),
         }
     }
 
@@ -123,7 +124,12 @@ pub fn check_retention(r: f64) -> Result<f64, String> {
     if r.is_finite() && (RETENTION_RANGE.0..=RETENTION_RANGE.1).contains(&r) {
         Ok(r)
     } else {
-        Err(format!("desired retention must be between {} and {}, got {r}", RETENTION_RANGE.0, RETENTION_RANGE.1))
+        Err(crate::t!(
+            "progress-retention-range",
+            low = RETENTION_RANGE.0.to_string(),
+            high = RETENTION_RANGE.1.to_string(),
+            got = r.to_string()
+        ))
     }
 }
 

@@ -367,13 +367,16 @@ fn check_time(t: DateTime<Utc>) -> std::result::Result<(), String> {
 /// name it is kept under (`corrupt`, `newer`) and why, after the file's name.
 pub fn parse(bytes: &[u8]) -> std::result::Result<Progress, (&'static str, String)> {
     let v = serde_json::from_slice::<serde_json::Value>(bytes)
-        .map_err(|e| ("corrupt", format!("is corrupt (not valid JSON: {e})")))?;
+        .map_err(|e| ("corrupt", crate::t!("progress-store-not-json", error = e.to_string())))?;
     if let Some(ver) = v.get("version").and_then(|x| x.as_u64()).filter(|&v| v > VERSION as u64) {
-        return Err(("newer", format!("was written by a newer agentlab (format {ver}; this build reads {VERSION})")));
+        return Err((
+            "newer",
+            crate::t!("progress-store-newer", version = ver.to_string(), reads = VERSION.to_string()),
+        ));
     }
     let p = serde_json::from_value::<Progress>(v)
-        .map_err(|e| ("corrupt", format!("is corrupt (it does not match the progress format: {e})")))?;
-    p.check().map_err(|e| ("corrupt", format!("is corrupt (a value is out of range: {e})")))?;
+        .map_err(|e| ("corrupt", crate::t!("progress-store-bad-format", error = e.to_string())))?;
+    p.check().map_err(|e| ("corrupt", crate::t!("progress-store-out-of-range", error = e)))?;
     Ok(p)
 }
 
@@ -557,11 +560,11 @@ impl Store {
             (Loaded::Read(p), stamp) => Store { stamp, ..Store::at(path, p, None) },
             (Loaded::Unreadable(e), _) => {
                 let side = aside_path(path, "unsaved", now);
-                let notice = format!(
-                    "cannot read {}: {e}. It is left as it is, and ratings given in this session are saved \
-                     to {} instead (make the file readable again to go on with it)",
-                    path.display(),
-                    side.display()
+                let notice = crate::t!(
+                    "progress-store-unreadable",
+                    path = path.display().to_string(),
+                    error = e.to_string(),
+                    side = side.display().to_string()
                 );
                 Store::at(&side, Progress::default(), Some(notice))
             }
@@ -604,14 +607,16 @@ impl Store {
             Ok(()) => Store::at(
                 path,
                 Progress::default(),
-                Some(format!("{why}. It was kept as {} and a fresh one starts.", aside.display())),
+                Some(crate::t!("progress-store-set-aside", why = why, aside = aside.display().to_string())),
             ),
             // Could not move it: leave it untouched and save elsewhere.
             Err(e) => {
                 let elsewhere = aside_path(path, "unsaved", now);
-                let notice = format!(
-                    "{why}, and it could not be moved aside ({e}): this session saves to {}",
-                    elsewhere.display()
+                let notice = crate::t!(
+                    "progress-store-not-moved",
+                    why = why,
+                    error = e.to_string(),
+                    elsewhere = elsewhere.display().to_string()
                 );
                 Store::at(&elsewhere, Progress::default(), Some(notice))
             }
@@ -623,7 +628,8 @@ impl Store {
     /// that cannot be read or is refused now is never replaced: the error
     /// says so and the changes stay pending for the next save.
     pub fn save(&mut self) -> Result<()> {
-        self.merge_and_write().with_context(|| format!("saving progress to {}", self.path.display()))
+        self.merge_and_write()
+            .with_context(|| crate::t!("progress-store-saving", path = self.path.display().to_string()))
     }
 
     fn merge_and_write(&mut self) -> Result<()> {
@@ -631,9 +637,9 @@ impl Store {
         let mut merged = match load(&self.path).0 {
             Loaded::Missing => Progress::default(),
             Loaded::Read(p) => p,
-            Loaded::Unreadable(e) => bail!("cannot read it to add this session's answers ({e}); it is left as it is"),
+            Loaded::Unreadable(e) => bail!(crate::t!("progress-store-cannot-merge", error = e.to_string())),
             Loaded::Rejected(_, why) => {
-                bail!("{why} (it changed after this session opened it); it is left as it is")
+                bail!(crate::t!("progress-store-changed", why = why))
             }
         };
         for c in &self.pending {

@@ -56,17 +56,17 @@ pub fn label(content: &Content, track: u8, spec: &StepSpec) -> String {
         StepKind::Read => {
             let title =
                 content.sheet(track).and_then(|s| s.section(t)).map_or_else(|| t.to_string(), |s| s.title.clone());
-            format!("Read §{title}")
+            crate::t!("study-step-read", title = title)
         }
         StepKind::Quiz => {
             let n = Level::parse(t).map_or(0, |l| quiz_ids(content, track, l).len());
-            format!("{t} quiz ({n} item{})", if n == 1 { "" } else { "s" })
+            crate::t!("study-step-quiz", level = t, count = n)
         }
         StepKind::Exercise => {
             let title = content.exercise(t).map_or(t, |e| e.title.as_str());
-            format!("Exercise: {title}")
+            crate::t!("study-step-exercise", title = title)
         }
-        StepKind::Drill => format!("Drill: {t} (quick preset)"),
+        StepKind::Drill => crate::t!("study-step-drill", id = t),
     }
 }
 

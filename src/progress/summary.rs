@@ -97,10 +97,13 @@ impl TrackRow {
     /// "12 of 27 items mastered (44%)", or "not started".
     pub fn mastery_text(&self) -> String {
         match self.mastery() {
-            None => "not started".to_string(),
-            Some(f) => {
-                format!("{} of {} items mastered ({})", self.total.mastered, self.total.items, pct_text(Some(f)))
-            }
+            None => crate::t!("progress-not-started"),
+            Some(f) => crate::t!(
+                "progress-mastered",
+                mastered = self.total.mastered,
+                items = self.total.items,
+                pct = pct_text(Some(f))
+            ),
         }
     }
 

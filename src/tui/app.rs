@@ -62,7 +62,8 @@ impl App {
     pub fn new(content: Content) -> App {
         let store = Store::open_default(Utc::now()).unwrap_or_else(|e| {
             let tmp = std::env::temp_dir().join("agentlab-progress.json");
-            let notice = format!("{e:#}; progress is saved to {} instead", tmp.display());
+            let notice =
+                crate::t!("app-progress-elsewhere", error = format!("{e:#}"), path = tmp.display().to_string());
             Store::in_memory(tmp, notice)
         });
         App::with_store(content, store)
@@ -72,9 +73,10 @@ impl App {
     pub fn with_store(content: Content, store: Store) -> App {
         let (runs_root, mut flash) = match crate::paths::runs_dir() {
             Ok(p) => (p, None),
-            Err(e) => {
-                (std::env::temp_dir().join("agentlab-runs"), Some(format!("{e:#}; runs go to a temporary folder")))
-            }
+            Err(e) => (
+                std::env::temp_dir().join("agentlab-runs"),
+                Some(crate::t!("app-runs-temporary", error = format!("{e:#}"))),
+            ),
         };
         // Next to the runs: the same data dir, or the same temporary fallback.
         let sweeps_root = crate::paths::sweeps_dir().unwrap_or_else(|_| std::env::temp_dir().join("agentlab-sweeps"));
@@ -187,7 +189,7 @@ impl App {
     fn opened_drill(&mut self, id: &str) {
         let now = self.now();
         if let Err(e) = self.store.set_resume(crate::progress::store::Place::Drill { id: id.to_string() }, now) {
-            self.flash = Some(format!("progress NOT saved: {e:#}"));
+            self.flash = Some(crate::t!("app-progress-not-saved", error = format!("{e:#}")));
         }
     }
 
@@ -240,7 +242,7 @@ impl App {
                 for mut r in d.take_records() {
                     r.at = self.now_override.unwrap_or_else(Utc::now);
                     if let Err(e) = self.store.record_prediction(r) {
-                        self.flash = Some(format!("progress NOT saved: {e:#}"));
+                        self.flash = Some(crate::t!("app-progress-not-saved", error = format!("{e:#}")));
                     }
                     changed = true;
                 }
@@ -256,7 +258,7 @@ impl App {
             return None;
         }
         let err = self.store.save().err()?;
-        Some(format!("{err:#}: {} rating(s) of this session are NOT saved", self.store.unsaved_ratings()))
+        Some(crate::t!("app-ratings-not-saved", error = format!("{err:#}"), n = self.store.unsaved_ratings()))
     }
 
     /// What is under way on a drill screen (the top one or below it), as
@@ -301,8 +303,11 @@ impl App {
             }
             Some(what) => {
                 // One line that fits 80 columns.
-                let saved = if what == "a run" { "run saved as cancelled" } else { "seeds done are saved" };
-                self.confirm_quit = Some(format!("{what} is going: q again quits ({saved}), any other key stays"));
+                self.confirm_quit = Some(if what == "a run" {
+                    crate::t!("app-confirm-quit-run")
+                } else {
+                    crate::t!("app-confirm-quit-sweep")
+                });
             }
         }
     }
@@ -321,7 +326,7 @@ impl App {
             if key.code == KeyCode::Char('q') {
                 self.quit = true;
             } else {
-                self.flash = Some("not quitting: the work goes on".into());
+                self.flash = Some(crate::t!("app-not-quitting"));
             }
             return;
         }
@@ -442,15 +447,13 @@ impl App {
                 let passed = self.passed_now();
                 match path::next_step(&self.content, &self.store.progress, &passed, track) {
                     Some(step) => self.apply(study::Stop::Step(step).action()),
-                    None => {
-                        self.flash = Some(format!("track {track}'s path is done (or it has none): S plans a session"))
-                    }
+                    None => self.flash = Some(crate::t!("app-path-done", track = track.to_string())),
                 }
             }
             Action::Flash(m) => self.flash = Some(m),
             Action::Readme(id) => match reader::State::for_drill(&self.content, &id) {
                 Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
-                None => self.flash = Some(format!("no drill \"{id}\"")),
+                None => self.flash = Some(crate::t!("app-no-drill", id = id.as_str())),
             },
             Action::Follow(target) => self.follow(target),
             Action::OpenQuiz { track, level } => {
@@ -471,8 +474,8 @@ impl App {
             Action::FlagForReview(ids) => {
                 let now = self.now();
                 self.flash = Some(match self.store.flag_for_review(&ids, now) {
-                    Ok(()) => format!("added to review: {} (r on Home reviews them)", ids.join(", ")),
-                    Err(e) => format!("progress NOT saved: {e:#}"),
+                    Ok(()) => crate::t!("app-flagged", ids = ids.join(", ")),
+                    Err(e) => crate::t!("app-progress-not-saved", error = format!("{e:#}")),
                 });
             }
         }
@@ -524,7 +527,7 @@ impl App {
         for slug in r.sections_read() {
             if steps.contains(&slug) && !self.store.progress.was_read(track, &slug) {
                 if let Err(e) = self.store.mark_read(track, &slug, now) {
-                    self.flash = Some(format!("progress NOT saved: {e:#}"));
+                    self.flash = Some(crate::t!("app-progress-not-saved", error = format!("{e:#}")));
                 }
             }
         }
@@ -543,7 +546,7 @@ impl App {
         if let Some(place) = place {
             let now = self.now();
             if let Err(e) = self.store.set_resume(place, now) {
-                self.flash = Some(format!("progress NOT saved: {e:#}"));
+                self.flash = Some(crate::t!("app-progress-not-saved", error = format!("{e:#}")));
             }
         }
     }
@@ -594,7 +597,7 @@ impl App {
             track_secs,
         );
         if let Err(e) = self.store.record_session(record.clone()) {
-            self.flash = Some(format!("session NOT saved: {e:#}"));
+            self.flash = Some(crate::t!("app-session-not-saved", error = format!("{e:#}")));
         }
         if let Screen::Study(s) = &mut self.stack[i] {
             s.finish(record);
@@ -604,13 +607,13 @@ impl App {
     /// Home's Continue: where the learner stopped last.
     fn resume(&mut self) {
         let Some(r) = self.store.progress.resume.clone() else {
-            self.flash = Some("nothing to continue yet: read, quiz or open a drill first".into());
+            self.flash = Some(crate::t!("app-nothing-to-continue"));
             return;
         };
         match r.place {
             Place::Sheet { track, line } => match reader::State::for_track(&self.content, track, None) {
                 Some(s) => self.stack.push(Screen::Reader(Box::new(s.at_line(line)))),
-                None => self.flash = Some(format!("track {track} has no sheet")),
+                None => self.flash = Some(crate::t!("app-no-sheet", track = track.to_string())),
             },
             Place::Drill { id } => self.follow(Target::Lab(Link::Drill(id))),
             Place::Quiz { track, level } => {
@@ -632,7 +635,7 @@ impl App {
     pub fn check_exercise(&mut self) {
         let Some(Screen::Exercise(x)) = self.stack.last_mut() else { return };
         self.flash = Some(match x.start_check() {
-            Ok(()) => "checking your file…".into(),
+            Ok(()) => crate::t!("app-checking"),
             Err(e) => e,
         });
     }
@@ -654,11 +657,11 @@ impl App {
             };
             let saved = self.store.record_check(&x.meta.id, x.meta.track, passed, now);
             self.flash = Some(match (saved, passed) {
-                (Err(e), _) => format!("progress NOT saved: {e:#}"),
-                (Ok(()), true) if x.meta.plug => "passed! t trains the drill with your function".into(),
-                (Ok(()), true) => "passed! recorded in your progress".into(),
+                (Err(e), _) => crate::t!("app-progress-not-saved", error = format!("{e:#}")),
+                (Ok(()), true) if x.meta.plug => crate::t!("app-passed-plug"),
+                (Ok(()), true) => crate::t!("app-passed"),
                 (Ok(()), false) => {
-                    "not yet: the first failing case is below (h for a hint, R adds its quiz items to review)".into()
+                    crate::t!("app-not-yet")
                 }
             });
         }
@@ -668,7 +671,7 @@ impl App {
     /// Open `drill` set to train with the learner's `exercise` function.
     pub fn train_with(&mut self, drill: &str, exercise: &str) {
         let Some(Screen::Drill(mut d)) = self.drill_screen(drill) else {
-            self.flash = Some(format!("no drill \"{drill}\""));
+            self.flash = Some(crate::t!("app-no-drill", id = drill));
             return;
         };
         let msg = d.use_exercise(exercise);
@@ -691,7 +694,7 @@ impl App {
     /// Follow a link from any screen.
     pub fn follow(&mut self, target: Target) {
         match target {
-            Target::Url(url) => self.flash = Some(format!("web link (open it in your browser): {url}")),
+            Target::Url(url) => self.flash = Some(crate::t!("app-web-link", url = url.as_str())),
             Target::Lab(Link::Sheet { track, section }) => {
                 // Inside the same sheet: jump; otherwise open the sheet on top.
                 if let Some(Screen::Reader(r)) = self.stack.last_mut() {
@@ -704,7 +707,7 @@ impl App {
                 }
                 match reader::State::for_track(&self.content, track, section.as_deref()) {
                     Some(r) => self.stack.push(Screen::Reader(Box::new(r))),
-                    None => self.flash = Some(format!("track {track} has no sheet")),
+                    None => self.flash = Some(crate::t!("app-no-sheet", track = track.to_string())),
                 }
             }
             Target::Lab(Link::Drill(id)) => match self.drill_screen(&id) {
@@ -712,7 +715,7 @@ impl App {
                     self.stack.push(d);
                     self.opened_drill(&id);
                 }
-                None => self.flash = Some(format!("no drill \"{id}\"")),
+                None => self.flash = Some(crate::t!("app-no-drill", id = id.as_str())),
             },
             Target::Lab(Link::Quiz { track, level }) => {
                 let s = self.quiz_screen(Some(track), level);
@@ -720,7 +723,7 @@ impl App {
             }
             Target::Lab(Link::Exercise(id)) => match self.exercise_screen(&id) {
                 Some(x) => self.stack.push(x),
-                None => self.flash = Some(format!("no exercise \"{id}\"")),
+                None => self.flash = Some(crate::t!("app-no-exercise", id = id.as_str())),
             },
         }
     }

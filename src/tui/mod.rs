@@ -180,14 +180,16 @@ fn edit(path: &std::path::Path) -> Result<(), String> {
     let mut words = editor.split_whitespace();
     let program = words.next().unwrap_or("vi");
     let status = std::process::Command::new(program).args(words).arg(path).status().map_err(|e| {
-        format!(
-            "cannot start the editor \"{editor}\" ({e}): set $EDITOR, or edit {} in another window and press c",
-            path.display()
+        crate::t!(
+            "app-editor-cannot-start",
+            editor = editor.as_str(),
+            error = e.to_string(),
+            path = path.display().to_string()
         )
     })?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("the editor \"{editor}\" exited with {status}; c checks the file anyway"))
+        Err(crate::t!("app-editor-failed", editor = editor.as_str(), status = status.to_string()))
     }
 }

@@ -127,8 +127,7 @@ const GLOBAL_HELP: &[Hint] = &[
 
 fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     let screen_keys = app.screen().help();
-    let mut lines =
-        vec![Line::from(Span::styled(format!("{} keys", app.screen().kind()), accent().add_modifier(Modifier::BOLD)))];
+    let mut lines = vec![Line::from(Span::styled(app.screen().help_title(), accent().add_modifier(Modifier::BOLD)))];
     let key_w = screen_keys.iter().chain(GLOBAL_HELP).map(|(k, _)| k.chars().count()).max().unwrap_or(4);
     let row = |(k, what): &Hint| {
         Line::from(vec![
@@ -138,7 +137,7 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     };
     lines.extend(screen_keys.iter().map(row));
     lines.push(Line::raw(""));
-    lines.push(Line::from(Span::styled("Everywhere", accent().add_modifier(Modifier::BOLD))));
+    lines.push(Line::from(Span::styled(crate::t!("app-help-everywhere"), accent().add_modifier(Modifier::BOLD))));
     lines.extend(GLOBAL_HELP.iter().map(row));
     let h = (lines.len() as u16 + 2).min(area.height);
     let w = (lines.iter().map(|l| l.width()).max().unwrap_or(20) as u16 + 4).min(area.width);
@@ -147,15 +146,18 @@ fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Rounded)
-        .title(" Help — Esc to close ")
+        .title(format!(" {} ", crate::t!("app-help-title")))
         .border_style(accent());
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
 
 fn draw_too_small(frame: &mut Frame, area: Rect) {
-    let text = format!(
-        "Terminal too small: {}×{}. Please enlarge it to at least {MIN_WIDTH}×{MIN_HEIGHT}. (q quits)",
-        area.width, area.height
+    let text = crate::t!(
+        "app-too-small",
+        width = area.width.to_string(),
+        height = area.height.to_string(),
+        min_width = MIN_WIDTH.to_string(),
+        min_height = MIN_HEIGHT.to_string()
     );
     frame.render_widget(
         Paragraph::new(text).wrap(Wrap { trim: true }).alignment(Alignment::Center).style(theme::notice()),

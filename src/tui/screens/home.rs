@@ -49,11 +49,12 @@ impl Info {
         info.resume = progress.resume.as_ref().map(|r| match &r.place {
             Place::Sheet { track, .. } => {
                 let title = content.sheet(*track).map_or(String::new(), |s| format!(" · {}", s.meta.title));
-                format!("reading track {track}{title}")
+                crate::t!("home-resume-reading", track = track.to_string(), title = title)
             }
-            Place::Drill { id } => format!("drill {id}"),
+            Place::Drill { id } => crate::t!("home-resume-drill", id = id.as_str()),
             Place::Quiz { track, level } => {
-                format!("the track {track} {} quiz", level.map_or("all-levels".to_string(), |l| l.to_string()))
+                let level = level.map_or(crate::t!("home-all-levels"), |l| l.to_string());
+                crate::t!("home-resume-quiz", track = track.to_string(), level = level)
             }
         });
         info
@@ -180,7 +181,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
             let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(left);
             let line = Line::from(vec![
                 Span::styled(" c ", crate::tui::theme::key_style()),
-                Span::styled(format!(" Continue: {place}"), accent()),
+                Span::styled(format!(" {}", crate::t!("home-continue", place = place.as_str())), accent()),
             ]);
             frame.render_widget(Paragraph::new(line), top);
             rest
@@ -211,7 +212,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
             spans.extend(mastery_bar(row.and_then(|r| r.mastery()), bar_w));
             match row.map_or(0, |r| r.due) {
                 0 => {}
-                n => spans.push(Span::styled(format!(" {n} due"), theme::highlight())),
+                n => spans.push(Span::styled(format!(" {}", crate::t!("home-due", n = n)), theme::highlight())),
             }
             ListItem::new(Line::from(spans))
         })
@@ -219,8 +220,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     // One selection on screen at a time: the focused list's.
     let mut ls = ListState::default().with_selected((state.focus == Focus::Tracks).then_some(state.track));
     let tracks_title = match summary.due_now {
-        0 => " Tracks · % mastered ".to_string(),
-        n => format!(" Tracks · % mastered · {n} due for review (r) "),
+        0 => format!(" {} ", crate::t!("home-tracks-title")),
+        n => format!(" {} ", crate::t!("home-tracks-title-due", n = n)),
     };
     let focused = |f: Focus| theme::border(state.focus == f);
     let list = List::new(items)
@@ -241,7 +242,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         .collect();
     let mut ds = ListState::default().with_selected((state.focus == Focus::Drills).then_some(state.drill));
     let drills = List::new(drill_items)
-        .block(panel(" Drills ", focused(Focus::Drills)))
+        .block(panel(&format!(" {} ", crate::t!("home-drills")), focused(Focus::Drills)))
         .highlight_style(Style::default().add_modifier(Modifier::REVERSED))
         .highlight_symbol("▶ ");
     frame.render_stateful_widget(drills, drills_area, &mut ds);
@@ -251,13 +252,28 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
     };
     frame.render_widget(
-        Paragraph::new(detail).wrap(Wrap { trim: false }).block(panel(" Details ", theme::dim())),
+        Paragraph::new(detail)
+            .wrap(Wrap { trim: false })
+            .block(panel(&format!(" {} ", crate::t!("home-details")), theme::dim())),
         right,
     );
 }
 
-fn panel(title: &str, border: Style) -> Block<'_> {
-    Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(border).title(title)
+fn panel(title: &str, border: Style) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .border_style(border)
+        .title(title.to_string())
+}
+
+/// A label and the space before its value ("Next step (n): "); none after a
+/// full-width colon, which has its own room ("下一步（n）：").
+fn after_label(mut label: String) -> String {
+    if !label.ends_with('：') {
+        label.push(' ');
+    }
+    label
 }
 
 fn heading(text: String) -> Line<'static> {
@@ -270,24 +286,19 @@ fn dim(text: String) -> Line<'static> {
 
 fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) -> Vec<Line<'static>> {
     let t = &TRACKS[track as usize];
-    let mut lines = vec![heading(format!("Track {} · {}", t.number, t.title)), Line::raw("")];
+    let mut lines =
+        vec![heading(crate::t!("home-track-heading", track = t.number.to_string(), title = t.title)), Line::raw("")];
     match (info.next.get(&track), info.path.get(&track)) {
         (Some((label, minutes)), Some(&(done, total, left))) => {
             lines.push(Line::from(vec![
-                Span::styled("Next step (n): ", accent().add_modifier(Modifier::BOLD)),
-                Span::raw(format!("{label} · {minutes} min")),
+                Span::styled(after_label(crate::t!("home-next-step")), accent().add_modifier(Modifier::BOLD)),
+                Span::raw(crate::t!("home-step-minutes", label = label.as_str(), minutes = *minutes)),
             ]));
-            lines.push(dim(format!(
-                "Path: {done} of {total} step{} done · about {left} min left · S: a {DEFAULT_MINUTES}-min session",
-                if total == 1 { "" } else { "s" }
-            )));
+            lines.push(dim(crate::t!("home-path", done = done, total = total, left = left, session = DEFAULT_MINUTES)));
             lines.push(Line::raw(""));
         }
         (None, Some(&(_, total, _))) => {
-            lines.push(Line::styled(
-                format!("Path done: all {total} steps. S plans a review session."),
-                crate::tui::theme::good(),
-            ));
+            lines.push(Line::styled(crate::t!("home-path-done", total = total), crate::tui::theme::good()));
             lines.push(Line::raw(""));
         }
         _ => {}
@@ -298,34 +309,34 @@ fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) ->
             lines.push(Line::raw(""));
             let status = match s.meta.status {
                 SheetStatus::Complete => {
-                    format!("Cheatsheet: {} sections", s.section_count())
+                    crate::t!("home-cheatsheet-sections", count = s.section_count())
                 }
-                SheetStatus::Stub => "Cheatsheet: being written".to_string(),
+                SheetStatus::Stub => crate::t!("home-cheatsheet-stub"),
             };
             lines.push(Line::raw(status));
         }
-        None => lines.push(dim("No cheatsheet yet.".into())),
+        None => lines.push(dim(crate::t!("home-no-cheatsheet"))),
     }
     let row = summary.tracks.iter().find(|r| r.track == track);
     if let Some(r) = row {
         // The figures of the Progress screen, from the same summary.
         let levels: Vec<String> =
             r.levels.iter().zip(["L1", "L2", "L3"]).map(|(c, l)| format!("{l} {}", pct_text(c.fraction()))).collect();
-        lines.push(Line::raw(format!("Mastery: {} · {}", r.mastery_text(), levels.join(" · "))));
+        lines.push(Line::raw(crate::t!("home-mastery", mastery = r.mastery_text(), levels = levels.join(" · "))));
         if r.secs > 0 || r.predictions > 0 {
-            lines.push(Line::raw(format!(
-                "Study time: {} · predictions right: {}",
-                duration_text(r.secs),
-                r.calibration_text()
+            lines.push(Line::raw(crate::t!(
+                "home-study-time",
+                time = duration_text(r.secs),
+                right = r.calibration_text()
             )));
         }
     }
     let drills: Vec<_> = content.drills_of(track).collect();
     if drills.is_empty() {
-        lines.push(Line::raw("Drills: none yet"));
+        lines.push(Line::raw(crate::t!("home-drills-none")));
     } else {
         let passed = row.map_or(0, |r| r.drills_passed);
-        lines.push(Line::raw(format!("Drills: {passed} of {} passed", drills.len())));
+        lines.push(Line::raw(crate::t!("home-drills-passed", passed = passed, total = drills.len())));
         for d in drills {
             lines.push(Line::raw(format!("  • {} — {}", d.id, d.title)));
         }
@@ -333,20 +344,20 @@ fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) ->
     let exercises: Vec<_> = content.exercises_of(track).collect();
     if !exercises.is_empty() {
         let done = row.map_or(0, |r| r.exercises_done);
-        lines.push(Line::raw(format!("Exercises: {done} of {} done (e opens them)", exercises.len())));
+        lines.push(Line::raw(crate::t!("home-exercises-done", done = done, total = exercises.len())));
     }
     match content.quiz(track) {
-        Some(q) => lines.push(Line::raw(format!(
-            "Quiz: {} items (L1 {} · L2 {} · L3 {})",
-            q.items.len(),
-            q.count(Level::L1),
-            q.count(Level::L2),
-            q.count(Level::L3)
+        Some(q) => lines.push(Line::raw(crate::t!(
+            "home-quiz-items",
+            count = q.items.len(),
+            l1 = q.count(Level::L1),
+            l2 = q.count(Level::L2),
+            l3 = q.count(Level::L3)
         ))),
-        None => lines.push(Line::raw("Quiz: none yet")),
+        None => lines.push(Line::raw(crate::t!("home-quiz-none"))),
     }
     lines.push(Line::raw(""));
-    lines.push(dim("Enter reads the cheatsheet; z takes its quiz; Tab moves to its drills.".into()));
+    lines.push(dim(crate::t!("home-track-keys")));
     lines
 }
 
@@ -354,26 +365,33 @@ fn drill_detail(content: &Content, id: &str) -> Vec<Line<'static>> {
     let Some(d) = content.drill(id) else { return Vec::new() };
     let mut lines = vec![heading(d.title.clone()), Line::raw(""), Line::raw(d.objective.clone()), Line::raw("")];
     let observed = d.claims.iter().filter(|c| c.observation).count();
-    let count = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-    let mut counts = count(d.claims.len() - observed, "claim");
+    let mut counts = crate::t!("home-claims", count = d.claims.len() - observed);
     if observed > 0 {
-        counts += &format!(", {}", count(observed, "observation"));
+        counts += &format!(", {}", crate::t!("home-observations", count = observed));
     }
-    lines.push(Line::raw(format!("Track {} · {counts} · {} parameters", d.track, d.params.len())));
+    lines.push(Line::raw(crate::t!(
+        "home-drill-line",
+        track = d.track.to_string(),
+        counts = counts,
+        params = d.params.len()
+    )));
     // An observation is measured and shown, never passed or failed; a claim
     // of some presets only is not checked on the others.
     for c in &d.claims {
         let mut text =
             format!("  {} {} {} {}", if c.observation { "○" } else { "•" }, c.text, c.op.symbol(), c.threshold);
         if c.observation {
-            text.push_str(" · observation");
+            text.push_str(&format!(" · {}", crate::t!("home-observation")));
         }
         if !c.presets.is_empty() {
-            text.push_str(&format!(" · {} preset{}", c.presets.join(", "), if c.presets.len() > 1 { "s" } else { "" }));
+            text.push_str(&format!(
+                " · {}",
+                crate::t!("home-presets", presets = c.presets.join(", "), count = c.presets.len())
+            ));
         }
         lines.push(Line::raw(text));
     }
     lines.push(Line::raw(""));
-    lines.push(dim("Next: Enter opens the drill.".into()));
+    lines.push(dim(crate::t!("home-drill-next")));
     lines
 }

@@ -28,13 +28,13 @@ pub enum Screen {
 impl Screen {
     pub fn title(&self) -> String {
         match self {
-            Screen::Home(_) => "Home".into(),
+            Screen::Home(_) => crate::t!("app-screen-home"),
             Screen::Reader(r) => r.title.clone(),
             Screen::Drill(d) => d.title(),
             Screen::Quiz(q) => q.title(),
-            Screen::Review(_) => "Review".into(),
-            Screen::Progress(_) => "Progress".into(),
-            Screen::Exercises(_) => "Exercises".into(),
+            Screen::Review(_) => crate::t!("app-screen-review"),
+            Screen::Progress(_) => crate::t!("app-screen-progress"),
+            Screen::Exercises(_) => crate::t!("app-screen-exercises"),
             Screen::Exercise(x) => x.title(),
             Screen::Study(s) => s.title(),
         }
@@ -66,6 +66,22 @@ impl Screen {
             Screen::Exercise(_) => "Exercise",
             Screen::Study(_) => "Study session",
         }
+    }
+
+    /// The help overlay's heading: "Home keys".
+    pub fn help_title(&self) -> String {
+        let kind = match self {
+            Screen::Home(_) => crate::t!("app-screen-home"),
+            Screen::Reader(_) => crate::t!("app-screen-reader"),
+            Screen::Drill(_) => crate::t!("app-screen-drill"),
+            Screen::Quiz(_) => crate::t!("app-screen-quiz"),
+            Screen::Review(_) => crate::t!("app-screen-review"),
+            Screen::Progress(_) => crate::t!("app-screen-progress"),
+            Screen::Exercises(_) => crate::t!("app-screen-exercises"),
+            Screen::Exercise(_) => crate::t!("app-screen-exercise"),
+            Screen::Study(_) => crate::t!("app-screen-study"),
+        };
+        crate::t!("app-help-keys", kind = kind)
     }
 
     /// Keys shown in the footer (the most useful few).

@@ -10,6 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Wrap};
 use ratatui::Frame;
+use unicode_width::UnicodeWidthStr;
 
 use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
@@ -110,23 +111,22 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let title_w = (table.width as usize).saturating_sub(3 * (bar_w + 6) + 27).clamp(8, 32);
     // Level names as wide as their bars (a narrow column gets short names).
     let levels = match bar_w {
-        8 => ["L1 concept", "L2 impl.", "L3 research"],
-        4 => ["L1 conc.", "L2 impl.", "L3 res."],
-        _ => ["L1 conc", "L2 impl", "L3 res."],
+        8 => [crate::t!("progress-l1-wide"), crate::t!("progress-l2-wide"), crate::t!("progress-l3-wide")],
+        4 => [crate::t!("progress-l1-mid"), crate::t!("progress-l2-mid"), crate::t!("progress-l3-mid")],
+        _ => [crate::t!("progress-l1-narrow"), crate::t!("progress-l2-narrow"), crate::t!("progress-l3-narrow")],
     };
+    let w = bar_w + 5;
     let mut lines = vec![Line::from(Span::styled(
         format!(
-            "{:<tw$} {:>4} {:<w$} {:<w$} {:<w$} {:>4} {:>6} {:>5}",
-            "track",
-            "all",
-            levels[0],
-            levels[1],
-            levels[2],
-            "due",
-            "drills",
-            "exer.",
-            tw = title_w + 2,
-            w = bar_w + 5
+            "{} {} {} {} {} {} {} {}",
+            pad_right(&crate::t!("progress-col-track"), title_w + 2),
+            pad_left(&crate::t!("progress-col-all"), 4),
+            pad_right(&levels[0], w),
+            pad_right(&levels[1], w),
+            pad_right(&levels[2], w),
+            pad_left(&crate::t!("progress-col-due"), 4),
+            pad_left(&crate::t!("progress-col-drills"), 6),
+            pad_left(&crate::t!("progress-col-exercises"), 5),
         ),
         dim(),
     ))];
@@ -156,20 +156,24 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         lines.push(Line::from(spans));
     }
     let title = if fit < sum.tracks.len() {
-        format!(
-            " Mastery · tracks {}–{} of {} (↑↓ scroll) ",
-            sum.tracks[first].track,
-            sum.tracks[(first + fit).min(sum.tracks.len()) - 1].track,
-            sum.tracks.len()
-        )
+        let text = crate::t!(
+            "progress-mastery-scroll",
+            first = sum.tracks[first].track.to_string(),
+            last = sum.tracks[(first + fit).min(sum.tracks.len()) - 1].track.to_string(),
+            total = sum.tracks.len()
+        );
+        format!(" {text} ")
     } else {
-        " Mastery (items ✅ and not due; all: the whole track, as on Home) · drills passed · exercises done "
-            .to_string()
+        format!(" {} ", crate::t!("progress-mastery-title"))
     };
     frame.render_widget(Paragraph::new(lines).block(panel(&title)), table);
 
     if let Some(area) = study_area {
-        let title = if beside { " Study sessions " } else { " Study sessions · Tab: due " };
+        let title = if beside {
+            format!(" {} ", crate::t!("progress-sessions-title"))
+        } else {
+            format!(" {} ", crate::t!("progress-sessions-title-tab"))
+        };
         frame.render_widget(
             Paragraph::new(study_lines(
                 sum,
@@ -177,7 +181,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                 area.height.saturating_sub(2) as usize,
             ))
             .wrap(Wrap { trim: false })
-            .block(panel(title)),
+            .block(panel(&title)),
             area,
         );
     }
@@ -194,7 +198,28 @@ fn cut(text: &str, w: usize) -> String {
         t.pop();
         t.push('…');
     }
-    format!("{t:<w$}")
+    pad_right(&t, w)
+}
+
+/// A label and the space before its value ("Due now: "); none after a
+/// full-width colon, which has its own room ("现在到期：").
+fn after_label(mut label: String) -> String {
+    if !label.ends_with('：') {
+        label.push(' ');
+    }
+    label
+}
+
+/// `text` padded with spaces to `w` columns (a Chinese character is two).
+fn pad_right(text: &str, w: usize) -> String {
+    let n = w.saturating_sub(UnicodeWidthStr::width(text));
+    format!("{text}{}", " ".repeat(n))
+}
+
+/// `text` right-aligned in `w` columns.
+fn pad_left(text: &str, w: usize) -> String {
+    let n = w.saturating_sub(UnicodeWidthStr::width(text));
+    format!("{}{text}", " ".repeat(n))
 }
 
 /// Sessions per week, then time and predictions right per track ("—":
@@ -203,15 +228,17 @@ fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>>
     let rows: Vec<_> = sum.tracks.iter().filter(|r| r.secs > 0 || r.predictions > 0).collect();
     let week_text = |w: &crate::progress::summary::Week| match w.sessions {
         0 => "—".to_string(),
-        1 => format!("1 session · {}", duration_text(w.secs)),
-        n => format!("{n} sessions · {}", duration_text(w.secs)),
+        n => crate::t!("progress-week", count = n, time = duration_text(w.secs)),
     };
     let mut lines = Vec::new();
     let tall = height >= 1 + sum.weeks.len() + 2 + rows.len().max(1);
     if sum.sessions == 0 {
-        lines.push(Line::from(vec![Span::styled("Sessions per week: ", accent()), Span::styled("— none yet", dim())]));
+        lines.push(Line::from(vec![
+            Span::styled(after_label(crate::t!("progress-sessions-per-week")), accent()),
+            Span::styled(crate::t!("progress-none-yet"), dim()),
+        ]));
     } else if tall {
-        lines.push(Line::from(Span::styled("Sessions per week (from Monday)", accent())));
+        lines.push(Line::from(Span::styled(crate::t!("progress-sessions-per-week-monday"), accent())));
         for w in &sum.weeks {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {} ", w.start.format("%m-%d")), dim()),
@@ -227,7 +254,10 @@ fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>>
                 n => format!("{} {n} ({})", w.start.format("%m-%d"), duration_text(w.secs)),
             })
             .collect();
-        lines.push(Line::from(vec![Span::styled("Sessions per week: ", accent()), Span::raw(weeks.join(", "))]));
+        lines.push(Line::from(vec![
+            Span::styled(after_label(crate::t!("progress-sessions-per-week")), accent()),
+            Span::raw(weeks.join(", ")),
+        ]));
     }
     if tall || sum.sessions == 0 {
         lines.push(Line::raw(""));
@@ -235,7 +265,12 @@ fn study_lines(sum: &Summary, width: usize, height: usize) -> Vec<Line<'static>>
     // "N title  time  right": the title takes what the figures leave.
     let title_w = width.saturating_sub(2 + 1 + 6 + 1 + 11).clamp(4, 28);
     lines.push(Line::from(Span::styled(
-        format!("{:<tw$} {:>6} {:>11}", "track", "time", "pred. right", tw = title_w + 2),
+        format!(
+            "{} {} {}",
+            pad_right(&crate::t!("progress-col-track"), title_w + 2),
+            pad_left(&crate::t!("progress-col-time"), 6),
+            pad_left(&crate::t!("progress-col-pred-right"), 11)
+        ),
         dim(),
     )));
     if rows.is_empty() {
@@ -254,10 +289,10 @@ fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum:
     // Due now and over the next 7 days.
     let mut due = vec![
         Line::from(vec![
-            Span::raw("Due now: "),
+            Span::raw(after_label(crate::t!("progress-due-now"))),
             Span::styled(sum.due_now.to_string(), highlight().add_modifier(Modifier::BOLD)),
         ]),
-        Line::raw(format!("Next 7 days: {}", sum.due_week())),
+        Line::raw(crate::t!("progress-next-7-days", n = sum.due_week())),
     ];
     let max = sum.due_next.iter().copied().max().unwrap_or(0).max(1);
     for (k, n) in sum.due_next.iter().enumerate() {
@@ -268,8 +303,8 @@ fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum:
             Span::raw(format!(" {n}")),
         ]));
     }
-    let title = if narrow { " Due · Tab: study " } else { " Due " };
-    frame.render_widget(Paragraph::new(due).block(panel(title)), due_area);
+    let title = if narrow { crate::t!("progress-due-title-tab") } else { crate::t!("progress-due-title") };
+    frame.render_widget(Paragraph::new(due).block(panel(&format!(" {title} "))), due_area);
 
     // Ratings per day: one stacked bar a day.
     let max = sum.history.iter().map(|d| d.know + d.fuzzy + d.dont).max().unwrap_or(0).max(1);
@@ -287,13 +322,16 @@ fn draw_due_and_history(frame: &mut Frame, due_area: Rect, hist_area: Rect, sum:
             Span::raw(if total > 0 { format!(" {}/{}/{}", d.know, d.fuzzy, d.dont) } else { String::new() }),
         ]));
     }
-    frame.render_widget(Paragraph::new(hist).block(panel(" Ratings per day (✅/⚠/❌) ")), hist_area);
+    frame.render_widget(
+        Paragraph::new(hist).block(panel(&format!(" {} ", crate::t!("progress-ratings-title")))),
+        hist_area,
+    );
 }
 
 fn footer(frame: &mut Frame, foot: Rect, s: &State) {
     let sum = &s.summary;
     let mut f = vec![Line::from(Span::styled(
-        format!("Desired retention {:.2} · state file {}", sum.desired_retention, s.path),
+        crate::t!("progress-footer", retention = format!("{:.2}", sum.desired_retention), path = s.path.as_str()),
         dim(),
     ))];
     if let Some(n) = &s.notice {
@@ -302,6 +340,6 @@ fn footer(frame: &mut Frame, foot: Rect, s: &State) {
     frame.render_widget(Paragraph::new(f).wrap(Wrap { trim: true }), foot);
 }
 
-fn panel(title: &str) -> Block<'_> {
-    Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(dim()).title(title)
+fn panel(title: &str) -> Block<'static> {
+    Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(dim()).title(title.to_string())
 }

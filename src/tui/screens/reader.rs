@@ -374,7 +374,7 @@ impl State {
                 self.toggle(id);
                 Action::None
             }
-            None => Action::Flash("no foldable answer on screen".into()),
+            None => Action::Flash(crate::t!("reader-no-answer")),
         }
     }
 
@@ -418,9 +418,9 @@ impl State {
     }
 
     fn next_hit(&mut self, forward: bool) -> Action {
-        let Some(s) = self.search.as_mut() else { return Action::Flash("no search yet: press /".into()) };
+        let Some(s) = self.search.as_mut() else { return Action::Flash(crate::t!("reader-no-search")) };
         if s.hits.is_empty() {
-            return Action::Flash(format!("no match for \"{}\"", s.query));
+            return Action::Flash(crate::t!("reader-no-match", query = s.query.as_str()));
         }
         let n = s.hits.len();
         s.current = if forward { (s.current + 1) % n } else { (s.current + n - 1) % n };
@@ -440,12 +440,9 @@ impl State {
                 self.run_search(&q, true);
                 let n = self.search.as_ref().map_or(0, |s| s.hits.len());
                 return if n == 0 {
-                    Action::Flash(format!("no match for \"{q}\""))
+                    Action::Flash(crate::t!("reader-no-match", query = q.as_str()))
                 } else {
-                    Action::Flash(format!(
-                        "{} for \"{q}\" — n/N to move",
-                        crate::tui::widgets::question::count(n, "match", "matches")
-                    ))
+                    Action::Flash(crate::t!("reader-matches", count = n, query = q.as_str()))
                 };
             }
             KeyCode::Backspace => {
@@ -517,7 +514,7 @@ impl State {
                     }
                 }
                 Some(Focusable::Summary(id)) => self.toggle(id),
-                _ => return Action::Flash("select a link or an answer with Tab first".into()),
+                _ => return Action::Flash(crate::t!("reader-select-first")),
             },
             KeyCode::Esc | KeyCode::Backspace => {
                 if self.search.is_some() {
@@ -608,7 +605,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                     .borders(Borders::ALL)
                     .border_type(BorderType::Rounded)
                     .border_style(border)
-                    .title(" Contents "),
+                    .title(format!(" {} ", crate::t!("reader-contents"))),
             )
             .highlight_style(if s.focus == Focus::Toc {
                 Style::default().add_modifier(Modifier::REVERSED)

@@ -16,7 +16,7 @@ use crate::progress::Store;
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
 use crate::tui::theme::{accent, dim};
-use crate::tui::widgets::question::{self, count, pass_lines, Outcome, Question};
+use crate::tui::widgets::question::{self, pass_lines, Outcome, Question};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
@@ -82,20 +82,20 @@ impl State {
                 KeyCode::Char('m') => {
                     let ids = self.more_ids(content, store, now);
                     if ids.is_empty() {
-                        return Action::Flash("no ⚠/❌ item is waiting: nothing more to review".into());
+                        return Action::Flash(crate::t!("review-nothing-more"));
                     }
                     let n = ids.len();
                     self.more_from = Some((self.passes.pass, self.passes.queue.len()));
                     self.passes.extend(ids);
                     self.advance(content, store, now);
-                    return Action::Flash(format!("{n} ⚠/❌ item(s) not yet due added"));
+                    return Action::Flash(crate::t!("review-more-added", n = n));
                 }
                 KeyCode::Char(c @ ('+' | '-')) => {
                     let r = store.progress.settings.desired_retention + if c == '+' { 0.01 } else { -0.01 };
                     return match store.set_retention(r) {
-                        Ok(()) => Action::Flash(format!(
-                            "desired retention {:.2}: applies to the next ratings",
-                            store.progress.settings.desired_retention
+                        Ok(()) => Action::Flash(crate::t!(
+                            "review-retention-set",
+                            retention = format!("{:.2}", store.progress.settings.desired_retention)
                         )),
                         Err(e) => Action::Flash(format!("{e:#}")),
                     };
@@ -122,9 +122,10 @@ impl State {
                 self.advance(content, store, now);
                 match saved {
                     Ok(()) => Action::None,
-                    Err(e) => Action::Flash(format!(
-                        "{e:#}: {} rating(s) not saved yet (each later rating tries again)",
-                        store.unsaved_ratings()
+                    Err(e) => Action::Flash(crate::t!(
+                        "review-not-saved",
+                        error = format!("{e:#}"),
+                        n = store.unsaved_ratings()
                     )),
                 }
             }
@@ -151,60 +152,55 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
             let t = crate::content::tracks::track(q.item.track).map_or("", |t| t.title);
             let from_more = s.more_from.is_some_and(|(pass, at)| pass == s.passes.pass && s.passes.pos >= at);
             let what = if from_more {
-                "not yet due (⚠/❌)".to_string()
+                crate::t!("review-from-more")
             } else if s.passes.pass > 1 {
-                format!("pass {} (⚠/❌ come back)", s.passes.pass)
+                crate::t!("review-pass", pass = s.passes.pass)
             } else {
-                "due now".to_string()
+                crate::t!("review-due-now")
             };
             let status = Line::from(vec![
                 Span::styled(
-                    format!(" review {}/{} ", s.passes.pos + 1, s.passes.queue.len()),
+                    format!(" {} ", crate::t!("review-badge", pos = s.passes.pos + 1, total = s.passes.queue.len())),
                     crate::tui::theme::badge(crate::tui::theme::WARM),
                 ),
                 Span::raw(format!(
-                    "  {what} · track {} {t} · {} · retention {retention:.2}",
-                    q.item.track, q.item.level
+                    "  {}",
+                    crate::t!(
+                        "review-status",
+                        what = what,
+                        track = q.item.track.to_string(),
+                        title = t,
+                        level = q.item.level.to_string(),
+                        retention = format!("{retention:.2}")
+                    )
                 )),
             ]);
             question::draw(frame, area, q, status, content);
         }
         None => {
-            let mut lines =
-                vec![Line::from(Span::styled("Review", accent().add_modifier(Modifier::BOLD))), Line::raw("")];
+            let mut lines = vec![
+                Line::from(Span::styled(crate::t!("review-heading"), accent().add_modifier(Modifier::BOLD))),
+                Line::raw(""),
+            ];
             if s.passes.ratings.is_empty() {
-                lines.push(Line::raw("Nothing is due now."));
+                lines.push(Line::raw(crate::t!("review-nothing-due")));
             } else {
                 let (items, ratings) = (s.passes.items_rated(), s.passes.ratings.len());
-                lines.push(Line::raw(format!(
-                    "Done: {} reviewed, {}; every item of the last pass is ✅.",
-                    count(items, "item", "items"),
-                    count(ratings, "rating", "ratings")
-                )));
+                lines.push(Line::raw(crate::t!("review-done", items = items, ratings = ratings)));
                 lines.extend(pass_lines(&s.passes).into_iter().map(Line::raw));
                 if ratings > items {
-                    lines.push(Line::from(Span::styled(
-                        "A ⚠/❌ item is rated again in each pass until it is ✅.",
-                        dim(),
-                    )));
+                    lines.push(Line::from(Span::styled(crate::t!("review-again-note"), dim())));
                 }
             }
             lines.push(Line::raw(""));
             if s.more > 0 {
-                lines.push(Line::raw(format!(
-                    "{} rated ⚠/❌ {} not due yet. Next: m reviews them now.",
-                    count(s.more, "item", "items"),
-                    if s.more == 1 { "is" } else { "are" }
-                )));
+                lines.push(Line::raw(crate::t!("review-more-waiting", count = s.more)));
             } else {
-                lines.push(Line::raw("No ⚠/❌ item is waiting. Next: Esc goes back; take a quiz from Home (z)."));
+                lines.push(Line::raw(crate::t!("review-none-waiting")));
             }
             lines.push(Line::raw(""));
             lines.push(Line::from(Span::styled(
-                format!(
-                    "Desired retention {retention:.2} (+/- to change): FSRS schedules each item for when your \
-                     chance of recalling it falls to this level."
-                ),
+                crate::t!("review-retention-note", retention = format!("{retention:.2}")),
                 dim(),
             )));
             frame.render_widget(

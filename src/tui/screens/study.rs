@@ -48,8 +48,10 @@ impl Stop {
     /// What the stop is; `with_track` adds its track (a session over several tracks).
     pub fn label(&self, with_track: bool) -> String {
         match self {
-            Stop::Review(n) => format!("Review {n} due item{}", if *n == 1 { "" } else { "s" }),
-            Stop::Step(s) if with_track => format!("{} · track {}", s.label, s.track),
+            Stop::Review(n) => crate::t!("study-review-stop", count = *n),
+            Stop::Step(s) if with_track => {
+                crate::t!("study-stop-with-track", label = s.label.as_str(), track = s.track.to_string())
+            }
             Stop::Step(s) => s.label.clone(),
         }
     }
@@ -140,11 +142,11 @@ impl State {
 
     pub fn title(&self) -> String {
         match &self.phase {
-            Phase::Planning => "Study session · plan".into(),
+            Phase::Planning => crate::t!("study-title-plan"),
             Phase::Going => {
-                format!("Study session · {} of {}", (self.current + 1).min(self.stops.len()), self.stops.len())
+                crate::t!("study-title-going", k = (self.current + 1).min(self.stops.len()), n = self.stops.len())
             }
-            Phase::Over(_) => "Study session · summary".into(),
+            Phase::Over(_) => crate::t!("study-title-summary"),
         }
     }
 
@@ -167,8 +169,8 @@ impl State {
         let (k, n) = ((self.current + 1).min(self.stops.len()), self.stops.len());
         let (used, of) = (self.minutes_used(now), self.plan.minutes);
         (self.phase == Phase::Going).then(|| match narrow {
-            false => format!("session · step {k} of {n} · {used} of {of} min"),
-            true => format!("step {k}/{n} · {used}/{of} min"),
+            false => crate::t!("study-bar", k = k, n = n, used = used, of = of),
+            true => crate::t!("study-bar-narrow", k = k, n = n, used = used, of = of),
         })
     }
 
@@ -187,7 +189,7 @@ impl State {
         match (&self.phase, key.code) {
             (Phase::Planning, KeyCode::Enter) => {
                 if self.stops.is_empty() {
-                    return Action::Flash("nothing to plan: no review is due and the path is done".into());
+                    return Action::Flash(crate::t!("study-nothing-to-plan"));
                 }
                 self.phase = Phase::Going;
                 self.started = now;
@@ -199,7 +201,8 @@ impl State {
             (Phase::Going, KeyCode::Enter) => self.open(now),
             (Phase::Going, KeyCode::Char('n')) => {
                 self.marks[self.current] = Some(Mark::Skipped);
-                self.note = Some(format!("skipped: {}", self.stops[self.current].label(self.plan.track.is_none())));
+                self.note =
+                    Some(crate::t!("study-skipped", label = self.stops[self.current].label(self.plan.track.is_none())));
                 self.advance();
                 if self.has_current() {
                     Action::None
@@ -248,10 +251,10 @@ impl State {
         }
         if done {
             self.marks[self.current] = Some(Mark::Done);
-            self.note = Some(format!("done: {}", stop.label(self.plan.track.is_none())));
+            self.note = Some(crate::t!("study-done", label = stop.label(self.plan.track.is_none())));
             self.advance();
         } else {
-            self.note = Some("not done yet: Enter goes back to it, n skips it".into());
+            self.note = Some(crate::t!("study-not-done"));
         }
         !self.has_current()
     }
@@ -268,25 +271,24 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
         Phase::Over(r) => summary_lines(&mut lines, r),
         phase => {
             let p = &s.plan;
-            let on = p.track.map_or("the tracks in order".to_string(), |t| format!("track {t}"));
+            let on = p.track.map_or(crate::t!("study-all-tracks"), |t| crate::t!("study-track", track = t.to_string()));
             lines.push(Line::from(Span::styled(
-                format!("{} min on {on} · planned {} min", p.minutes, p.planned_minutes()),
+                crate::t!("study-plan-head", minutes = p.minutes, on = on, planned = p.planned_minutes()),
                 accent().add_modifier(Modifier::BOLD),
             )));
             if p.review_left_out > 0 {
                 lines.push(Line::styled(
-                    format!(
-                        "{} more due item{} left for later (the review takes at most {:.0}% of the time)",
-                        p.review_left_out,
-                        if p.review_left_out == 1 { "" } else { "s" },
-                        crate::progress::study::REVIEW_SHARE * 100.0
+                    crate::t!(
+                        "study-left-out",
+                        count = p.review_left_out,
+                        share = format!("{:.0}", crate::progress::study::REVIEW_SHARE * 100.0)
                     ),
                     dim(),
                 ));
             }
             lines.push(Line::raw(""));
             if s.stops.is_empty() {
-                lines.push(Line::raw("Nothing to do: no review is due and this path is done. Try another track."));
+                lines.push(Line::raw(crate::t!("study-nothing-to-do")));
             }
             for (i, stop) in s.stops.iter().enumerate() {
                 let (mark, style) = match s.marks[i] {
@@ -297,7 +299,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 };
                 lines.push(Line::from(vec![
                     Span::styled(format!(" {mark} "), style),
-                    Span::styled(format!("{:>3} min  ", stop.minutes()), dim()),
+                    Span::styled(format!("{:>3} {}  ", stop.minutes(), crate::t!("study-min")), dim()),
                     Span::styled(stop.label(p.track.is_none()), style),
                 ]));
             }
@@ -306,12 +308,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 lines.push(Line::styled(n.clone(), warm()));
             }
             let hint = match phase {
-                Phase::Planning => "Enter starts · + / - change the minutes · Esc back",
-                _ => "Enter opens the current stop; come back with Esc and the session moves on when it is done · n skips · x ends",
+                Phase::Planning => crate::t!("study-plan-keys"),
+                _ => crate::t!("study-going-keys"),
             };
             lines.push(Line::styled(hint, dim()));
             if *phase == Phase::Going {
-                lines.push(Line::styled(format!("{} min used", s.minutes_used(now)), dim()));
+                lines.push(Line::styled(crate::t!("study-minutes-used", n = s.minutes_used(now)), dim()));
             }
         }
     }
@@ -327,35 +329,37 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
 pub fn summary_lines(lines: &mut Vec<Line<'static>>, r: &SessionRecord) {
     let took = crate::progress::summary::duration_text((r.ended - r.started).num_seconds().max(0) as u64);
     lines.push(Line::from(Span::styled(
-        format!("Session over · {took} of {} min planned", r.planned_minutes),
+        crate::t!("study-over", took = took, planned = r.planned_minutes),
         accent().add_modifier(Modifier::BOLD),
     )));
     lines.push(Line::raw(""));
-    let plural = |n: u32, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    lines.push(Line::raw(format!("Steps: {} done, {} skipped", r.steps_done, r.steps_skipped)));
-    lines.push(Line::raw(format!("Quiz and review: {} rated", plural(r.items_rated, "item", "items"))));
-    lines.push(Line::raw(format!("Exercises passed: {}", r.exercises_passed)));
+    lines.push(Line::raw(crate::t!("study-steps", done = r.steps_done, skipped = r.steps_skipped)));
+    lines.push(Line::raw(crate::t!("study-rated", count = r.items_rated)));
+    lines.push(Line::raw(crate::t!("study-exercises-passed", n = r.exercises_passed)));
     if r.drills.is_empty() {
-        lines.push(Line::raw("Drills run: none"));
+        lines.push(Line::raw(crate::t!("study-drills-none")));
     } else {
-        lines.push(Line::raw("Drills run:"));
+        lines.push(Line::raw(crate::t!("study-drills-run")));
         for d in &r.drills {
             let style = if d.claims_held == d.claims { good() } else { bad() };
-            lines.push(Line::styled(format!("  {} · {} of {} claims held", d.id, d.claims_held, d.claims), style));
+            let text = crate::t!("study-drill-held", id = d.id.as_str(), held = d.claims_held, total = d.claims);
+            lines.push(Line::styled(format!("  {text}"), style));
         }
     }
     lines.push(Line::raw(match r.predictions {
-        0 => "Predictions: none made".to_string(),
-        n => format!("Predictions: {} of {n} right", r.predictions_right),
+        0 => crate::t!("study-predictions-none"),
+        n => crate::t!("study-predictions", right = r.predictions_right, n = n),
     }));
     if !r.track_secs.is_empty() {
         let per: Vec<String> = r
             .track_secs
             .iter()
-            .map(|(t, s)| format!("track {t} {}", crate::progress::summary::duration_text(*s)))
+            .map(|(t, s)| {
+                crate::t!("study-track-time", track = t.to_string(), time = crate::progress::summary::duration_text(*s))
+            })
             .collect();
-        lines.push(Line::raw(format!("Time: {}", per.join(" · "))));
+        lines.push(Line::raw(crate::t!("study-time", list = per.join(" · "))));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled("Saved to your progress (p shows sessions per week). Enter: Home.", dim()));
+    lines.push(Line::styled(crate::t!("study-saved"), dim()));
 }
