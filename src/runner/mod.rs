@@ -48,7 +48,7 @@ pub fn resolve_params(meta: &DrillMeta, preset: &str, sets: &[(String, String)])
     for (k, v) in sets {
         let spec = meta.param(k).ok_or_else(|| {
             let keys: Vec<_> = meta.params.iter().map(|p| p.key.as_str()).collect();
-            format!("drill {} has no parameter \"{k}\" (parameters: {})", meta.id, keys.join(", "))
+            crate::t!("run-no-param", id = meta.id.as_str(), key = k.as_str(), keys = keys.join(", "))
         })?;
         values.insert(k.clone(), spec.parse_str(v)?);
     }
@@ -177,7 +177,7 @@ pub fn start_with(
     let cfg = config.clone();
     let worker_cancel = cancel.clone();
     let worker_dir = dir.clone();
-    // The drill's views and log lines speak the language of the screen that started it.
+    // What the run says (its views, log and errors) is in the language of the screen that started it.
     let lang = crate::i18n::current();
     let join = std::thread::Builder::new()
         .name(format!("drill-{}", meta.id))
@@ -226,11 +226,11 @@ fn worker(
     let plugs = Plugs::new(&cfg.drill, &cfg.uses);
     let (status, claims, mut sink) = match (device::select_noted(cfg.device), plugs) {
         (Err(e), _) => {
-            sink(Event::Log(format!("device: {e}")));
+            sink(Event::Log(crate::t!("run-log-device", error = e.to_string())));
             (RunStatus::Failed(e.to_string()), Vec::new(), sink)
         }
         (_, Err(e)) => {
-            sink(Event::Log(format!("your function: {e}")));
+            sink(Event::Log(crate::t!("run-log-your-function", error = e.as_str())));
             (RunStatus::Failed(e), Vec::new(), sink)
         }
         (Ok((device, device_note)), Ok(plugs)) => {
@@ -246,7 +246,7 @@ fn worker(
                 ctx.log(note);
             }
             for (id, used) in &cfg.uses {
-                ctx.log(format!("training with your {id} from {} (not the lab's built-in function)", used.file));
+                ctx.log(crate::t!("run-log-training-with", id = id.as_str(), file = used.file.as_str()));
             }
             ctx.plugs = plugs;
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drill.run(&mut ctx)));
@@ -261,7 +261,7 @@ fn worker(
                         .filter(|id| !measured.contains(id))
                         .collect();
                     if !missing.is_empty() {
-                        RunStatus::Failed(format!("the drill ended without measuring: {}", missing.join(", ")))
+                        RunStatus::Failed(crate::t!("run-ended-without-measuring", names = missing.join(", ")))
                     } else if ctx.claims().iter().all(|c| c.pass || c.observation) {
                         RunStatus::Passed
                     } else {
@@ -276,7 +276,7 @@ fn worker(
                         .map(|s| s.to_string())
                         .or_else(|| panic.downcast_ref::<String>().cloned())
                         .unwrap_or_else(|| "unknown panic".into());
-                    RunStatus::Failed(format!("the drill panicked: {msg}"))
+                    RunStatus::Failed(crate::t!("run-panicked", msg = msg))
                 }
             };
             let claims = ctx.claims().to_vec();
@@ -338,23 +338,30 @@ pub fn load_run(dir: &Path) -> RunRecord {
 /// at step 120 of 300" (no report: the process was killed), "cancelled at
 /// step …", "failed at step …: why". `None` for a run that finished.
 pub fn incomplete(record: &RunRecord, events: &[Event]) -> Option<String> {
+    // The English word; the message of each language words it (the zh one chooses by it).
     let how = match record.report.as_ref().map(|r| &r.status) {
-        None => "interrupted".to_string(),
-        Some(RunStatus::Cancelled) => "cancelled".to_string(),
-        Some(RunStatus::Failed(_)) => "failed".to_string(),
+        None => "interrupted",
+        Some(RunStatus::Cancelled) => "cancelled",
+        Some(RunStatus::Failed(_)) => "failed",
         Some(RunStatus::Passed | RunStatus::ClaimsFailed) => return None,
     };
     let at = events.iter().rev().find_map(|e| match e {
-        Event::Progress { step, total, .. } => Some(format!(" at step {step} of {total}")),
+        Event::Progress { step, total, .. } => Some((step.to_string(), total.to_string())),
         _ => None,
     });
     let phase = events.iter().rev().find_map(|e| match e {
-        Event::Phase(p) => Some(format!(" ({p})")),
+        Event::Phase(p) => Some(format!(" {}", crate::t!("run-phase", phase = p.as_str()))),
         _ => None,
     });
     Some(match at {
-        Some(at) => format!("{how}{at}{}", phase.unwrap_or_default()),
-        None => format!("{how} before its first step"),
+        Some((step, total)) => {
+            format!(
+                "{}{}",
+                crate::t!("run-incomplete-at", how = how, step = step, total = total),
+                phase.unwrap_or_default()
+            )
+        }
+        None => crate::t!("run-incomplete-start", how = how),
     })
 }
 

@@ -37,7 +37,11 @@ pub fn measured(spec: &PredictionSpec, report: &Report) -> Option<f64> {
 /// An answer as the learner gave it: the choice's text, or the number.
 pub fn answer_text(spec: &PredictionSpec, answer: f64) -> String {
     match spec.kind {
-        PredictKind::Choice => spec.choices.get(answer as usize).cloned().unwrap_or_else(|| format!("choice {answer}")),
+        PredictKind::Choice => spec
+            .choices
+            .get(answer as usize)
+            .cloned()
+            .unwrap_or_else(|| crate::t!("run-choice", n = answer.to_string())),
         PredictKind::Number => trim_number(answer),
     }
 }
@@ -56,8 +60,12 @@ pub fn measured_text(spec: &PredictionSpec, measured: f64) -> String {
 
 /// "you predicted a little · measured 0.0130 (nothing or less) — wrong".
 pub fn verdict_line(spec: &PredictionSpec, answer: f64, measured: f64) -> String {
-    let right = if spec.is_right(answer, measured) { "right" } else { "wrong" };
-    format!("you predicted {} · measured {} — {right}", answer_text(spec, answer), measured_text(spec, measured))
+    let (answer, measured, right) =
+        (answer_text(spec, answer), measured_text(spec, measured), spec.is_right(answer, measured));
+    match right {
+        true => crate::t!("run-verdict-right", answer = answer, measured = measured),
+        false => crate::t!("run-verdict-wrong", answer = answer, measured = measured),
+    }
 }
 
 /// A number as typed, without trailing zeros ("0.3", not "0.3000").

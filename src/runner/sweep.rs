@@ -41,10 +41,10 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
             Some((a, b)) => {
                 let (a, b) = (num(a)?, num(b)?);
                 if b < a {
-                    return Err(format!("seeds: the range {a}-{b} runs backwards"));
+                    return Err(crate::t!("run-seeds-backwards", a = a.to_string(), b = b.to_string()));
                 }
                 if b - a >= 1000 {
-                    return Err(format!("seeds: {a}-{b} is more than 1000 seeds"));
+                    return Err(crate::t!("run-seeds-range-too-long", a = a.to_string(), b = b.to_string()));
                 }
                 out.extend(a..=b);
             }
@@ -52,12 +52,12 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
         }
     }
     if out.is_empty() {
-        return Err("seeds: give at least one seed, e.g. 1-20".into());
+        return Err(crate::t!("run-seeds-none"));
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|s| seen.insert(*s));
     if out.len() > 1000 {
-        return Err(format!("seeds: {} seeds is more than 1000", out.len()));
+        return Err(crate::t!("run-seeds-too-many", n = out.len().to_string()));
     }
     Ok(out)
 }
@@ -201,8 +201,10 @@ impl Sweep {
         if self.complete {
             return None;
         }
+        // The English word; the zh message chooses by it.
         let how = if self.in_progress { "interrupted" } else { "cancelled" };
-        Some(format!("{} of {} seeds, {how}", self.done(), self.config.seeds.len()))
+        let (done, total) = (self.done().to_string(), self.config.seeds.len().to_string());
+        Some(crate::t!("run-sweep-partial", done = done, total = total, how = how))
     }
 
     /// Every claim (not observation) held on every seed, and every run finished.
@@ -214,19 +216,32 @@ impl Sweep {
 
     /// The table a learner reads (and the drill READMEs quote).
     pub fn table(&self) -> String {
-        let mut s = format!(
-            "{} · preset {} · seeds {} · median {:.1} s a run · {:.0} s in all{}\n",
-            self.config.drill,
-            self.config.preset,
-            seeds_label(&self.config.seeds),
-            self.median_wall_s,
-            self.total_wall_s,
-            self.partial().map(|p| format!(" · INCOMPLETE: {p}")).unwrap_or_default()
+        let head = crate::t!(
+            "run-sweep-head",
+            drill = self.config.drill.as_str(),
+            preset = self.config.preset.as_str(),
+            seeds = seeds_label(&self.config.seeds),
+            median = format!("{:.1}", self.median_wall_s),
+            total = format!("{:.0}", self.total_wall_s)
         );
-        s.push_str(&format!("{:<32} {:>7} {:>10} {:>10} {:>10}   threshold\n", "claim", "held", "mean", "min", "max"));
+        let incomplete =
+            self.partial().map(|p| format!(" · {}", crate::t!("run-sweep-incomplete", what = p))).unwrap_or_default();
+        let mut s = format!("{head}{incomplete}\n");
+        // Padded by terminal columns: a Chinese header is two columns a character.
+        let col = |key: &str| crate::i18n::tr(key, None);
+        s.push_str(&format!(
+            "{} {} {} {} {}   {}\n",
+            pad_right(&col("run-col-claim"), 32),
+            pad_left(&col("run-col-held"), 7),
+            pad_left(&col("run-col-mean"), 10),
+            pad_left(&col("run-col-min"), 10),
+            pad_left(&col("run-col-max"), 10),
+            col("run-col-threshold")
+        ));
+        let observation = format!(" {}", col("run-observation"));
         for c in &self.claims {
             let held = format!("{}/{}", c.held, c.runs);
-            let kind = if c.observation { " (observation)" } else { "" };
+            let kind = if c.observation { observation.as_str() } else { "" };
             s.push_str(&format!(
                 "{:<32} {:>7} {:>10} {:>10} {:>10}   {} {}{kind}\n",
                 c.id,
@@ -242,13 +257,25 @@ impl Sweep {
             .results
             .iter()
             .filter(|r| !matches!(r.status, RunStatus::Passed | RunStatus::ClaimsFailed))
-            .map(|r| format!("seed {}: {}", r.seed, r.status))
+            .map(|r| crate::t!("run-seed-status", seed = r.seed.to_string(), status = r.status.to_string()))
             .collect();
         if !failed.is_empty() {
-            s.push_str(&format!("runs that did not finish: {}\n", failed.join("; ")));
+            s.push_str(&format!("{}\n", crate::t!("run-not-finished", runs = failed.join("; "))));
         }
         s
     }
+}
+
+/// `text` and spaces after it to `width` terminal columns.
+fn pad_right(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    format!("{text}{}", " ".repeat(width.saturating_sub(text.width())))
+}
+
+/// Spaces and `text` after them to `width` terminal columns.
+fn pad_left(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    format!("{}{text}", " ".repeat(width.saturating_sub(text.width())))
 }
 
 /// `1-20` for a contiguous range, else the list.
@@ -353,11 +380,13 @@ pub fn run_sweep(
     let pending = record.pending(config);
     let queue: Mutex<std::vec::IntoIter<u64>> = Mutex::new(pending.clone().into_iter());
     let (tx, rx) = mpsc::channel::<Result<SeedResult>>();
+    let lang = crate::i18n::current();
     let results = std::thread::scope(|scope| -> Result<Vec<SeedResult>> {
         for _ in 0..jobs.clamp(1, pending.len().max(1)) {
             let tx = tx.clone();
             let queue = &queue;
             scope.spawn(move || loop {
+                crate::i18n::set(lang);
                 if cancel.load(Ordering::Relaxed) {
                     return;
                 }
@@ -597,10 +626,13 @@ pub fn spawn(
     let cancel = Arc::new(AtomicBool::new(false));
     let worker_cancel = cancel.clone();
     let meta = meta.clone();
+    // Its runs and messages speak the language of the thread that started it.
+    let lang = crate::i18n::current();
     std::thread::Builder::new()
         // The `drill-` prefix keeps a panic's message off the TUI (see `install_panic_filter`).
         .name(format!("drill-sweep-{}", meta.id))
         .spawn(move || {
+            crate::i18n::set(lang);
             let seed_tx = tx.clone();
             let ended = run_sweep(&meta, &config, &runs_root, jobs, &worker_cancel, &mut record, |r| {
                 let _ = seed_tx.send(SweepEvent::Seed(r.clone()));

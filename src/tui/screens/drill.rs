@@ -49,14 +49,31 @@ pub enum Tab {
 impl Tab {
     const ALL: [Tab; 5] = [Tab::Charts, Tab::Views, Tab::Log, Tab::Runs, Tab::Sweep];
 
-    fn title(self) -> &'static str {
+    /// The key that opens the tab.
+    fn key(self) -> char {
         match self {
-            Tab::Charts => "1 Charts",
-            Tab::Views => "2 Views",
-            Tab::Log => "3 Log",
-            Tab::Runs => "4 Runs",
-            Tab::Sweep => "5 Sweep",
+            Tab::Charts => '1',
+            Tab::Views => '2',
+            Tab::Log => '3',
+            Tab::Runs => '4',
+            Tab::Sweep => '5',
         }
+    }
+
+    /// The tab's name alone ("Charts").
+    fn name(self) -> String {
+        match self {
+            Tab::Charts => crate::t!("drill-tab-charts"),
+            Tab::Views => crate::t!("drill-tab-views"),
+            Tab::Log => crate::t!("drill-tab-log"),
+            Tab::Runs => crate::t!("drill-tab-runs"),
+            Tab::Sweep => crate::t!("drill-tab-sweep"),
+        }
+    }
+
+    /// "1 Charts".
+    fn title(self) -> String {
+        format!("{} {}", self.key(), self.name())
     }
 }
 
@@ -230,7 +247,7 @@ pub fn edited_keys(meta: &DrillMeta, preset: &str, params: &BTreeMap<String, Par
 pub fn preset_label(meta: &DrillMeta, preset: &str, params: &BTreeMap<String, ParamValue>) -> String {
     match edited_keys(meta, preset, params) {
         k if k.is_empty() => preset.to_string(),
-        k => format!("{preset}, edited: {}", k.join(", ")),
+        k => crate::t!("drill-preset-edited", preset = preset, keys = k.join(", ")),
     }
 }
 
@@ -246,7 +263,7 @@ impl State {
         if sweeps_root.join(&meta.id).is_dir() {
             let (meta, root) = (meta.clone(), sweeps_root.clone());
             let read = move || Done::LastSweep(newest_sweep(&root, &meta).map(Box::new));
-            jobs.push(Job::spawn(Kind::LastSweep, "reading the last sweep…".into(), read));
+            jobs.push(Job::spawn(Kind::LastSweep, crate::t!("drill-reading-last-sweep"), read));
         }
         State {
             meta: meta.clone(),
@@ -336,11 +353,11 @@ impl State {
     /// the exercises that plug into this drill, then back to the lab's own.
     fn toggle_use(&mut self) -> Action {
         if let Some(what) = self.busy() {
-            return Action::Flash(format!("a {what} is going: x cancels it, then u picks the function"));
+            return Action::Flash(crate::t!("drill-busy-use", what = what.to_string()));
         }
         let ids = self.pluggable();
         if ids.is_empty() {
-            return Action::Flash("no exercise plugs into this drill".into());
+            return Action::Flash(crate::t!("drill-no-plug"));
         }
         // The function being read counts as the one in use.
         let current = self.reading_use.clone().or_else(|| self.uses.keys().next().cloned());
@@ -351,7 +368,7 @@ impl State {
         let next = match now {
             None => 0,
             Some(i) if i + 1 < ids.len() => i + 1,
-            Some(_) => return Action::Flash("training with the lab's own functions".into()),
+            Some(_) => return Action::Flash(crate::t!("drill-use-lab")),
         };
         Action::Flash(self.use_exercise(ids[next]))
     }
@@ -363,10 +380,10 @@ impl State {
     pub fn use_exercise(&mut self, id: &str) -> String {
         let file = match crate::exercises::file(id) {
             Ok(f) => f,
-            Err(e) => return format!("no data directory: {e:#}"),
+            Err(e) => return crate::t!("drill-no-data-dir", error = format!("{e:#}")),
         };
         let (drill, id) = (self.meta.id.clone(), id.to_string());
-        let what = format!("reading your {id}…");
+        let what = crate::t!("drill-reading-yours", id = id.as_str());
         self.uses.clear();
         self.jobs.retain(|j| j.kind != Kind::Use);
         self.reading_use = Some(id.clone());
@@ -378,12 +395,12 @@ impl State {
     pub fn uses_label(&self) -> Option<String> {
         (!self.uses.is_empty()).then(|| {
             let ids: Vec<&str> = self.uses.keys().map(String::as_str).collect();
-            format!("with your {}", ids.join(", "))
+            crate::t!("drill-with-yours", ids = ids.join(", "))
         })
     }
 
     pub fn title(&self) -> String {
-        format!("drill {}", self.meta.id)
+        crate::t!("drill-title", id = self.meta.id.as_str())
     }
 
     /// Parameters that differ from the preset's values, in declaration order.
@@ -520,7 +537,7 @@ impl State {
                     if kind == Kind::Use {
                         self.reading_use = None;
                     }
-                    self.notice = Some(format!("{} stopped without a result", what.trim_end_matches('…')));
+                    self.notice = Some(crate::t!("drill-job-died", what = what.trim_end_matches('…')));
                 }
             }
         }
@@ -533,7 +550,7 @@ impl State {
                 Ok((view, previous)) => {
                     self.show_saved(&record, *view, previous);
                     self.tab = Tab::Charts;
-                    self.notice = Some(format!("showing saved run {} (s starts a new run)", record.name));
+                    self.notice = Some(crate::t!("drill-showing-saved", name = record.name.as_str()));
                 }
                 Err(e) => self.notice = Some(e),
             },
@@ -601,14 +618,14 @@ impl State {
         };
         let how = match &self.view.report {
             Some(r) => match &r.status {
-                RunStatus::Passed => "passed".to_string(),
+                RunStatus::Passed => crate::t!("drill-status-passed"),
                 RunStatus::ClaimsFailed => failed_claims(r),
-                RunStatus::Cancelled => "cancelled".to_string(),
-                RunStatus::Failed(_) => "error".to_string(),
+                RunStatus::Cancelled => crate::t!("drill-status-cancelled"),
+                RunStatus::Failed(_) => crate::t!("drill-status-error"),
             },
-            None => "interrupted".to_string(),
+            None => crate::t!("drill-status-interrupted"),
         };
-        Some(format!("last run: {when} · {how}"))
+        Some(crate::t!("drill-last-run", when = when, how = how))
     }
 
     /// Show a saved run: its events folded into `view`, compared with `previous`.
@@ -680,15 +697,9 @@ impl State {
                     self.predicted.insert((preset.clone(), spec.id.clone()));
                     (predicting::verdict_line(&spec, answer, m), Some(spec.is_right(answer, m)))
                 }
-                None => (
-                    format!(
-                        "you predicted {} · not measured: the run ended before it (asked again next time)",
-                        predicting::answer_text(&spec, answer)
-                    ),
-                    None,
-                ),
+                None => (crate::t!("drill-pred-not-measured", answer = predicting::answer_text(&spec, answer)), None),
             };
-            self.view.logs.push(format!("prediction {}: {verdict}", spec.id));
+            self.view.logs.push(crate::t!("drill-log-prediction", id = spec.id.as_str(), verdict = verdict.as_str()));
             items.push(Outcome { question: spec.question.clone(), verdict, right, explain: spec.explain.clone() });
         }
         if !items.is_empty() {
@@ -706,7 +717,7 @@ impl State {
                 Err(TryRecvError::Disconnected) => {
                     // Gone without a summary (it cannot normally happen): do not wait forever.
                     if events.iter().all(|e| matches!(e, SweepEvent::Seed(_))) {
-                        events.push(SweepEvent::Failed("the sweep's worker stopped without a summary".into()));
+                        events.push(SweepEvent::Failed(crate::t!("drill-sweep-worker-died")));
                     }
                     break;
                 }
@@ -727,15 +738,17 @@ impl State {
                 let view = SweepView::finished(&self.meta, sweep, saved.as_ref().ok().cloned().flatten());
                 let phase = view.phase.label();
                 self.notice = Some(match &saved {
-                    Ok(Some(path)) => format!("sweep {phase}: saved in {}", path.display()),
-                    Ok(None) => "sweep cancelled before a seed finished: nothing saved".into(),
-                    Err(e) => format!("sweep {phase}, but saving it failed: {e}"),
+                    Ok(Some(path)) => {
+                        crate::t!("drill-sweep-saved", phase = phase.as_str(), path = path.display().to_string())
+                    }
+                    Ok(None) => crate::t!("drill-sweep-nothing-saved"),
+                    Err(e) => crate::t!("drill-sweep-save-failed", phase = phase.as_str(), error = e.as_str()),
                 });
                 self.sweep = Some(view);
                 self.end_sweep();
             }
             SweepEvent::Failed(m) => {
-                self.notice = Some(format!("the sweep stopped: {m}"));
+                self.notice = Some(crate::t!("drill-sweep-stopped", error = m.as_str()));
                 if let Some(v) = &mut self.sweep {
                     v.stop(SweepPhase::Failed(m));
                 }
@@ -777,16 +790,16 @@ impl State {
 
     fn start_sweep(&mut self) -> Action {
         if let Some(what) = self.busy() {
-            return Action::Flash(format!("a {what} is already going: x cancels it, then S starts a sweep"));
+            return Action::Flash(crate::t!("drill-busy-sweep", what = what.to_string()));
         }
         if crate::drills::find(&self.meta.id).is_none() {
-            return Action::Flash(format!("{} is not implemented in this build yet", self.meta.id));
+            return Action::Flash(crate::t!("drill-not-implemented", id = self.meta.id.as_str()));
         }
         // The same sweep left unfinished (killed, cancelled) continues with
         // its missing seeds: finding it, and reading the seeds it has done
         // for the bands, is disk work for a thread of its own.
         let (config, meta, root) = (self.sweep_config(), self.meta.clone(), self.sweeps_root.clone());
-        let what = "looking for an unfinished sweep to continue…".to_string();
+        let what = crate::t!("drill-looking-for-sweep");
         self.jobs.push(Job::spawn(Kind::SweepStart, what.clone(), move || {
             let record = match sweep::resumable(&root, &config) {
                 Some((path, saved)) => sweep::Record::resume(path, &saved),
@@ -809,30 +822,30 @@ impl State {
                 self.sweep_scroll = None;
                 self.tab = Tab::Sweep;
                 self.notice = Some(match done.len() {
-                    0 => format!("sweep of seeds 1–{} started: one run after another (x cancels)", self.sweep_seeds),
-                    k => format!(
-                        "sweep of seeds 1–{} resumed: seeds {} already done ({k} of {}), the rest one after another",
-                        self.sweep_seeds,
-                        sweep::seeds_label(&done),
-                        self.sweep_seeds
+                    0 => crate::t!("drill-sweep-started", n = self.sweep_seeds.to_string()),
+                    k => crate::t!(
+                        "drill-sweep-resumed",
+                        n = self.sweep_seeds.to_string(),
+                        seeds = sweep::seeds_label(&done),
+                        done = k.to_string()
                     ),
                 });
             }
-            Err(e) => self.notice = Some(format!("cannot start the sweep: {e:#}")),
+            Err(e) => self.notice = Some(crate::t!("drill-sweep-cannot-start", error = format!("{e:#}"))),
         }
     }
 
     /// Why a run cannot start now, if it cannot.
     fn cannot_start(&self) -> Option<Action> {
         if let Some(what) = self.busy() {
-            return Some(Action::Flash(format!("a {what} is already going: x cancels it")));
+            return Some(Action::Flash(crate::t!("drill-busy", what = what.to_string())));
         }
         // The run would train with the lab's function instead of the one asked for.
         if let Some(id) = &self.reading_use {
-            return Some(Action::Flash(format!("reading your {id}… start the run once it is read")));
+            return Some(Action::Flash(crate::t!("drill-reading-yours-wait", id = id.as_str())));
         }
         if crate::drills::find(&self.meta.id).is_none() {
-            return Some(Action::Flash(format!("{} is not implemented in this build yet", self.meta.id)));
+            return Some(Action::Flash(crate::t!("drill-not-implemented", id = self.meta.id.as_str())));
         }
         None
     }
@@ -848,10 +861,10 @@ impl State {
         let edited = self.edited_keys();
         if !edited.is_empty() {
             if again {
-                return Action::Flash(format!(
-                    "predictions are about preset {} as declared; edited here: {} (p switches to a preset as declared)",
-                    self.preset,
-                    edited.join(", ")
+                return Action::Flash(crate::t!(
+                    "drill-pred-edited",
+                    preset = self.preset.as_str(),
+                    keys = edited.join(", ")
                 ));
             }
             return self.start_run(None);
@@ -866,7 +879,7 @@ impl State {
             .collect();
         if specs.is_empty() {
             if again {
-                return Action::Flash(format!("no predictions for preset {}: s starts the run", self.preset));
+                return Action::Flash(crate::t!("drill-no-predictions", preset = self.preset.as_str()));
             }
             return self.start_run(None);
         }
@@ -888,10 +901,7 @@ impl State {
         let action = self.start_run(None);
         if self.running() && n > 0 {
             self.answered = Some((a.preset, a.answers));
-            let what = if n == 1 { "prediction".to_string() } else { format!("{n} predictions") };
-            return Action::Flash(format!(
-                "started: your {what} meet the measured values when the run ends (x cancels)"
-            ));
+            return Action::Flash(crate::t!("drill-started-predictions", count = n));
         }
         action
     }
@@ -900,9 +910,10 @@ impl State {
     fn open_breaking(&mut self) -> Action {
         let items = predicting::breakers(&self.meta, &self.preset);
         if items.is_empty() {
-            return Action::Flash(format!(
-                "{} declares no breaking settings for its claims (preset {}): edit a parameter and s runs it",
-                self.meta.id, self.preset
+            return Action::Flash(crate::t!(
+                "drill-no-breakers",
+                id = self.meta.id.as_str(),
+                preset = self.preset.as_str()
             ));
         }
         self.breaking = Some(BreakList { items, cursor: 0 });
@@ -934,7 +945,7 @@ impl State {
         }
         let params = match predicting::apply_break(&self.meta, &self.params, &b.set.set) {
             Ok(p) => p,
-            Err(e) => return Action::Flash(format!("cannot apply {}: {e}", b.label())),
+            Err(e) => return Action::Flash(crate::t!("drill-cannot-apply", setting = b.label(), error = e.as_str())),
         };
         self.params = params;
         let base = last_passing(&self.runs, &self.preset, self.seed);
@@ -943,18 +954,18 @@ impl State {
             return started;
         }
         Action::Flash(match &base {
-            Some(r) => format!(
-                "breaking {} with {} (seed {}): grey and \"was\" are the passing run {}",
-                b.claim,
-                b.label(),
-                self.seed,
-                r.name
+            Some(r) => crate::t!(
+                "drill-breaking-with",
+                claim = b.claim.as_str(),
+                setting = b.label(),
+                seed = self.seed.to_string(),
+                run = r.name.as_str()
             ),
-            None => format!(
-                "breaking {} with {} (seed {}): no passing run of this seed to compare with yet",
-                b.claim,
-                b.label(),
-                self.seed
+            None => crate::t!(
+                "drill-breaking-alone",
+                claim = b.claim.as_str(),
+                setting = b.label(),
+                seed = self.seed.to_string()
             ),
         })
     }
@@ -996,12 +1007,12 @@ impl State {
                 // The run compared with is read meanwhile (its series are the grey curves).
                 if let Some(r) = base.cloned() {
                     let run = self.shown_dir.clone().unwrap_or_default();
-                    let what = format!("reading run {}…", r.name);
+                    let what = crate::t!("drill-reading-run", name = r.name.as_str());
                     self.jobs.push(Job::spawn(Kind::Compare, what, move || read_compare(r, run)));
                 }
-                Action::Flash("started: charts update as the model trains (x cancels)".into())
+                Action::Flash(crate::t!("drill-started"))
             }
-            Err(e) => Action::Flash(format!("cannot start: {e:#}")),
+            Err(e) => Action::Flash(crate::t!("drill-cannot-start", error = format!("{e:#}"))),
         }
     }
 
@@ -1011,14 +1022,14 @@ impl State {
             if let Some(v) = &mut self.sweep {
                 v.phase = SweepPhase::Cancelling;
             }
-            return Action::Flash("cancelling the sweep… the run under way stops at its next step".into());
+            return Action::Flash(crate::t!("drill-cancelling-sweep"));
         }
         match &self.run {
             Some(r) if self.running() => {
                 r.cancel();
-                Action::Flash("cancelling… the run stops at the next step".into())
+                Action::Flash(crate::t!("drill-cancelling"))
             }
-            _ => Action::Flash("nothing is running".into()),
+            _ => Action::Flash(crate::t!("drill-nothing-running")),
         }
     }
 
@@ -1042,25 +1053,23 @@ impl State {
                 match e {
                     SweepEvent::Seed(_) => continue,
                     SweepEvent::Ended { saved: Ok(Some(path)), .. } => {
-                        ended = Some(format!(
-                            "sweep of {} cancelled; the seeds done are saved in {}",
-                            self.meta.id,
-                            path.display()
+                        ended = Some(crate::t!(
+                            "drill-quit-sweep-saved",
+                            id = self.meta.id.as_str(),
+                            path = path.display().to_string()
                         ))
                     }
                     SweepEvent::Ended { saved: Ok(None), .. } => {
-                        ended =
-                            Some(format!("sweep of {} cancelled before a seed finished: nothing saved", self.meta.id))
+                        ended = Some(crate::t!("drill-quit-sweep-nothing", id = self.meta.id.as_str()))
                     }
                     SweepEvent::Ended { saved: Err(e), .. } | SweepEvent::Failed(e) => {
-                        ended = Some(format!("sweep of {}: {e}", self.meta.id))
+                        ended =
+                            Some(crate::t!("drill-quit-sweep-error", id = self.meta.id.as_str(), error = e.as_str()))
                     }
                 }
                 break;
             }
-            notes.push(ended.unwrap_or_else(|| {
-                format!("sweep of {} cancelled; it had not stopped when agentlab quit", self.meta.id)
-            }));
+            notes.push(ended.unwrap_or_else(|| crate::t!("drill-quit-sweep-stuck", id = self.meta.id.as_str())));
         }
         if self.running() {
             if let Some(run) = self.run.as_mut() {
@@ -1076,16 +1085,13 @@ impl State {
                         Event::Finished(r) => Some(r.status),
                         _ => None,
                     });
-                    let how = match status {
-                        None | Some(RunStatus::Cancelled) => "cancelled".to_string(),
-                        Some(s) => format!("ended ({s})"),
-                    };
-                    notes.push(format!("run of {} {how}: saved in {dir}", self.meta.id));
+                    let id = self.meta.id.as_str();
+                    notes.push(match status {
+                        None | Some(RunStatus::Cancelled) => crate::t!("drill-quit-run-cancelled", id = id, dir = dir),
+                        Some(s) => crate::t!("drill-quit-run-ended", id = id, status = s.to_string(), dir = dir),
+                    });
                 } else {
-                    notes.push(format!(
-                        "run of {} cancelled; it had not stopped when agentlab quit ({dir})",
-                        self.meta.id
-                    ));
+                    notes.push(crate::t!("drill-quit-run-stuck", id = self.meta.id.as_str(), dir = dir));
                 }
             }
         }
@@ -1093,7 +1099,7 @@ impl State {
     }
 
     fn locked(&self) -> Option<Action> {
-        self.busy().map(|what| Action::Flash(format!("parameters are locked while a {what} is going")))
+        self.busy().map(|what| Action::Flash(crate::t!("drill-locked", what = what.to_string())))
     }
 
     fn begin_edit(&mut self) -> Action {
@@ -1170,7 +1176,7 @@ impl State {
             }),
             ConfigRow::SweepSeeds => parse_sweep_seeds(text).map(|n| {
                 self.sweep_seeds = n;
-                Some(format!("S sweeps seeds 1–{n}"))
+                Some(crate::t!("drill-sweeps-seeds", n = n.to_string()))
             }),
             ConfigRow::Param(i) => self.set_param(i, text).map(Some),
         };
@@ -1185,7 +1191,7 @@ impl State {
 
     /// Parameter `i` from typed text; returns what to tell the learner.
     fn set_param(&mut self, i: usize, text: &str) -> Result<String, String> {
-        let spec = self.meta.params.get(i).ok_or("no such parameter")?;
+        let spec = self.meta.params.get(i).ok_or_else(|| crate::t!("drill-no-such-param"))?;
         let key = spec.key.clone();
         let value = spec.parse_str(text)?;
         self.try_set(&key, value)?;
@@ -1198,7 +1204,7 @@ impl State {
         let Some(r) = self.runs.get(self.runs_cursor).cloned() else { return Action::None };
         let before = self.runs.get(self.runs_cursor + 1).cloned();
         let meta = self.meta.clone();
-        let what = format!("reading run {}…", r.name);
+        let what = crate::t!("drill-reading-run", name = r.name.as_str());
         // The run opened last is the one shown.
         self.jobs.retain(|j| j.kind != Kind::Open);
         self.jobs.push(Job::spawn(Kind::Open, what.clone(), move || read_saved(&meta, r, before)));
@@ -1208,12 +1214,12 @@ impl State {
     /// `e`: export the shown run's charts to PNG, on a thread.
     fn export(&mut self) -> Action {
         let Some(dir) = self.shown_dir.clone() else {
-            return Action::Flash("no run to export yet: s starts one".into());
+            return Action::Flash(crate::t!("drill-nothing-to-export"));
         };
         let live = self.running() && self.viewing.is_none();
         // The export draws what the screen shows: the same smoothing and y scale.
         let style = self.opts.style();
-        let what = "exporting the charts to PNG…".to_string();
+        let what = crate::t!("drill-exporting");
         self.jobs.push(Job::spawn(Kind::Export, what.clone(), move || Done::Exported(export_png(&dir, style, live))));
         Action::Flash(what)
     }
@@ -1271,8 +1277,11 @@ impl State {
             KeyCode::Left | KeyCode::Right if self.tab == Tab::Sweep => return self.pick_sweep_chart(key.code),
             KeyCode::Char('b') if self.tab == Tab::Sweep => {
                 self.sweep_bands = !self.sweep_bands;
-                let what = if self.sweep_bands { "seed bands (b: tables)" } else { "claim and seed tables (b: bands)" };
-                return Action::Flash(format!("Sweep tab: {what}"));
+                return Action::Flash(if self.sweep_bands {
+                    crate::t!("drill-sweep-tab-bands")
+                } else {
+                    crate::t!("drill-sweep-tab-tables")
+                });
             }
             KeyCode::Char('b') => {
                 if let Some(refused) = self.cannot_start() {
@@ -1290,7 +1299,7 @@ impl State {
                 let i = names.iter().position(|n| *n == self.preset).map_or(0, |i| (i + 1) % names.len());
                 self.preset = names[i].clone();
                 self.params = self.meta.preset_values(&self.preset).unwrap_or_default();
-                return Action::Flash(format!("preset {}: parameters reset to its values", self.preset));
+                return Action::Flash(crate::t!("drill-preset-reset", preset = self.preset.as_str()));
             }
             KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
@@ -1302,15 +1311,13 @@ impl State {
                 // does not edit the config behind the learner's back.
                 return match (self.focus, self.tab) {
                     (Focus::Pane, Tab::Runs) => self.open_run(),
-                    (Focus::Pane, _) => {
-                        Action::Flash("Enter edits a parameter: Tab moves the focus to the config".into())
-                    }
+                    (Focus::Pane, _) => Action::Flash(crate::t!("drill-enter-edits")),
                     (Focus::Config, _) => self.begin_edit(),
                 };
             }
             KeyCode::Esc | KeyCode::Backspace => {
                 if self.running() {
-                    return Action::Flash("a run is going: x cancels it, then Esc goes back".into());
+                    return Action::Flash(crate::t!("drill-run-going-esc"));
                 }
                 // Leaving drops the sweep's handle, which cancels it (the seeds done are saved).
                 return Action::Back;
@@ -1324,7 +1331,7 @@ impl State {
     fn pick_sweep_chart(&mut self, code: KeyCode) -> Action {
         let n = self.sweep.as_ref().map_or(0, |v| v.bands.len());
         if n == 0 {
-            return Action::Flash("no seed bands: a sweep's finished runs draw them".into());
+            return Action::Flash(crate::t!("drill-no-bands"));
         }
         self.sweep_bands = true;
         let at = self.sweep_chart % n;
@@ -1361,9 +1368,10 @@ impl State {
 /// observation) is followed in the log by its `why`.
 fn fold(meta: &DrillMeta, view: &mut RunView, e: Event) {
     let why = match &e {
-        Event::Claim(c) if !c.pass && !c.observation => {
-            meta.claim(&c.id).and_then(|s| s.why.clone()).map(|w| format!("  ✗ {} — why: {w}", c.id))
-        }
+        Event::Claim(c) if !c.pass && !c.observation => meta
+            .claim(&c.id)
+            .and_then(|s| s.why.clone())
+            .map(|w| format!("  {}", crate::t!("drill-log-why", id = c.id.as_str(), why = w))),
         _ => None,
     };
     view.apply(e);
@@ -1388,7 +1396,10 @@ fn fold_saved(meta: &DrillMeta, r: &RunRecord, events: Vec<Event>) -> RunView {
 fn load_last_run(meta: &DrillMeta, last: RunRecord, before: Option<RunRecord>) -> Receiver<LastRun> {
     let (tx, rx) = mpsc::channel();
     let meta = meta.clone();
+    // The log lines it makes are in the screen's language.
+    let lang = crate::i18n::current();
     std::thread::spawn(move || {
+        crate::i18n::set(lang);
         let events = runner::load_events(&last.dir).unwrap_or_default();
         let view = fold_saved(&meta, &last, events);
         let previous = before.and_then(|p| runner::load_events(&p.dir).ok()).map(|e| runner::series(&e));
@@ -1406,7 +1417,7 @@ fn read_saved(meta: &DrillMeta, r: RunRecord, before: Option<RunRecord>) -> Done
             let previous = before.and_then(|p| runner::load_events(&p.dir).ok()).map(|e| runner::series(&e));
             Ok((Box::new(view), previous))
         }
-        Err(e) => Err(format!("cannot read {}: {e:#}", r.dir.display())),
+        Err(e) => Err(crate::t!("drill-cannot-read", path = r.dir.display().to_string(), error = format!("{e:#}"))),
     };
     Done::Opened { record: Box::new(r), result }
 }
@@ -1416,13 +1427,14 @@ fn export_png(dir: &Path, style: crate::plot::Style, live: bool) -> String {
     match crate::plot::export_run_styled(dir, crate::plot::Format::Png, None, style) {
         Ok(p) => {
             let events = runner::load_events(dir).unwrap_or_default();
+            let path = p.display().to_string();
             match runner::incomplete(&runner::load_run(dir), &events) {
-                Some(_) if live => format!("exported {} (so far: the run is going)", p.display()),
-                Some(note) => format!("exported {} (partial: the run was {note})", p.display()),
-                None => format!("exported {}", p.display()),
+                Some(_) if live => crate::t!("drill-exported-live", path = path),
+                Some(note) => crate::t!("drill-exported-partial", path = path, note = note),
+                None => crate::t!("drill-exported", path = path),
             }
         }
-        Err(e) => format!("export failed: {e:#}"),
+        Err(e) => crate::t!("drill-export-failed", error = format!("{e:#}")),
     }
 }
 
@@ -1431,15 +1443,15 @@ fn export_png(dir: &Path, style: crate::plot::Style, live: bool) -> String {
 fn read_use(drill: &str, id: &str, file: PathBuf) -> Done {
     let used = |plug, message| Done::Used { id: id.to_string(), plug, message };
     let Ok(source) = std::fs::read_to_string(&file) else {
-        return used(None, format!("write your {id} first: e on Home opens the exercises"));
+        return used(None, crate::t!("drill-use-write-first", id = id));
     };
     let map = BTreeMap::from([(id.to_string(), UsedScript { file: file.display().to_string(), source })]);
     if let Err(e) = crate::exercises::plug::Plugs::new(drill, &map) {
-        return used(None, format!("cannot train with your {id}: {e}"));
+        return used(None, crate::t!("drill-use-cannot", id = id, error = e.to_string()));
     }
     let passes = crate::exercises::spec(id).is_some_and(|s| crate::exercises::check(s, &map[id].source).passed);
-    let verdict = if passes { "it passes its check" } else { "it FAILS its check: watch what that does" };
-    used(Some(map), format!("s starts a run with your {id} ({verdict}); u switches back to the lab's"))
+    let verdict = if passes { crate::t!("drill-use-passes") } else { crate::t!("drill-use-fails") };
+    used(Some(map), crate::t!("drill-use-ready", id = id, verdict = verdict))
 }
 
 /// The series and claims of `base`, the run a `b` run saved in `run` is
@@ -1463,10 +1475,8 @@ fn last_passing(runs: &[RunRecord], preset: &str, seed: u64) -> Option<RunRecord
 
 /// "2 claims failed" (observations are not counted), "1 claim failed".
 pub fn failed_claims(r: &Report) -> String {
-    match r.claims.iter().filter(|c| !c.observation && !c.pass).count() {
-        0 | 1 => "1 claim failed".to_string(),
-        n => format!("{n} claims failed"),
-    }
+    let n = r.claims.iter().filter(|c| !c.observation && !c.pass).count();
+    crate::t!("drill-claims-failed", count = n.max(1))
 }
 
 /// "sweep seeds" from typed text: a whole number from 1 to [`SWEEP_SEEDS_MAX`].

@@ -7,7 +7,10 @@ use ratatui::text::Span;
 pub fn mastery_bar(fraction: Option<f64>, width: usize) -> Vec<Span<'static>> {
     match fraction {
         None => {
-            vec![Span::styled(format!("{:<w$}", "not started", w = width + 5), crate::tui::theme::dim())]
+            use unicode_width::UnicodeWidthStr;
+            let text = crate::t!("drill-not-started");
+            let fill = " ".repeat((width + 5).saturating_sub(text.width()));
+            vec![Span::styled(format!("{text}{fill}"), crate::tui::theme::dim())]
         }
         Some(f) => {
             let f = f.clamp(0.0, 1.0);

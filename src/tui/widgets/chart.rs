@@ -51,7 +51,7 @@ pub fn title_value(pts: &[Point], opts: ChartOpts) -> String {
     match style.smoothing_for(pts.len()) {
         Some(_) => {
             let shown = style.smoothed(pts).last().copied().unwrap_or(last);
-            format!("EMA {} · last {}", fmt(shown, false), fmt(last, false))
+            crate::t!("drill-chart-ema", shown = fmt(shown, false), last = fmt(last, false))
         }
         None => fmt(last, false),
     }
@@ -144,7 +144,7 @@ pub fn legend_lines(
             })
             .collect();
         if let Some(what) = prev {
-            entries.push((format!("grey: {what}"), theme::dim()));
+            entries.push((crate::t!("drill-chart-grey", what = what), theme::dim()));
         }
         let mut lines: Vec<Vec<(String, Style)>> = vec![Vec::new()];
         let mut used = 0usize;

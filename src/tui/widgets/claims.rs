@@ -38,14 +38,17 @@ pub fn lines(
         let threshold = format!("{} {}", c.op.symbol(), c.threshold);
         let before = was
             .and_then(|w| w.iter().find(|x| x.id == c.id))
-            .map(|x| format!(" (was {:.4})", x.measured))
+            .map(|x| format!(" {}", crate::t!("drill-claim-was", value = format!("{:.4}", x.measured))))
             .unwrap_or_default();
         let value = match r {
-            Some(r) if observation => format!("  {:.4} observed ({threshold}){before}", r.measured),
+            Some(r) if observation => {
+                let v = crate::t!("drill-claim-observed", value = format!("{:.4}", r.measured), threshold = threshold);
+                format!("  {v}{before}")
+            }
             Some(r) => format!("  {:.4} {threshold}{before}", r.measured),
-            None if ended => format!("not measured: the run ended first ({threshold})"),
-            None if observation => format!("pending observation ({threshold})"),
-            None => format!("pending ({threshold})"),
+            None if ended => crate::t!("drill-claim-not-measured", threshold = threshold),
+            None if observation => crate::t!("drill-claim-pending-observation", threshold = threshold),
+            None => crate::t!("drill-claim-pending", threshold = threshold),
         };
         for part in wrap_words(value.trim_start(), width.saturating_sub(2)) {
             out.push(Line::from(Span::styled(format!("  {part}"), style)));
@@ -53,7 +56,7 @@ pub fn lines(
         // A ✗ says what it means for learning, under it.
         if let (Some(r), Some(why)) = (r, &c.why) {
             if !r.pass && !observation {
-                for part in wrap_words(&format!("why: {why}"), width.saturating_sub(2)) {
+                for part in wrap_words(&crate::t!("drill-claim-why", why = why.as_str()), width.saturating_sub(2)) {
                     out.push(Line::from(Span::styled(format!("  {part}"), why_style())));
                 }
             }

@@ -8,7 +8,7 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
-use super::parts::{header_row, panel, status_cell};
+use super::parts::{header_row, pad, panel, status_cell};
 use super::{sweep_tab, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
 use crate::tui::theme::{
@@ -33,26 +33,32 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         (Some(_), _) if s.showing_last => {
             let last = s.last_run_line().unwrap_or_default();
             match &s.viewing_preset {
-                Some(preset) => format!("{last} ({preset}) · s starts a new one"),
-                None => format!("{last} · s starts a new one"),
+                Some(preset) => crate::t!("drill-src-last-preset", last = last, preset = preset.as_str()),
+                None => crate::t!("drill-src-last", last = last),
             }
         }
         (Some(name), _) => match &s.viewing_preset {
             // The saved run's own preset and edits, not the config pane's.
-            Some(preset) => format!("saved run {name} ({preset})"),
-            None => format!("saved run {name}"),
+            Some(preset) => crate::t!("drill-src-saved-preset", name = name.as_str(), preset = preset.as_str()),
+            None => crate::t!("drill-src-saved", name = name.as_str()),
         },
-        (None, true) => "live run".to_string(),
-        (None, false) if s.view.report.is_some() => "last run".to_string(),
-        _ if s.loading() => "reading the last run…".to_string(),
-        _ => "no run yet: s starts one".to_string(),
+        (None, true) => crate::t!("drill-src-live"),
+        (None, false) if s.view.report.is_some() => crate::t!("drill-src-last-run"),
+        _ if s.loading() => crate::t!("drill-src-reading"),
+        _ => crate::t!("drill-src-none"),
     };
     frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             // Files read or written for a key, while they are: first, so a long line does not cut it.
             Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
-            Span::styled(format!("track {} · preset {} · ", s.meta.track, s.preset_label()), dim()),
+            Span::styled(
+                format!(
+                    "{} · ",
+                    crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+                ),
+                dim(),
+            ),
             Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
             Span::styled(source, highlight()),
         ])),
@@ -73,7 +79,11 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
     // Too many to show whole: say where every claim is told in full.
-    let claims_title = if claim_lines.len() as u16 + 2 > claims_h { " Claims · all in 3 Log " } else { " Claims " };
+    let claims_title = if claim_lines.len() as u16 + 2 > claims_h {
+        format!(" {} ", crate::t!("drill-claims-title-log"))
+    } else {
+        format!(" {} ", crate::t!("drill-claims-title"))
+    };
     frame.render_widget(Paragraph::new(claim_lines).block(panel(claims_title, false)), claims_area);
 
     let [tabs_area, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);
@@ -81,9 +91,9 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     // Every tab stays in sight: when the names do not all fit, the others
     // show only their key.
     let full: usize = Tab::ALL.iter().map(|t| t.title().width() + 3).sum();
-    let titles: Vec<&str> = Tab::ALL
+    let titles: Vec<String> = Tab::ALL
         .iter()
-        .map(|t| if full <= tabs_area.width as usize || *t == s.tab { t.title() } else { &t.title()[..1] })
+        .map(|t| if full <= tabs_area.width as usize || *t == s.tab { t.title() } else { t.key().to_string() })
         .collect();
     frame.render_widget(
         Tabs::new(titles)
@@ -121,7 +131,8 @@ fn objective_lines(objective: &str, width: usize, height: u16) -> Vec<String> {
     if lines.len() > cap {
         lines.truncate(cap);
         let last = lines.pop().unwrap_or_default();
-        let more = " … (r: README)";
+        let more = format!(" {}", crate::t!("drill-readme-more"));
+        let more = more.as_str();
         let keep = width.saturating_sub(more.width());
         let head = if last.width() > keep { ellipsize(&last, keep).trim_end_matches('…').to_string() } else { last };
         lines.push(format!("{}{more}", head.trim_end()));
@@ -131,9 +142,6 @@ fn objective_lines(objective: &str, width: usize, height: u16) -> Vec<String> {
     }
     lines
 }
-
-const SEED_LABEL: &str = "seed";
-const SWEEP_SEEDS_LABEL: &str = "sweep seeds";
 
 /// The value shown in config row `row`: the text being typed there, or
 /// `value`. Typed text wider than `width` columns shows its end (where the
@@ -155,12 +163,20 @@ fn shown_value(s: &State, row: usize, value: String, width: usize) -> String {
 }
 
 fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
-    let key_w = s.meta.params.iter().map(|p| p.key.len()).chain([SWEEP_SEEDS_LABEL.len()]).max().unwrap_or(4);
+    let (seed_label, sweep_seeds_label) = (crate::t!("drill-seed-label"), crate::t!("drill-sweep-seeds-label"));
+    let key_w = s
+        .meta
+        .params
+        .iter()
+        .map(|p| p.key.width())
+        .chain([seed_label.width(), sweep_seeds_label.width()])
+        .max()
+        .unwrap_or(4);
     // Columns left for a value: inside the borders, after the key and a space.
     let value_w = (area.width as usize).saturating_sub(2 + key_w + 1);
     let item = |key: &str, value: String, vstyle: Style| {
         ListItem::new(Line::from(vec![
-            Span::styled(format!("{key:<key_w$} "), param_key()),
+            Span::styled(format!("{} ", pad(key, key_w)), param_key()),
             Span::styled(value, vstyle),
         ]))
     };
@@ -178,20 +194,20 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
         })
         .collect();
     let n = s.meta.params.len();
-    items.push(item(SEED_LABEL, shown_value(s, n, s.seed.to_string(), value_w), Style::default()));
-    items.push(item(SWEEP_SEEDS_LABEL, shown_value(s, n + 1, s.sweep_seeds.to_string(), value_w), Style::default()));
+    items.push(item(&seed_label, shown_value(s, n, s.seed.to_string(), value_w), Style::default()));
+    items.push(item(&sweep_seeds_label, shown_value(s, n + 1, s.sweep_seeds.to_string(), value_w), Style::default()));
     if !s.pluggable().is_empty() {
         // Not a row the cursor visits: `u` switches it.
         let (text, style) = match s.uses.keys().next() {
-            Some(id) => (format!("yours: {id} (u)"), highlight()),
-            None => ("the lab's (u: yours)".to_string(), Style::default()),
+            Some(id) => (crate::t!("drill-fn-yours", id = id.as_str()), highlight()),
+            None => (crate::t!("drill-fn-lab"), Style::default()),
         };
-        items.push(item("function", text, style));
+        items.push(item(&crate::t!("drill-function-label"), text, style));
     }
     let help = match s.config_row() {
         ConfigRow::Param(i) => s.meta.params.get(i).map(|p| p.help.clone()).unwrap_or_default(),
-        ConfigRow::Seed => "random seed of data, init and sampling".into(),
-        ConfigRow::SweepSeeds => format!("S sweeps seeds 1–N (N ≤ {SWEEP_SEEDS_MAX})"),
+        ConfigRow::Seed => crate::t!("drill-seed-help"),
+        ConfigRow::SweepSeeds => crate::t!("drill-sweep-seeds-help", max = SWEEP_SEEDS_MAX.to_string()),
     };
     // The help of the selected row, wrapped (up to 4 lines, leaving the list room).
     let help_lines = wrap_words(&help, area.width.saturating_sub(2) as usize).len() as u16;
@@ -208,9 +224,9 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
         let offset = s.cursor.saturating_sub(rows - 1).min(total - rows);
         let below = total - offset - rows;
         let more = match (offset, below) {
-            (0, b) => format!("↓ {b} more"),
-            (a, 0) => format!("↑ {a} above"),
-            (a, b) => format!("↑ {a} above · ↓ {b} more"),
+            (0, b) => crate::t!("drill-more-below", below = b.to_string()),
+            (a, 0) => crate::t!("drill-more-above", above = a.to_string()),
+            (a, b) => crate::t!("drill-more-both", above = a.to_string(), below = b.to_string()),
         };
         (offset, rows, Some(more))
     };
@@ -221,10 +237,11 @@ fn draw_config(frame: &mut Frame, area: Rect, s: &State) {
     let mut st = ListState::default().with_selected(s.cursor.checked_sub(offset).filter(|&c| c < rows));
     // The preset and the seed are always in sight, in the top border.
     let title = match s.edited_keys().len() {
-        0 => format!(" Config · {} ", s.preset),
-        n => format!(" Config · {}, {n} edited ", s.preset),
+        0 => format!(" {} ", crate::t!("drill-config-title", preset = s.preset.as_str())),
+        n => format!(" {} ", crate::t!("drill-config-title-edited", preset = s.preset.as_str(), n = n.to_string())),
     };
-    let seed = format!(" seed {} ", shown_value(s, s.meta.params.len(), s.seed.to_string(), 12));
+    let seed = shown_value(s, s.meta.params.len(), s.seed.to_string(), 12);
+    let seed = format!(" {} ", crate::t!("drill-config-seed", seed = seed));
     let mut block = panel(title.clone(), s.focus == Focus::Config);
     // Where both fit (on a narrow pane the preset's title wins; the seed row is a ↓ away).
     if title.width() + seed.width() + 4 <= area.width as usize {
@@ -256,16 +273,17 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
     let series = &s.view.series;
     if series.is_empty() {
         let msg = match (&s.view.report, &s.viewing) {
-            _ if s.running() => "waiting for the first metric points…".to_string(),
+            _ if s.running() => crate::t!("drill-charts-waiting"),
             (Some(r), _) => match &r.status {
-                RunStatus::Failed(m) => format!("The run failed before its first metric point: {m}"),
-                st => format!("The run ended ({st}) before its first metric point."),
+                RunStatus::Failed(m) => crate::t!("drill-charts-failed", error = m.as_str()),
+                st => crate::t!("drill-charts-ended", status = st.to_string()),
             },
-            (None, Some(name)) => format!("Run {name} saved no metric points: it was stopped before its first step."),
-            (None, None) => "No run yet. Press s to start the drill with the configuration on the left.".to_string(),
+            (None, Some(name)) => crate::t!("drill-charts-empty-saved", name = name.as_str()),
+            (None, None) => crate::t!("drill-charts-none"),
         };
+        let title = format!(" {} ", crate::t!("drill-tab-charts"));
         frame.render_widget(
-            Paragraph::new(msg).wrap(Wrap { trim: true }).block(panel(" Charts ", s.focus == Focus::Pane)),
+            Paragraph::new(msg).wrap(Wrap { trim: true }).block(panel(title, s.focus == Focus::Pane)),
             area,
         );
         return;
@@ -281,25 +299,25 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
     let [status, charts] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
     let smooth = match s.opts.smoothing {
         Some(b) => format!("EMA {b:.3}"),
-        None => "raw".into(),
+        None => crate::t!("drill-smooth-raw"),
     };
     // The x of the charts on this page: one name when they share it.
     let mut xs: Vec<&str> = shown.iter().map(|g| chart::x_name(&g.x, s.opts)).collect();
     xs.dedup();
     let x = match xs.as_slice() {
-        [one] => format!("x {one} (w)"),
-        _ => "x per chart (w: time)".to_string(),
+        [one] => crate::t!("drill-x-one", x = *one),
+        _ => crate::t!("drill-x-per-chart"),
     };
     let mut parts = vec![
-        format!("page {}/{} ([ ])", page + 1, pages),
-        format!("{smooth} (m, + -)"),
-        format!("y {} (L)", if s.opts.log_y { "log" } else { "linear" }),
+        crate::t!("drill-page", page = (page + 1).to_string(), pages = pages.to_string()),
+        crate::t!("drill-smooth-keys", smooth = smooth),
+        if s.opts.log_y { crate::t!("drill-y-log") } else { crate::t!("drill-y-linear") },
         x,
     ];
     match (&s.compare, &s.previous) {
         // A `b` run: what the grey is matters more than the settings.
-        (Some(_), Some(_)) => parts.insert(1, format!("grey = last passing run of seed {}", s.seed)),
-        (None, Some(_)) => parts.push("grey = previous run".into()),
+        (Some(_), Some(_)) => parts.insert(1, crate::t!("drill-grey-last-passing-seed", seed = s.seed.to_string())),
+        (None, Some(_)) => parts.push(crate::t!("drill-grey-previous")),
         _ => {}
     }
     // Whole settings or none: the ones that do not fit are in the help (?).
@@ -323,8 +341,12 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
                 .collect();
             // A lone series keeps a colour of its own; a group's curves take the palette from its start.
             let colour = if group.is_single() { g } else { 0 };
-            let grey = if s.compare.is_some() { "last passing run" } else { "previous run" };
-            let spec = chart::Spec { title: &group.title, x: &group.x, colour, members, grey };
+            let grey = if s.compare.is_some() {
+                crate::t!("drill-grey-last-passing")
+            } else {
+                crate::t!("drill-grey-previous-run")
+            };
+            let spec = chart::Spec { title: &group.title, x: &group.x, colour, members, grey: &grey };
             chart::draw(frame, *cell, &spec, s.opts);
         }
     }
@@ -334,11 +356,9 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
     let views = &s.view.views;
     let Some(v) = views.get(s.view_index.min(views.len().saturating_sub(1))) else {
         frame.render_widget(
-            Paragraph::new(
-                "Teaching views appear here while the drill runs: trajectories token by token, sample tables.",
-            )
-            .wrap(Wrap { trim: true })
-            .block(panel(" Views ", s.focus == Focus::Pane)),
+            Paragraph::new(crate::t!("drill-views-empty"))
+                .wrap(Wrap { trim: true })
+                .block(panel(format!(" {} ", crate::t!("drill-tab-views")), s.focus == Focus::Pane)),
             area,
         );
         return;
@@ -367,15 +387,25 @@ fn draw_views(frame: &mut Frame, area: Rect, s: &State) {
             let mut lines = token_mask::lines(tokens, inner.width as usize);
             lines.push(Line::raw(""));
             lines.push(Line::from(vec![
-                Span::styled(" prompt ", token_mask::kind_style(crate::drills::TokenKind::Prompt)),
+                Span::styled(
+                    format!(" {} ", crate::t!("drill-token-prompt")),
+                    token_mask::kind_style(crate::drills::TokenKind::Prompt),
+                ),
                 Span::raw(" "),
-                Span::styled(" trained ", token_mask::kind_style(crate::drills::TokenKind::Trained)),
+                Span::styled(
+                    format!(" {} ", crate::t!("drill-token-trained")),
+                    token_mask::kind_style(crate::drills::TokenKind::Trained),
+                ),
                 Span::raw(" "),
-                Span::styled(" masked ", token_mask::kind_style(crate::drills::TokenKind::Masked)),
+                Span::styled(
+                    format!(" {} ", crate::t!("drill-token-masked")),
+                    token_mask::kind_style(crate::drills::TokenKind::Masked),
+                ),
             ]));
             if tokens.iter().any(|t| t.kind == crate::drills::TokenKind::Injected) {
                 let key = token_mask::kind_style(crate::drills::TokenKind::Injected);
-                lines.last_mut().expect("the key line").spans.extend([Span::raw(" "), Span::styled(" injected ", key)]);
+                let injected = format!(" {} ", crate::t!("drill-token-injected"));
+                lines.last_mut().expect("the key line").spans.extend([Span::raw(" "), Span::styled(injected, key)]);
             }
             lines.push(Line::from(Span::styled(legend.clone(), dim())));
             let h = lines.len() + wrap_words(legend, inner.width as usize).len();
@@ -419,9 +449,9 @@ fn draw_log(frame: &mut Frame, area: Rect, s: &State) {
     let skip = rows.len().saturating_sub(h).min(if next > end { 0 } else { usize::MAX });
     let lines: Vec<Line> = rows.into_iter().skip(skip).take(h).map(Line::raw).collect();
     let title = if s.log_scroll.is_some() {
-        format!(" Log {shown_end}/{n} (scrolled: ↓ to the end to follow) ")
+        format!(" {} ", crate::t!("drill-log-scrolled", at = shown_end.to_string(), n = n.to_string()))
     } else {
-        format!(" Log ({}, following) ", crate::tui::widgets::question::count(n, "line", "lines"))
+        format!(" {} ", crate::t!("drill-log-following", count = n))
     };
     frame.render_widget(Paragraph::new(lines).block(panel(title, s.focus == Focus::Pane)), area);
 }
@@ -480,13 +510,18 @@ pub(super) fn wrap_hanging(text: &str, width: usize) -> Vec<String> {
 fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
     if s.runs.is_empty() {
         frame.render_widget(
-            Paragraph::new("No saved runs of this drill yet.").block(panel(" Runs ", s.focus == Focus::Pane)),
+            Paragraph::new(crate::t!("drill-runs-empty"))
+                .block(panel(format!(" {} ", crate::t!("drill-tab-runs")), s.focus == Focus::Pane)),
             area,
         );
         return;
     }
     let block = panel(
-        if area.width >= 50 { " Runs (↑↓ choose, Enter opens) " } else { " Runs (↑↓, Enter) " },
+        if area.width >= 50 {
+            format!(" {} ", crate::t!("drill-runs-title"))
+        } else {
+            format!(" {} ", crate::t!("drill-runs-title-short"))
+        },
         s.focus == Focus::Pane,
     );
     let avail = block.inner(area).width as usize;
@@ -502,7 +537,9 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
             // A run whose parameters differ from its preset says so.
             let (preset, seed) = r.config.as_ref().map_or(("?".to_string(), "?".to_string()), |c| {
                 let edited = !super::edited_keys(&s.meta, &c.preset, &c.params).is_empty();
-                (if edited { format!("{}, edited", c.preset) } else { c.preset.clone() }, c.seed.to_string())
+                let preset =
+                    if edited { crate::t!("drill-runs-edited", preset = c.preset.as_str()) } else { c.preset.clone() };
+                (preset, c.seed.to_string())
             });
             let (status, style, claims, wall) = match &r.report {
                 Some(rep) => {
@@ -510,15 +547,23 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                     let verdicts: Vec<bool> = rep.claims.iter().filter(|c| !c.observation).map(|c| c.pass).collect();
                     let passed = verdicts.iter().filter(|p| **p).count();
                     let (st, style) = status_cell(&rep.status);
-                    (st.to_string(), style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
+                    (st, style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
                 }
-                None => ("interrupted".into(), dim(), "-".into(), "-".into()),
+                None => (crate::t!("drill-status-interrupted"), dim(), "-".into(), "-".into()),
             };
             (vec![name(&r.name), preset, seed, status, claims, wall], style)
         })
         .collect();
-    let header = ["run", "preset", "seed", "status", "claims", "time"];
-    let mut natural: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    let header = [
+        "drill-col-run",
+        "drill-col-preset",
+        "drill-col-seed",
+        "drill-col-status",
+        "drill-col-claims",
+        "drill-col-time",
+    ]
+    .map(|k| crate::i18n::tr(k, None));
+    let mut natural: Vec<usize> = header.iter().map(|h| h.width()).collect();
     for (row, _) in &cells {
         for (w, c) in natural.iter_mut().zip(row) {
             *w = (*w).max(c.width());
@@ -546,7 +591,7 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         })
         .collect();
     let table = Table::new(rows, shown.iter().map(|&i| Constraint::Length(natural[i] as u16)))
-        .header(header_row(shown.iter().map(|&i| header[i])))
+        .header(header_row(shown.iter().map(|&i| header[i].clone())))
         .block(block)
         .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED));
     let mut st = ratatui::widgets::TableState::default().with_selected(Some(s.runs_cursor));
@@ -609,9 +654,9 @@ fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
         (_, Some(r)) if r.status == RunStatus::ClaimsFailed => (
             1.0,
             vec![
-                format!("finished in {:.1} s: {}", r.wall_s, super::failed_claims(r)),
-                "why under each ✗".to_string(),
-                "b: break a claim on purpose".to_string(),
+                crate::t!("drill-gauge-finished", secs = format!("{:.1}", r.wall_s), failed = super::failed_claims(r)),
+                crate::t!("drill-gauge-why"),
+                crate::t!("drill-gauge-break"),
             ],
         ),
         (_, Some(r)) => (1.0, vec![r.outcome()]),
@@ -619,15 +664,25 @@ fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
         (Some((step, total, _)), None) if s.viewing.is_some() => (
             (step as f64 / total.max(1) as f64).clamp(0.0, 1.0),
             vec![
-                format!("interrupted at step {step} of {total} ({})", v.phase),
-                "the process stopped before the run ended".to_string(),
+                crate::t!(
+                    "drill-gauge-interrupted",
+                    step = step.to_string(),
+                    total = total.to_string(),
+                    phase = v.phase.as_str()
+                ),
+                crate::t!("drill-gauge-stopped"),
             ],
         ),
         (Some((step, total, _)), None) => {
             // Most important first: what is left out on a narrow screen is the tail.
-            let mut parts = vec![format!("{} · step {step}/{total}", v.phase)];
+            let mut parts = vec![crate::t!(
+                "drill-gauge-step",
+                phase = v.phase.as_str(),
+                step = step.to_string(),
+                total = total.to_string()
+            )];
             if let Some(eta) = v.eta() {
-                parts.push(format!("ETA {eta:.0} s"));
+                parts.push(crate::t!("drill-gauge-eta", secs = format!("{eta:.0}")));
             }
             if let Some(tps) = v.tokens_per_s() {
                 parts.push(format!("{:.1}K tok/s", tps / 1000.0));
@@ -637,8 +692,8 @@ fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
             }
             ((step as f64 / total.max(1) as f64).clamp(0.0, 1.0), parts)
         }
-        (None, None) if s.running() => (0.0, vec![format!("{} · starting…", v.phase)]),
-        _ => (0.0, vec!["idle · s starts a run".to_string()]),
+        (None, None) if s.running() => (0.0, vec![crate::t!("drill-gauge-starting", phase = v.phase.as_str())]),
+        _ => (0.0, vec![crate::t!("drill-gauge-idle")]),
     };
     let colour = match &v.report {
         None if s.viewing.is_some() && v.progress.is_some() => GAUGE_PAST,

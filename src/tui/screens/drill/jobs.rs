@@ -65,7 +65,10 @@ impl Job {
     /// Run `work` on a thread of its own.
     pub fn spawn(kind: Kind, what: String, work: impl FnOnce() -> Done + Send + 'static) -> Job {
         let (tx, rx) = mpsc::channel();
+        // What it says (messages, log lines) is in the screen's language.
+        let lang = crate::i18n::current();
         std::thread::spawn(move || {
+            crate::i18n::set(lang);
             // The screen may be gone (or want another result) by now: nobody to tell.
             let _ = tx.send(work());
         });

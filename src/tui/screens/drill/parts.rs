@@ -26,11 +26,18 @@ pub(super) fn header_row<'a, T: Into<Cell<'a>>>(cells: impl IntoIterator<Item = 
 }
 
 /// A run's status as a table cell: a word and its colour.
-pub(super) fn status_cell(status: &RunStatus) -> (&'static str, Style) {
+pub(super) fn status_cell(status: &RunStatus) -> (String, Style) {
     match status {
-        RunStatus::Passed => ("passed", theme::pass()),
-        RunStatus::ClaimsFailed => ("claim failed", theme::fail()),
-        RunStatus::Cancelled => ("cancelled", theme::dim()),
-        RunStatus::Failed(_) => ("error", theme::fail()),
+        RunStatus::Passed => (crate::t!("drill-status-passed"), theme::pass()),
+        RunStatus::ClaimsFailed => (crate::t!("drill-status-claim-failed"), theme::fail()),
+        RunStatus::Cancelled => (crate::t!("drill-status-cancelled"), theme::dim()),
+        RunStatus::Failed(_) => (crate::t!("drill-status-error"), theme::fail()),
     }
+}
+
+/// `text` padded with spaces to `width` terminal columns (a Chinese
+/// character takes two).
+pub(super) fn pad(text: &str, width: usize) -> String {
+    use unicode_width::UnicodeWidthStr;
+    format!("{text}{}", " ".repeat(width.saturating_sub(text.width())))
 }

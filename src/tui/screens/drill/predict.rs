@@ -104,7 +104,7 @@ impl Asking {
                             self.choice = d - 1;
                             self.error = None;
                         }
-                        _ => self.error = Some(format!("pick 1 to {n}")),
+                        _ => self.error = Some(crate::t!("drill-pick-range", n = n.to_string())),
                     },
                     KeyCode::Enter => {
                         self.answers.push((spec, self.choice as f64));
@@ -119,10 +119,7 @@ impl Asking {
                     self.typed.truncate(24);
                     self.error = None;
                 }
-                KeyCode::Char(c) => {
-                    self.error =
-                        Some(format!("only a number: '{c}' refused (digits . - e, or a fraction such as 1/16)"))
-                }
+                KeyCode::Char(c) => self.error = Some(crate::t!("drill-only-number", c = c.to_string())),
                 KeyCode::Backspace => {
                     self.typed.pop();
                     self.error = None;
@@ -169,10 +166,10 @@ impl Asking {
             }
             PredictKind::Number => {
                 out.push(Line::from(vec![
-                    Span::raw("your answer: "),
+                    Span::raw(format!("{} ", crate::t!("drill-your-answer"))),
                     Span::styled(format!("{}█", self.typed), accent()),
                 ]));
-                out.push(Line::from(Span::styled("a number: 0.25, 1e-3 or a fraction such as 1/16", dim())));
+                out.push(Line::from(Span::styled(crate::t!("drill-number-help"), dim())));
             }
         }
         if let Some(e) = &self.error {
@@ -180,10 +177,8 @@ impl Asking {
         }
         out.push(Line::raw(""));
         let keys = match spec.kind {
-            PredictKind::Choice => {
-                format!("↑↓ or 1–{} choose · Enter answers · Tab skips · Esc skips all and runs", spec.choices.len())
-            }
-            PredictKind::Number => "Enter answers · Tab skips · Esc skips all and runs".to_string(),
+            PredictKind::Choice => crate::t!("drill-ask-keys-choice", n = spec.choices.len().to_string()),
+            PredictKind::Number => crate::t!("drill-ask-keys-number"),
         };
         out.extend(wrap_words(&keys, width).into_iter().map(|l| Line::from(Span::styled(l, dim()))));
         out
@@ -304,14 +299,20 @@ fn inner_width(area: Rect, max_w: u16) -> usize {
 }
 
 pub fn draw_asking(frame: &mut Frame, area: Rect, a: &Asking) {
-    let title = format!(" Predict before you run · {} of {} · {} ", a.at + 1, a.specs.len(), a.preset);
+    let title = crate::t!(
+        "drill-predict-title",
+        at = (a.at + 1).to_string(),
+        n = a.specs.len().to_string(),
+        preset = a.preset.as_str()
+    );
+    let title = format!(" {title} ");
     let lines = a.lines(inner_width(area, 72));
     popup(frame, area, title, 72, lines, 0);
 }
 
 pub fn draw_outcomes(frame: &mut Frame, area: Rect, o: &Outcomes) {
     let lines = o.lines(inner_width(area, 80));
-    popup(frame, area, " Your predictions · Enter closes ".into(), 80, lines, o.scroll);
+    popup(frame, area, format!(" {} ", crate::t!("drill-outcomes-title")), 80, lines, o.scroll);
 }
 
 pub fn draw_breaking(frame: &mut Frame, area: Rect, b: &BreakList) {
@@ -319,5 +320,5 @@ pub fn draw_breaking(frame: &mut Frame, area: Rect, b: &BreakList) {
     let inner_h = area.height.saturating_sub(2) as usize;
     // The chosen setting stays in sight.
     let scroll = at.saturating_sub(inner_h.saturating_sub(3));
-    popup(frame, area, " Break a claim · Enter runs it · Esc closes ".into(), 80, lines, scroll);
+    popup(frame, area, format!(" {} ", crate::t!("drill-breaking-title")), 80, lines, scroll);
 }

@@ -30,7 +30,12 @@ impl RunView {
         match e {
             Event::Started { device, preset, seed, .. } => {
                 self.device = device.clone();
-                self.logs.push(format!("▶ started · preset {preset} · seed {seed} · {device}"));
+                self.logs.push(crate::t!(
+                    "drill-log-started",
+                    preset = preset,
+                    seed = seed.to_string(),
+                    device = device
+                ));
             }
             Event::Phase(p) => {
                 self.logs.push(format!("── {p}"));
@@ -59,18 +64,19 @@ impl RunView {
                 self.progress = Some((step, total, tokens));
             }
             Event::Claim(c) => {
-                let (kind, verdict) = match (c.observation, c.pass) {
-                    (true, _) => ("observation", "observed"),
-                    (false, true) => ("claim", "pass"),
-                    (false, false) => ("claim", "FAIL"),
-                };
-                self.logs.push(format!(
-                    "{kind} {}: {:.4} {} {} → {verdict}",
-                    c.id,
-                    c.measured,
-                    c.op.symbol(),
-                    c.threshold
-                ));
+                let (id, value) = (c.id.as_str(), format!("{:.4}", c.measured));
+                let (op, threshold) = (c.op.symbol(), c.threshold.to_string());
+                self.logs.push(match (c.observation, c.pass) {
+                    (true, _) => {
+                        crate::t!("drill-log-observed", id = id, value = value, op = op, threshold = threshold)
+                    }
+                    (false, true) => {
+                        crate::t!("drill-log-pass", id = id, value = value, op = op, threshold = threshold)
+                    }
+                    (false, false) => {
+                        crate::t!("drill-log-fail", id = id, value = value, op = op, threshold = threshold)
+                    }
+                });
                 self.claims.retain(|x| x.id != c.id);
                 self.claims.push(c);
             }

@@ -23,6 +23,7 @@ use crate::plot::band::{band_charts, BandChart, BandPoint};
 use crate::runner::sweep::{ClaimStats, Record, SeedResult, SeedStreams, Sweep, SweepConfig};
 use crate::tui::theme::{self, accent, dim, GAUGE_BLUE};
 use crate::tui::widgets::ellipsize;
+use unicode_width::UnicodeWidthStr;
 
 /// Where a sweep shown on the Sweep tab stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,14 +40,14 @@ pub enum SweepPhase {
 }
 
 impl SweepPhase {
-    pub(super) fn label(&self) -> &'static str {
+    pub(super) fn label(&self) -> String {
         match self {
-            SweepPhase::Running => "running",
-            SweepPhase::Cancelling => "cancelling…",
-            SweepPhase::Cancelled => "cancelled",
-            SweepPhase::Interrupted => "interrupted",
-            SweepPhase::Done => "done",
-            SweepPhase::Failed(_) => "failed",
+            SweepPhase::Running => crate::t!("drill-phase-running"),
+            SweepPhase::Cancelling => crate::t!("drill-phase-cancelling"),
+            SweepPhase::Cancelled => crate::t!("drill-phase-cancelled"),
+            SweepPhase::Interrupted => crate::t!("drill-phase-interrupted"),
+            SweepPhase::Done => crate::t!("drill-phase-done"),
+            SweepPhase::Failed(_) => crate::t!("drill-phase-failed"),
         }
     }
 
@@ -236,11 +237,7 @@ fn right(text: String, style: Style) -> Cell<'static> {
 
 /// The text of the Sweep tab before any sweep of this drill.
 fn intro(n: u64) -> String {
-    format!(
-        "A sweep runs this configuration for seeds 1–{n} and shows how often each claim holds. \
-         Variance across seeds is part of RL: a claim that holds for one seed may fail for the next. \
-         Press S to start (about {n} × the run time)."
-    )
+    crate::t!("drill-sweep-intro", n = n.to_string())
 }
 
 /// Join `parts` with " · " into lines of at most `width` columns, never
@@ -270,18 +267,19 @@ fn header(v: &SweepView, resumes: bool) -> Vec<Span<'static>> {
     let sw = &v.sweep;
     let mut parts = vec![
         Span::styled(sw.config.drill.clone(), accent()),
-        Span::raw(format!("preset {}", sw.config.preset)),
-        Span::raw(format!("seeds {}/{}", v.done(), sw.config.seeds.len())),
-        Span::raw(format!("{} elapsed", duration(v.elapsed()))),
+        Span::raw(crate::t!("drill-sweep-preset", preset = sw.config.preset.as_str())),
+        Span::raw(seeds_done(v)),
+        Span::raw(crate::t!("drill-sweep-elapsed", time = duration(v.elapsed()))),
     ];
     if v.done() > 0 {
-        parts.push(Span::raw(format!("median {:.1} s a run", sw.median_wall_s)));
+        parts.push(Span::raw(crate::t!("drill-sweep-median", secs = format!("{:.1}", sw.median_wall_s))));
     }
     match sw.partial().filter(|_| !v.is_live()) {
         Some(p) => {
-            parts.push(Span::styled(format!("partial: {p}"), v.phase.style().add_modifier(Modifier::BOLD)));
+            let partial = crate::t!("drill-sweep-partial", what = p);
+            parts.push(Span::styled(partial, v.phase.style().add_modifier(Modifier::BOLD)));
             if resumes {
-                parts.push(Span::styled("S resumes", accent()));
+                parts.push(Span::styled(crate::t!("drill-sweep-resumes"), accent()));
             }
         }
         None => parts.push(Span::styled(v.phase.label(), v.phase.style().add_modifier(Modifier::BOLD))),
@@ -290,9 +288,14 @@ fn header(v: &SweepView, resumes: bool) -> Vec<Span<'static>> {
         parts.push(Span::styled(m.clone(), v.phase.style()));
     }
     if let Some(name) = v.saved.as_deref().and_then(Path::file_stem) {
-        parts.push(Span::styled(format!("saved {}", name.to_string_lossy()), dim()));
+        parts.push(Span::styled(crate::t!("drill-sweep-saved-name", name = name.to_string_lossy().to_string()), dim()));
     }
     parts
+}
+
+/// "seeds 3/20": the seeds done of all.
+fn seeds_done(v: &SweepView) -> String {
+    crate::t!("drill-sweep-seeds", done = v.done().to_string(), total = v.sweep.config.seeds.len().to_string())
 }
 
 /// Per claim: held x/n (an observation: how often, as a rate), mean, min, max, threshold.
@@ -317,12 +320,20 @@ fn summary(sw: &Sweep, width: u16) -> (Table<'static>, u16) {
             ]
         })
         .collect();
-    let header = ["claim", "held", "mean", "min", "max", "threshold"];
+    let header = [
+        "drill-col-claim",
+        "drill-col-held",
+        "drill-col-mean",
+        "drill-col-min",
+        "drill-col-max",
+        "drill-col-threshold",
+    ]
+    .map(|k| crate::i18n::tr(k, None));
     // Numbers are never cut; a header may be ("thresh…").
-    let col_w = |i: usize| cells.iter().map(|r| r[i].0.chars().count()).max().unwrap_or(0).max(4);
-    let header_w = |i: usize| col_w(i).max(header[i + 1].len());
-    let id_w = sw.claims.iter().map(|c| claim_label(c).chars().count()).max().unwrap_or(0);
-    let mut cols = vec![(header[0].len(), id_w.max(header[0].len()))];
+    let col_w = |i: usize| cells.iter().map(|r| r[i].0.width()).max().unwrap_or(0).max(4);
+    let header_w = |i: usize| col_w(i).max(header[i + 1].width());
+    let id_w = sw.claims.iter().map(|c| claim_label(c).width()).max().unwrap_or(0);
+    let mut cols = vec![(header[0].width(), id_w.max(header[0].width()))];
     cols.extend((0..5).map(|i| (col_w(i), header_w(i))));
     let widths = fit_widths(&cols, width as usize);
     let claim_w = widths.first().copied().unwrap_or(0);
@@ -343,15 +354,18 @@ fn summary(sw: &Sweep, width: u16) -> (Table<'static>, u16) {
             Row::new(row).height(h)
         })
         .collect();
-    (fitted_table(header.map(String::from).to_vec(), rows, &widths), height)
+    (fitted_table(header.to_vec(), rows, &widths), height)
 }
 
-const MARK: &str = "(observation)";
+/// The mark of an observation in the claim column: "(observation)".
+fn mark() -> String {
+    crate::t!("drill-observation-mark")
+}
 
 /// A claim's id, and for an observation its mark.
 fn claim_label(c: &ClaimStats) -> String {
     if c.observation {
-        format!("{} {MARK}", c.id)
+        format!("{} {}", c.id, mark())
     } else {
         c.id.clone()
     }
@@ -363,10 +377,10 @@ fn claim_cell(c: &ClaimStats, width: usize) -> (Cell<'static>, u16) {
     if !c.observation {
         return (Cell::from(ellipsize(&c.id, width)), 1);
     }
-    if claim_label(c).chars().count() <= width {
-        return (Cell::from(Line::from(vec![Span::raw(c.id.clone()), Span::styled(format!(" {MARK}"), dim())])), 1);
+    if claim_label(c).width() <= width {
+        return (Cell::from(Line::from(vec![Span::raw(c.id.clone()), Span::styled(format!(" {}", mark()), dim())])), 1);
     }
-    let lines = vec![Line::raw(ellipsize(&c.id, width)), Line::styled(ellipsize(MARK, width), dim())];
+    let lines = vec![Line::raw(ellipsize(&c.id, width)), Line::styled(ellipsize(&mark(), width), dim())];
     (Cell::from(Text::from(lines)), 2)
 }
 
@@ -378,22 +392,22 @@ fn draw_seeds(frame: &mut Frame, caption: Rect, area: Rect, sw: &Sweep, scroll: 
         .iter()
         .map(|r| {
             let (status, style) = status_cell(&r.status);
-            let mut row = vec![(r.seed.to_string(), Style::default()), (status.to_string(), style)];
+            let mut row = vec![(r.seed.to_string(), Style::default()), (status, style)];
             row.push((format!("{:.1}", r.wall_s), Style::default()));
             row.extend(sw.claims.iter().map(|c| seed_value(c, r)));
             row
         })
         .collect();
-    let mut header = vec!["seed".to_string(), "status".into(), "wall s".into()];
+    let mut header = vec![crate::t!("drill-col-seed"), crate::t!("drill-col-status"), crate::t!("drill-col-wall")];
     header.extend(sw.claims.iter().map(|c| c.id.clone()));
     let cols: Vec<(usize, usize)> = header
         .iter()
         .enumerate()
         .map(|(i, h)| {
-            let widest = rows.iter().map(|r| r[i].0.chars().count()).max().unwrap_or(0);
+            let widest = rows.iter().map(|r| r[i].0.width()).max().unwrap_or(0);
             match i {
-                0..=2 => (widest.max(h.len()), widest.max(h.len())),
-                _ => (widest.max(5), widest.max(h.chars().count())),
+                0..=2 => (widest.max(h.width()), widest.max(h.width())),
+                _ => (widest.max(5), widest.max(h.width())),
             }
         })
         .collect();
@@ -401,12 +415,17 @@ fn draw_seeds(frame: &mut Frame, caption: Rect, area: Rect, sw: &Sweep, scroll: 
     let n = rows.len();
     let shown = window(n, area.height.saturating_sub(1) as usize, scroll);
     let mut text = match n {
-        0 => "per seed: none finished yet".to_string(),
-        _ => format!("per seed · {}–{} of {n} (↑↓ scroll)", shown.start + 1, shown.end),
+        0 => crate::t!("drill-per-seed-none"),
+        _ => crate::t!(
+            "drill-per-seed",
+            from = (shown.start + 1).to_string(),
+            to = shown.end.to_string(),
+            n = n.to_string()
+        ),
     };
     let hidden = header.len().saturating_sub(widths.len());
     if hidden > 0 {
-        text.push_str(&format!(" · {hidden} more column(s) off the edge"));
+        text.push_str(&format!(" · {}", crate::t!("drill-more-columns", n = hidden.to_string())));
     }
     frame.render_widget(Paragraph::new(Span::styled(text, dim())), caption);
     let table_rows: Vec<Row> = rows[shown]
@@ -466,7 +485,7 @@ pub(super) fn layout(has_bands: bool, want_bands: bool, rows: u16, summary_h: u1
 pub(super) fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let focused = s.focus == Focus::Pane;
     let Some(v) = &s.sweep else {
-        let block = panel(" Sweep ", focused);
+        let block = panel(format!(" {} ", crate::t!("drill-tab-sweep")), focused);
         frame.render_widget(Paragraph::new(intro(s.sweep_seeds)).wrap(Wrap { trim: true }).block(block), area);
         return;
     };
@@ -489,13 +508,14 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, s: &State) {
     let shown = layout(!v.bands.is_empty(), s.sweep_bands, rows, summary_h);
     // The keys of what is shown, in the panel's title.
     let title = match (shown, v.bands.len()) {
-        (SweepLayout::Tables, 0) => " Sweep ".to_string(),
-        (SweepLayout::Tables, _) => " Sweep · b bands ".to_string(),
-        (SweepLayout::Bands, n) if n > 1 => " Sweep · ←→ chart · b tables ".to_string(),
-        (SweepLayout::Bands, _) => " Sweep · b tables ".to_string(),
-        (SweepLayout::Both, n) if n > 1 => " Sweep · ←→ chart · b hide bands ".to_string(),
-        (SweepLayout::Both, _) => " Sweep · b hide bands ".to_string(),
+        (SweepLayout::Tables, 0) => crate::t!("drill-tab-sweep"),
+        (SweepLayout::Tables, _) => crate::t!("drill-sweep-title-bands"),
+        (SweepLayout::Bands, n) if n > 1 => crate::t!("drill-sweep-title-chart-tables"),
+        (SweepLayout::Bands, _) => crate::t!("drill-sweep-title-tables"),
+        (SweepLayout::Both, n) if n > 1 => crate::t!("drill-sweep-title-chart-hide"),
+        (SweepLayout::Both, _) => crate::t!("drill-sweep-title-hide"),
     };
+    let title = format!(" {title} ");
     let block = panel(title, focused);
     frame.render_widget(block, area);
     let [head_area, body] =
@@ -571,7 +591,7 @@ fn band_dots(points: &[BandPoint], bounds: [(f64, f64); 2], cols: usize, rows: u
 fn compact_header(v: &SweepView, width: usize) -> Line<'static> {
     let text = match v.sweep.partial().filter(|_| !v.is_live()) {
         Some(p) => p,
-        None => format!("seeds {}/{} · {}", v.done(), v.sweep.config.seeds.len(), v.phase.label()),
+        None => format!("{} · {}", seeds_done(v), v.phase.label()),
     };
     Line::styled(ellipsize(&text, width), v.phase.style())
 }
@@ -588,7 +608,7 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
     let which = match compact {
         true if n > 1 => format!("{}/{n} · x {}", chosen % n + 1, c.x),
         true => format!("x {}", c.x),
-        false => format!("chart {}/{n} (←→)", chosen % n + 1),
+        false => crate::t!("drill-band-chart", i = (chosen % n + 1).to_string(), n = n.to_string()),
     };
     let title_w = if compact { width.saturating_sub(which.chars().count() + 1) } else { width };
     let mut title = vec![Span::styled(ellipsize(&c.title, title_w), accent().add_modifier(Modifier::BOLD))];
@@ -602,22 +622,23 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
         .map(|(i, a)| Span::styled(format!("━ {}", a.label), Style::default().fg(theme::series(i))))
         .collect();
     if compact {
-        legend.push(Span::styled("⢕ ±1 sd (pop.)", dim()));
-        legend.push(Span::styled("⠁ min–max", dim()));
+        legend.push(Span::styled(crate::t!("drill-band-sd-short"), dim()));
+        legend.push(Span::styled(crate::t!("drill-band-range"), dim()));
     } else {
-        legend.push(Span::styled("line mean", dim()));
-        legend.push(Span::styled("⢕ ±1 sd (population)", dim()));
-        legend.push(Span::styled("⠁ min–max", dim()));
-        let mut seeds = format!("{} seeds", c.seeds);
+        legend.push(Span::styled(crate::t!("drill-band-mean"), dim()));
+        legend.push(Span::styled(crate::t!("drill-band-sd"), dim()));
+        legend.push(Span::styled(crate::t!("drill-band-range"), dim()));
+        let mut seeds = crate::t!("drill-band-seeds", n = c.seeds.to_string());
         if !v.streams.missing.is_empty() {
-            seeds.push_str(&format!(" ({} without metrics)", v.streams.missing.len()));
+            let missing = crate::t!("drill-band-missing", n = v.streams.missing.len().to_string());
+            seeds.push_str(&format!(" {missing}"));
         }
         legend.push(Span::styled(seeds, dim()));
     }
     let lone = c.arms.len() == 1 && c.arms[0].label == c.title;
     let mut lines = match (compact, lone, n) {
         // The legend names the chart: at most which of how many.
-        (true, true, _) => vec![Line::styled(format!("chart {which}"), dim())],
+        (true, true, _) => vec![Line::styled(crate::t!("drill-band-chart-which", which = which.as_str()), dim())],
         // One line: the title gives way to the count.
         (true, false, _) => vec![Line::from(title)],
         (false, _, _) => pack(title, width),
@@ -670,10 +691,11 @@ fn draw_bands(frame: &mut Frame, area: Rect, v: &SweepView, chosen: usize, compa
 /// The gauge while a sweep runs: seeds done of all, and about how long is left.
 pub(super) fn gauge(v: &SweepView) -> (f64, String, Color) {
     let (done, total) = (v.done(), v.sweep.config.seeds.len());
-    let mut text = format!("sweep {} · {done}/{total} seeds done", v.phase.label());
+    let mut text =
+        crate::t!("drill-sweep-gauge", phase = v.phase.label(), done = done.to_string(), total = total.to_string());
     if done > 0 && done < total {
         let left = (total - done) as f64 * v.sweep.median_wall_s;
-        text.push_str(&format!(" · about {} left", duration(left)));
+        text.push_str(&format!(" · {}", crate::t!("drill-sweep-left", time = duration(left))));
     }
     (done as f64 / total.max(1) as f64, text, GAUGE_BLUE)
 }
