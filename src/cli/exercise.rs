@@ -24,21 +24,21 @@ pub fn list(content: &Content) -> Result<ExitCode> {
         if track != Some(x.track) {
             track = Some(x.track);
             let title = crate::content::tracks::track(x.track).map(|t| t.title).unwrap_or("?");
-            println!("track {} · {title}", x.track);
+            println!("{}", crate::t!("exercise-track-head", track = x.track, title = title));
         }
         let mark = match store.progress.exercises.get(&x.id) {
-            Some(r) if r.passed_at.is_some() => "✓ done   ",
-            Some(_) => "✗ not yet",
-            None => "· pending",
+            Some(r) if r.passed_at.is_some() => crate::t!("cli-ex-done"),
+            Some(_) => crate::t!("cli-ex-not-yet"),
+            None => crate::t!("cli-ex-pending"),
         };
         let plug = match (&x.drill, x.plug) {
-            (Some(d), true) => format!("  (trains {d})"),
+            (Some(d), true) => format!("  {}", crate::t!("cli-ex-trains", drill = d.as_str())),
             _ => String::new(),
         };
-        println!("  {mark} {:<20} {}{plug}", x.id, x.title);
+        println!("  {} {:<20} {}{plug}", crate::tui::widgets::pad_right(&mark, 9), x.id, x.title);
     }
     let done = content.exercises.iter().filter(|x| store.progress.exercise_done(&x.id)).count();
-    println!("\n{done} of {} done · agentlab exercise show ID · agentlab exercise check ID", content.exercises.len());
+    println!("\n{}", crate::t!("cli-ex-list-foot", done = done, total = content.exercises.len()));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -19,17 +19,13 @@ use crate::markdown::Doc;
 pub fn sheets(content: &Content) -> Result<ExitCode> {
     for s in &content.sheets {
         let status = match s.meta.status {
-            SheetStatus::Complete => "",
-            SheetStatus::Stub => " (being written)",
+            SheetStatus::Complete => String::new(),
+            SheetStatus::Stub => format!(" {}", crate::t!("cli-sheet-stub")),
         };
         let quiz = content.quiz(s.meta.track).map_or(0, |q| q.items.len());
-        println!(
-            "{}  {:<32} {:>2} sections  {:>2} quiz items{status}",
-            s.meta.track,
-            s.meta.title,
-            s.section_count(),
-            quiz
-        );
+        let counts =
+            crate::t!("cli-sheet-counts", sections = format!("{:>2}", s.section_count()), items = format!("{quiz:>2}"));
+        println!("{}  {} {counts}{status}", s.meta.track, crate::tui::widgets::pad_right(&s.meta.title, 32));
         println!("   {}", s.meta.summary);
     }
     Ok(ExitCode::SUCCESS)

@@ -101,7 +101,15 @@ fn ask_item(
     header: &str,
 ) -> Result<Option<(Option<bool>, Rating)>> {
     let out = &mut *io.out;
-    writeln!(out, "\n── {header} · track {} · {} {} ──", item.track, item.level, item.level.describe())?;
+    let level = crate::tui::screens::quiz::level_describe(item.level);
+    let head = crate::t!(
+        "cli-item-head",
+        header = header,
+        track = item.track,
+        level = item.level.to_string(),
+        describe = level
+    );
+    writeln!(out, "\n── {head} ──")?;
     writeln!(out, "{}", item.prompt)?;
     let shown = grade::order_shuffle(item);
     let prompt = match &item.answer {
@@ -110,20 +118,20 @@ fn ask_item(
                 writeln!(out, "  {}) {c}", letter(i))?;
             }
             if correct.len() > 1 {
-                format!("answer (several are correct: letters such as a,c; a–{})", letter(choices.len() - 1))
+                crate::t!("cli-answer-several", last = letter(choices.len() - 1).to_string())
             } else {
-                format!("answer (a letter a–{})", letter(choices.len() - 1))
+                crate::t!("cli-answer-letter", last = letter(choices.len() - 1).to_string())
             }
         }
-        Answer::Numeric { .. } => "answer (a number)".to_string(),
+        Answer::Numeric { .. } => crate::t!("cli-answer-number"),
         Answer::Order { steps } => {
-            writeln!(out, "Put these steps in order:")?;
+            writeln!(out, "{}", crate::t!("cli-order-prompt"))?;
             for (row, &s) in shown.iter().enumerate() {
                 writeln!(out, "  {}) {}", row + 1, steps[s])?;
             }
-            format!("order (the step numbers first to last, e.g. {})", example(steps.len()))
+            crate::t!("cli-answer-order", example = example(steps.len()))
         }
-        Answer::Open { .. } => "your answer (any line; then the reference is shown)".to_string(),
+        Answer::Open { .. } => crate::t!("cli-answer-open"),
     };
     let response = loop {
         let Some(line) = io.ask(&prompt)? else { return Ok(None) };
@@ -142,23 +150,25 @@ fn ask_item(
     let correct = grade::grade(&item.answer, &response);
     let out = &mut *io.out;
     match (&item.answer, correct) {
-        (_, Some(true)) => writeln!(out, "✓ correct")?,
+        (_, Some(true)) => writeln!(out, "{}", crate::t!("cli-correct"))?,
         (Answer::Choice { choices, correct }, _) => {
             let right: Vec<String> = correct.iter().map(|&i| format!("{}) {}", letter(i), choices[i])).collect();
-            writeln!(out, "✗ wrong: the answer is {}", right.join(" + "))?
+            writeln!(out, "{}", crate::t!("cli-wrong-answer", answer = right.join(" + ")))?
         }
-        (Answer::Numeric { value, tolerance }, _) => writeln!(out, "✗ wrong: the answer is {value} (± {tolerance})")?,
+        (Answer::Numeric { value, tolerance }, _) => {
+            writeln!(out, "{}", crate::t!("cli-wrong-answer", answer = format!("{value} (± {tolerance})")))?
+        }
         (Answer::Order { steps }, _) => {
-            writeln!(out, "✗ wrong: the order is")?;
+            writeln!(out, "{}", crate::t!("cli-wrong-order"))?;
             for (i, s) in steps.iter().enumerate() {
                 writeln!(out, "  {}. {s}", i + 1)?;
             }
         }
-        (Answer::Open { reference }, _) => writeln!(out, "reference answer:\n{reference}")?,
+        (Answer::Open { reference }, _) => writeln!(out, "{}\n{reference}", crate::t!("cli-reference"))?,
     }
     // Links read as text ("→ sheet 7, § Prompt injection"), never as their raw `[sheet:7#…]` form.
     let why = crate::content::links::with_link_labels(&item.explanation, &|l| Some(link_text(content, l)));
-    writeln!(out, "why: {why}")?;
+    writeln!(out, "{}", crate::t!("cli-why", why = why))?;
     let mut see = Vec::new();
     if let Some(l) = item.sheet.as_deref().and_then(|s| Link::parse(&format!("sheet:{s}"))) {
         see.push(link_text(content, &l));
@@ -167,19 +177,15 @@ fn ask_item(
         see.push(link_text(content, &Link::Drill(d.clone())));
     }
     if !see.is_empty() {
-        writeln!(out, "see: {}", see.join(" · "))?;
+        writeln!(out, "{}", crate::t!("cli-see", links = see.join(" · ")))?;
     }
-    let rate_prompt = if correct == Some(false) {
-        "rate yourself: 2 ⚠️ fuzzy · 3 ❌ don't (a wrong answer cannot be ✅)".to_string()
-    } else {
-        "rate yourself: 1 ✅ know · 2 ⚠️ fuzzy · 3 ❌ don't".to_string()
-    };
+    let rate_prompt = if correct == Some(false) { crate::t!("cli-rate-wrong") } else { crate::t!("cli-rate") };
     loop {
         let Some(line) = io.ask(&rate_prompt)? else { return Ok(None) };
         match Rating::from_key(&line) {
             Some(r) if r.allowed(correct) => return Ok(Some((correct, r))),
-            Some(_) => writeln!(io.out, "  ! the answer was wrong, so it cannot be ✅: type 2 or 3")?,
-            None => writeln!(io.out, "  ! type 1, 2 or 3")?,
+            Some(_) => writeln!(io.out, "  ! {}", crate::t!("cli-rate-no-know"))?,
+            None => writeln!(io.out, "  ! {}", crate::t!("cli-rate-keys"))?,
         }
     }
 }
@@ -209,8 +215,8 @@ fn run_passes(
             let Some((correct, rating)) = ask_item(io, content, item, &header)? else { return Ok((passes, true)) };
             if let Err(e) = store.record(&item.id, item.track, item.level, correct, rating, (io.now)()) {
                 eprintln!(
-                    "agentlab: {e:#}. Not saved yet: {} rating(s); each later save tries again",
-                    store.unsaved_ratings()
+                    "agentlab: {}",
+                    crate::t!("cli-not-saved-yet", error = format!("{e:#}"), count = store.unsaved_ratings())
                 );
             }
             passes.rate(correct, rating);
@@ -218,12 +224,12 @@ fn run_passes(
         if !repeat || !passes.next_pass() {
             return Ok((passes, false));
         }
-        writeln!(
-            io.out,
-            "\n══ pass {}: {} rated ⚠️/❌ come back ══",
-            passes.pass,
-            count(passes.queue.len(), "item", "items")
-        )?;
+        let head = crate::t!(
+            "cli-pass-head",
+            pass = passes.pass,
+            items = crate::t!("count-items", count = passes.queue.len())
+        );
+        writeln!(io.out, "\n══ {head} ══")?;
     }
 }
 
@@ -238,44 +244,59 @@ fn report(io: &mut Session, passes: &Passes, ended: bool, store: &mut Store) -> 
     let given = passes.ratings.len();
     writeln!(io.out)?;
     match (ended, store.has_unsaved()) {
-        (true, false) => writeln!(io.out, "input ended: {} saved.", count(given, "rating", "ratings"))?,
-        (true, true) => writeln!(io.out, "input ended after {}.", count(given, "rating", "ratings"))?,
+        (true, false) => writeln!(io.out, "{}", crate::t!("cli-input-ended-saved", ratings = ratings(given)))?,
+        (true, true) => writeln!(io.out, "{}", crate::t!("cli-input-ended-after", ratings = ratings(given)))?,
         (false, _) => {}
     }
     // Each pass's counts add up to its items; over several passes they count ratings.
     let by_pass = passes.tally_by_pass();
     if by_pass.len() <= 1 {
+        let items = crate::t!("count-items", count = passes.items_rated());
         writeln!(
             io.out,
-            "score: {right}/{graded} auto-graded correct · ✅ {k} · ⚠️ {f} · ❌ {d} · {}",
-            count(passes.items_rated(), "item", "items")
+            "{}",
+            crate::t!("cli-score", right = right, graded = graded, know = k, fuzzy = f, dont = d, items = items)
         )?;
     } else {
-        let per: Vec<String> =
-            by_pass.iter().map(|(p, [k, f, d])| format!("pass {p}: ✅ {k} · ⚠️ {f} · ❌ {d}")).collect();
+        let per: Vec<String> = by_pass
+            .iter()
+            .map(|(p, [k, f, d])| crate::t!("cli-score-pass", pass = *p, know = *k, fuzzy = *f, dont = *d))
+            .collect();
         writeln!(
             io.out,
-            "score: {right}/{graded} auto-graded correct on the first pass · {}, {} over {} passes ({})",
-            count(passes.items_rated(), "item", "items"),
-            count(given, "rating", "ratings"),
-            by_pass.len(),
-            per.join("; ")
+            "{}",
+            crate::t!(
+                "cli-score-passes",
+                right = right,
+                graded = graded,
+                items = crate::t!("count-items", count = passes.items_rated()),
+                ratings = ratings(given),
+                passes = by_pass.len(),
+                per = per.join("; ")
+            )
         )?;
-        writeln!(io.out, "in all: ✅ {k} · ⚠️ {f} · ❌ {d} (a ⚠️/❌ item is rated again in each pass until it is ✅)")?;
+        writeln!(io.out, "{}", crate::t!("cli-score-all", know = k, fuzzy = f, dont = d))?;
     }
     if !store.has_unsaved() {
-        writeln!(io.out, "progress saved in {}", store.path.display())?;
+        writeln!(io.out, "{}", crate::t!("cli-progress-saved", path = store.path.display().to_string()))?;
         return Ok(ExitCode::SUCCESS);
     }
     let why = last_error.map(|e| format!(": {e:#}")).unwrap_or_default();
-    let msg = format!(
-        "progress NOT saved: {unsaved} of {} could not be written to {}{why}",
-        count(given, "rating", "ratings"),
-        store.path.display()
+    let msg = crate::t!(
+        "cli-progress-not-saved",
+        unsaved = unsaved,
+        ratings = ratings(given),
+        path = store.path.display().to_string(),
+        why = why
     );
     writeln!(io.out, "{msg}")?;
     eprintln!("agentlab: {msg}");
     Ok(ExitCode::FAILURE)
+}
+
+/// "1 rating", "3 ratings" in the language in force.
+fn ratings(n: usize) -> String {
+    crate::t!("cli-ratings", count = n)
 }
 
 /// `agentlab quiz [--track T] [--level L] [--limit N]`: one pass over the items.
@@ -288,27 +309,24 @@ pub fn quiz(
     io: &mut Session,
 ) -> Result<ExitCode> {
     let what = match (track, level) {
-        (Some(t), Some(l)) => format!("track {t} · {l}"),
-        (Some(t), None) => format!("track {t} · all levels"),
-        (None, Some(l)) => format!("all tracks · {l}"),
-        (None, None) => "all tracks · all levels".into(),
+        (Some(t), Some(l)) => crate::t!("cli-what-track-level", track = t, level = l.to_string()),
+        (Some(t), None) => crate::t!("cli-what-track", track = t),
+        (None, Some(l)) => crate::t!("cli-what-level", level = l.to_string()),
+        (None, None) => crate::t!("cli-what-all"),
     };
     let items = quiz_items(content, track, level, limit);
     if items.is_empty() {
-        writeln!(io.out, "no quiz items match ({what})")?;
+        writeln!(io.out, "{}", crate::t!("cli-quiz-none", what = what))?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(io.out, "quiz: {what} · {}. Answer each, then rate yourself 1/2/3.", count(items.len(), "item", "items"))?;
+    let n = crate::t!("count-items", count = items.len());
+    writeln!(io.out, "{}", crate::t!("cli-quiz-head", what = what, items = n))?;
     let ids = items.iter().map(|i| i.id.clone()).collect();
-    let (passes, ended) = run_passes(io, content, store, ids, false, "item")?;
+    let (passes, ended) = run_passes(io, content, store, ids, false, &crate::t!("cli-item-label"))?;
     let code = report(io, &passes, ended, store)?;
     if !passes.again.is_empty() {
-        writeln!(
-            io.out,
-            "{} rated ⚠️/❌: `agentlab review --all` brings {} back now.",
-            count(passes.again.len(), "item", "items"),
-            if passes.again.len() == 1 { "it" } else { "them" }
-        )?;
+        let n = passes.again.len();
+        writeln!(io.out, "{}", crate::t!("cli-quiz-again", items = crate::t!("count-items", count = n), count = n))?;
     }
     Ok(code)
 }

@@ -206,25 +206,27 @@ impl CheckReport {
     pub fn lines(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.passed {
-            out.push(format!(
-                "PASS  {}: all {} cases agree with the lab's implementation",
-                self.exercise, self.cases_total
-            ));
+            out.push(crate::t!("exercise-pass", id = self.exercise.as_str(), total = self.cases_total));
         } else {
-            out.push(format!("FAIL  {}: {} of {} cases passed", self.exercise, self.cases_passed, self.cases_total));
+            out.push(crate::t!(
+                "exercise-fail",
+                id = self.exercise.as_str(),
+                passed = self.cases_passed,
+                total = self.cases_total
+            ));
         }
         if let Some(f) = &self.failure {
-            out.push(format!("first failing case: {}", f.case));
+            out.push(crate::t!("exercise-first-failing", case = f.case.as_str()));
             for (k, v) in &f.inputs {
                 out.push(format!("  {k} = {v}"));
             }
             if !f.expected.is_empty() {
-                out.push(format!("  expected: {}", f.expected));
+                out.push(format!("  {}", crate::t!("exercise-expected", value = f.expected.as_str())));
             }
-            out.push(format!("  got:      {}", f.got));
+            out.push(format!("  {}", crate::t!("exercise-got", value = f.got.as_str())));
         }
         if !self.printed.is_empty() {
-            out.push("printed:".into());
+            out.push(crate::t!("exercise-printed"));
             out.extend(self.printed.lines().take(20).map(|l| format!("  {l}")));
         }
         out

@@ -74,15 +74,12 @@ fn mark(progress: &Progress, id: &str) -> (&'static str, Style) {
 
 pub fn draw_list(frame: &mut Frame, area: Rect, s: &ListView, content: &Content, progress: &Progress) {
     let done = content.exercises.iter().filter(|x| progress.exercise_done(&x.id)).count();
-    let title = format!(" Exercises · {done} of {} done ", content.exercises.len());
+    let title = format!(" {} ", crate::t!("exercise-list-title", done = done, total = content.exercises.len()));
     let block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let plugs = content.exercises.iter().filter(|x| x.drill.is_some() && x.plug).count();
-    let text = format!(
-        "Write the algorithm in Rhai; it is checked against the lab's own code, and {plugs} of them can train a \
-         drill. In a shell: agentlab exercise check ID (the ID is the first column)."
-    );
+    let text = crate::t!("exercise-list-intro", plugs = plugs);
     let intro_h = wrap_all(&text, inner.width as usize).len().clamp(1, 3) as u16;
     let [intro, list] = Layout::vertical([Constraint::Length(intro_h), Constraint::Min(1)]).areas(inner);
     frame.render_widget(Paragraph::new(text).style(dim()).wrap(Wrap { trim: true }), intro);
@@ -94,7 +91,10 @@ pub fn draw_list(frame: &mut Frame, area: Rect, s: &ListView, content: &Content,
         if track != Some(x.track) {
             track = Some(x.track);
             let t = crate::content::tracks::track(x.track).map(|t| t.title).unwrap_or("?");
-            items.push(ListItem::new(Line::styled(format!("track {} · {t}", x.track), accent())));
+            items.push(ListItem::new(Line::styled(
+                crate::t!("exercise-track-head", track = x.track, title = t),
+                accent(),
+            )));
         }
         if i == s.cursor {
             selected = items.len();
@@ -106,7 +106,7 @@ pub fn draw_list(frame: &mut Frame, area: Rect, s: &ListView, content: &Content,
             Span::raw(x.title.clone()),
         ];
         if let (Some(d), true) = (&x.drill, x.plug) {
-            spans.push(Span::styled(format!("  → trains {d}"), dim()));
+            spans.push(Span::styled(format!("  {}", crate::t!("exercise-trains", drill = d.as_str())), dim()));
         }
         items.push(ListItem::new(Line::from(spans)));
     }
@@ -237,16 +237,16 @@ impl State {
     }
 
     pub fn title(&self) -> String {
-        format!("exercise {}", self.meta.id)
+        crate::t!("exercise-title", id = self.meta.id.as_str())
     }
 
     /// Read the file again and check it on a thread of its own; [`poll_check`](Self::poll_check)
     /// takes the result. Refused while a check is under way.
     pub fn start_check(&mut self) -> Result<(), String> {
         if self.checking.is_some() {
-            return Err("a check is already under way".into());
+            return Err(crate::t!("exercise-check-running"));
         }
-        let spec = exercises::spec(&self.meta.id).ok_or("this build has no checker for this exercise")?;
+        let spec = exercises::spec(&self.meta.id).ok_or_else(|| crate::t!("exercise-no-checker"))?;
         let (cell, path) = (Arc::new(OnceLock::new()), self.path.clone());
         let out = Arc::clone(&cell);
         std::thread::spawn(move || {
@@ -295,7 +295,7 @@ impl State {
                     self.reveal.set(Some(Reveal::Hint(self.hints_shown - 1)));
                     Action::None
                 } else {
-                    Action::Flash("that was the last hint: S shows a solution".into())
+                    Action::Flash(crate::t!("exercise-last-hint"))
                 }
             }
             KeyCode::Char('S') => {
@@ -304,20 +304,20 @@ impl State {
                     self.reveal.set(self.solution_shown.then_some(Reveal::Solution));
                     Action::None
                 } else {
-                    Action::Flash(format!(
-                        "the solution opens after the last hint ({} of {} shown) or once you pass",
-                        self.hints_shown,
-                        self.meta.hints.len()
+                    Action::Flash(crate::t!(
+                        "exercise-solution-locked",
+                        shown = self.hints_shown,
+                        total = self.meta.hints.len()
                     ))
                 }
             }
             KeyCode::Char('t') => match (&self.meta.drill, self.meta.plug) {
                 (Some(d), true) => Action::TrainWith { drill: d.clone(), exercise: self.meta.id.clone() },
-                _ => Action::Flash("this exercise is checked only: no drill trains with it".into()),
+                _ => Action::Flash(crate::t!("exercise-no-drill")),
             },
             KeyCode::Char('R') => match &self.report {
                 Some(r) if !r.passed => Action::FlagForReview(self.meta.quiz.clone()),
-                _ => Action::Flash("R adds the quiz items to review after a failed check".into()),
+                _ => Action::Flash(crate::t!("exercise-r-after-fail")),
             },
             KeyCode::Char('o') => match Link::parse(&self.meta.sheet) {
                 Some(l) => Action::Follow(Target::Lab(l)),
@@ -361,9 +361,9 @@ fn task_lines(s: &State, content: &Content, width: u16) -> TaskLines {
         doc.layout(width.max(10), &open).lines
     };
     let mut md = s.meta.task.clone();
-    md.push_str(&format!("\n\nTaught in [{}].", s.meta.sheet));
+    md.push_str(&format!("\n\n{}", crate::t!("exercise-taught-in", sheet = s.meta.sheet.as_str())));
     if let (Some(d), true) = (&s.meta.drill, s.meta.plug) {
-        md.push_str(&format!(" Trains [drill:{d}] when you press `t`."));
+        md.push_str(&format!(" {}", crate::t!("exercise-trains-drill", drill = d.as_str())));
     }
     let mut out = TaskLines { lines: render(&md), hints: Vec::new(), solution: None };
     let part = |out: &mut TaskLines, lines: Vec<Line<'static>>| {
@@ -373,12 +373,19 @@ fn task_lines(s: &State, content: &Content, width: u16) -> TaskLines {
         start..out.lines.len()
     };
     for (i, h) in s.meta.hints.iter().take(s.hints_shown).enumerate() {
-        let r = part(&mut out, render(&format!("**Hint {}/{}.** {h}", i + 1, s.meta.hints.len())));
+        let r = part(
+            &mut out,
+            render(&format!("**{}** {h}", crate::t!("exercise-hint-head", n = i + 1, total = s.meta.hints.len()))),
+        );
         out.hints.push(r);
     }
     if s.solution_shown {
         // Rhai, highlighted as Rust (its syntax is Rust-like; syntect has no Rhai), labelled rhai.
-        let mut lines = render(&format!("**A solution**\n\n```rust\n{}\n```\n", s.meta.solution.trim_end()));
+        let mut lines = render(&format!(
+            "**{}**\n\n```rust\n{}\n```\n",
+            crate::t!("exercise-solution"),
+            s.meta.solution.trim_end()
+        ));
         for l in &mut lines {
             for span in &mut l.spans {
                 if span.content == " rust " {
@@ -407,8 +414,8 @@ fn scroll_to(scroll: usize, part: &std::ops::Range<usize>, height: usize) -> usi
 /// is indented under its text).
 fn report_lines(s: &State, width: usize) -> Vec<Line<'static>> {
     let raw: Vec<(String, Style)> = match &s.report {
-        _ if s.checking() => vec![("checking your file…".into(), dim())],
-        None => vec![("not checked yet: c checks your file (e edits it)".into(), dim())],
+        _ if s.checking() => vec![(crate::t!("exercise-checking"), dim())],
+        None => vec![(crate::t!("exercise-not-checked-hint"), dim())],
         Some(r) => r
             .lines()
             .into_iter()
@@ -479,17 +486,15 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content, progres
     };
     let (m, mstyle) = mark(progress, &s.meta.id);
     let state = match m {
-        "✓" => "✓ done",
-        "✗" => "✗ not passed yet",
-        _ => "not checked yet",
+        "✓" => crate::t!("exercise-state-done"),
+        "✗" => crate::t!("exercise-state-failed"),
+        _ => crate::t!("exercise-state-unchecked"),
     };
     // Shortened when the pane is narrow: the mark, then the title.
-    let full = format!(" {} · track {} · {state} ", s.meta.title, s.meta.track);
-    let title = if full.chars().count() + 2 <= left.width as usize {
-        Line::from(vec![
-            Span::raw(format!(" {} · track {} · ", s.meta.title, s.meta.track)),
-            Span::styled(format!("{state} "), mstyle),
-        ])
+    let head = crate::t!("exercise-pane-title", title = s.meta.title.as_str(), track = s.meta.track);
+    let full = format!(" {head} · {state} ");
+    let title = if unicode_width::UnicodeWidthStr::width(full.as_str()) + 2 <= left.width as usize {
+        Line::from(vec![Span::raw(format!(" {head} · ")), Span::styled(format!("{state} "), mstyle)])
     } else {
         Line::from(vec![Span::styled(format!(" {m} "), mstyle), Span::raw(format!("{} ", s.meta.title))])
     };
@@ -512,8 +517,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content, progres
     let below = task.lines.len().saturating_sub(scroll + height);
     frame.render_widget(Paragraph::new(task.lines).scroll((scroll as u16, 0)), inner);
     if below > 0 {
-        let more = format!(" ↓ {below} more line{} (PgDn) ", if below == 1 { "" } else { "s" });
-        let w = (more.chars().count() as u16).min(left.width.saturating_sub(2));
+        let more = format!(" {} ", crate::t!("exercise-more-lines", count = below));
+        let w = (unicode_width::UnicodeWidthStr::width(more.as_str()) as u16).min(left.width.saturating_sub(2));
         let at =
             Rect { x: left.x + left.width.saturating_sub(w + 2), y: left.y + left.height - 1, width: w, height: 1 };
         frame.render_widget(Paragraph::new(more).style(dim()), at);
@@ -533,14 +538,19 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content, progres
         .collect();
     let mut code = code;
     code.push(Line::raw(""));
-    code.push(Line::styled(format!("file: {}", s.path.display()), dim()));
-    let code_block =
-        Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(" your code (e edits it) ");
+    code.push(Line::styled(crate::t!("exercise-file", path = s.path.display().to_string()), dim()));
+    let code_block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .title(format!(" {} ", crate::t!("exercise-your-code")));
     frame.render_widget(Paragraph::new(code).wrap(Wrap { trim: false }).block(code_block), code_area);
-    let mut report_block = Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).title(" check ");
+    let mut report_block = Block::default()
+        .borders(Borders::ALL)
+        .border_type(BorderType::Rounded)
+        .title(format!(" {} ", crate::t!("exercise-check")));
     if cut {
         report_block = report_block.title_bottom(
-            Line::styled(format!(" more: agentlab exercise check {} ", s.meta.id), dim()).right_aligned(),
+            Line::styled(format!(" {} ", crate::t!("exercise-more", id = s.meta.id.as_str())), dim()).right_aligned(),
         );
     }
     frame.render_widget(Paragraph::new(report).wrap(Wrap { trim: false }).block(report_block), report_area);

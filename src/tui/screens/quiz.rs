@@ -19,7 +19,8 @@ use crate::progress::{Rating, Store};
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
 use crate::tui::theme::{accent, bad, dim, good, highlight};
-use crate::tui::widgets::question::{self, count, pass_lines, Outcome, Question};
+use crate::tui::widgets::question::{self, pass_lines, Outcome, Question};
+use crate::tui::widgets::{pad_left, pad_right};
 
 /// Level choices on the setup page: L1, L2, L3, all.
 pub const LEVELS: [Option<Level>; 4] = [Some(Level::L1), Some(Level::L2), Some(Level::L3), None];
@@ -52,8 +53,17 @@ pub struct State {
 
 pub fn level_name(level: Option<Level>) -> String {
     match level {
-        Some(l) => format!("{l} {}", l.describe()),
-        None => "all levels".into(),
+        Some(l) => format!("{l} {}", level_describe(l)),
+        None => crate::t!("quiz-level-all"),
+    }
+}
+
+/// What a level asks, in the language in force ("concept", "implementation", "research").
+pub fn level_describe(level: Level) -> String {
+    match level {
+        Level::L1 => crate::t!("quiz-level-l1"),
+        Level::L2 => crate::t!("quiz-level-l2"),
+        Level::L3 => crate::t!("quiz-level-l3"),
     }
 }
 
@@ -99,8 +109,12 @@ impl State {
 
     pub fn title(&self) -> String {
         match self.phase {
-            Phase::Setup { .. } => "Quiz".into(),
-            _ => format!("Quiz · track {} · {}", self.track, self.level.map_or("all".into(), |l| l.to_string())),
+            Phase::Setup { .. } => crate::t!("quiz-title"),
+            _ => crate::t!(
+                "quiz-title-running",
+                track = self.track,
+                level = self.level.map_or(crate::t!("quiz-level-all-short"), |l| l.to_string())
+            ),
         }
     }
 
@@ -155,10 +169,10 @@ impl State {
                         self.track = TRACKS[t].number;
                         self.level = LEVELS[l];
                         if quiz_items(content, Some(self.track), self.level, None).is_empty() {
-                            return Action::Flash(format!(
-                                "track {} has no {} items yet",
-                                self.track,
-                                level_name(self.level)
+                            return Action::Flash(crate::t!(
+                                "quiz-no-items",
+                                track = self.track,
+                                level = level_name(self.level)
                             ));
                         }
                         self.begin(content);
@@ -189,9 +203,10 @@ impl State {
                         self.load_current(content);
                         match saved {
                             Ok(()) => Action::None,
-                            Err(e) => Action::Flash(format!(
-                                "{e:#}: {} rating(s) not saved yet (each later rating tries again)",
-                                store.unsaved_ratings()
+                            Err(e) => Action::Flash(crate::t!(
+                                "quiz-unsaved",
+                                error = format!("{e:#}"),
+                                count = store.unsaved_ratings()
                             )),
                         }
                     }
@@ -217,7 +232,7 @@ impl State {
                         self.load_current(content);
                         Action::None
                     }
-                    KeyCode::Char('a') => Action::Flash("every item is ✅: nothing to go over again".into()),
+                    KeyCode::Char('a') => Action::Flash(crate::t!("quiz-nothing-again")),
                     KeyCode::Down | KeyCode::Char('j') if self.cursor + 1 < n => {
                         self.cursor += 1;
                         Action::None
@@ -234,7 +249,7 @@ impl State {
                         Action::None
                     }
                     KeyCode::Char('r') => Action::OpenReview,
-                    KeyCode::Char('v') => Action::Flash("Review is r (as on Home)".into()),
+                    KeyCode::Char('v') => Action::Flash(crate::t!("quiz-review-is-r")),
                     KeyCode::Char('p') => Action::OpenProgress,
                     KeyCode::Esc | KeyCode::Backspace | KeyCode::Enter => Action::Back,
                     _ => Action::None,
@@ -269,17 +284,24 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
                 let t = crate::content::tracks::track(q.item.track).map_or("", |t| t.title);
                 let status = Line::from(vec![
                     Span::styled(
-                        format!(" item {}/{} ", s.passes.pos + 1, s.passes.queue.len()),
+                        format!(
+                            " {} ",
+                            crate::t!("quiz-item-badge", pos = s.passes.pos + 1, total = s.passes.queue.len())
+                        ),
                         crate::tui::theme::badge(crate::tui::theme::ACCENT),
                     ),
                     Span::raw(format!(
-                        "  track {} {t} · {} {} · {}{}",
-                        q.item.track,
-                        q.item.level,
-                        q.item.level.describe(),
-                        kind_name(q),
+                        "  {}{}",
+                        crate::t!(
+                            "quiz-status",
+                            track = q.item.track,
+                            title = t,
+                            level = q.item.level.to_string(),
+                            describe = level_describe(q.item.level),
+                            kind = kind_name(q)
+                        ),
                         if s.passes.pass > 1 {
-                            format!(" · pass {} (⚠/❌ items)", s.passes.pass)
+                            format!(" · {}", crate::t!("quiz-status-pass", pass = s.passes.pass))
                         } else {
                             String::new()
                         }
@@ -291,12 +313,18 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
         Phase::Done => match &s.reopened {
             Some(q) => {
                 let status = Line::from(vec![
-                    Span::styled(" missed item ", crate::tui::theme::badge(crate::tui::theme::ACCENT)),
+                    Span::styled(
+                        format!(" {} ", crate::t!("quiz-missed-badge")),
+                        crate::tui::theme::badge(crate::tui::theme::ACCENT),
+                    ),
                     Span::raw(format!(
-                        "  track {} · {} · {} · as you answered it",
-                        q.item.track,
-                        q.item.level,
-                        kind_name(q)
+                        "  {}",
+                        crate::t!(
+                            "quiz-missed-status",
+                            track = q.item.track,
+                            level = q.item.level.to_string(),
+                            kind = kind_name(q)
+                        )
                     )),
                 ]);
                 question::draw(frame, area, q, status, content);
@@ -306,12 +334,12 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
     }
 }
 
-fn kind_name(q: &Question) -> &'static str {
+fn kind_name(q: &Question) -> String {
     match q.item.answer.kind() {
-        crate::content::Kind::Choice => "choice",
-        crate::content::Kind::Numeric => "numeric",
-        crate::content::Kind::Order => "order",
-        crate::content::Kind::Open => "open",
+        crate::content::Kind::Choice => crate::t!("quiz-kind-choice"),
+        crate::content::Kind::Numeric => crate::t!("quiz-kind-numeric"),
+        crate::content::Kind::Order => crate::t!("quiz-kind-order"),
+        crate::content::Kind::Open => crate::t!("quiz-kind-open"),
     }
 }
 
@@ -323,14 +351,14 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
             let n = quiz_items(content, Some(t.number), LEVELS[level], None).len();
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{} ", t.number), highlight()),
-                Span::raw(format!("{:<34}", t.title)),
-                Span::styled(format!("{:>9}", count(n, "item", "items")), dim()),
+                Span::raw(pad_right(t.title, 34)),
+                Span::styled(pad_left(&crate::t!("count-items", count = n), 9), dim()),
             ]))
         })
         .collect();
     let mut ls = ListState::default().with_selected(Some(track));
     let list = List::new(items)
-        .block(panel(" 1. Track ", accent()))
+        .block(panel(format!(" {} ", crate::t!("quiz-panel-track")), accent()))
         .highlight_style(Style::default().add_modifier(Modifier::REVERSED))
         .highlight_symbol("▶ ");
     frame.render_stateful_widget(list, left, &mut ls);
@@ -344,15 +372,16 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
     let t = &TRACKS[track];
     let n = quiz_items(content, Some(t.number), LEVELS[level], None).len();
     lines.push(Line::raw(""));
-    lines.push(Line::raw(format!(
-        "Track {} · {} · {}.",
-        t.number,
-        level_name(LEVELS[level]),
-        count(n, "item", "items")
+    lines.push(Line::raw(crate::t!(
+        "quiz-setup-summary",
+        track = t.number,
+        level = level_name(LEVELS[level]),
+        items = crate::t!("count-items", count = n)
     )));
     lines.push(Line::raw(""));
-    lines.push(Line::from(Span::styled("Next: Enter starts the quiz.", dim())));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(panel(" 2. Level ", accent())), right);
+    lines.push(Line::from(Span::styled(crate::t!("quiz-setup-next"), dim())));
+    let block = panel(format!(" {} ", crate::t!("quiz-panel-level")), accent());
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(block), right);
 }
 
 fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
@@ -361,39 +390,48 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
     let ratings = s.passes.ratings.len();
     let mut lines = vec![
         Line::from(Span::styled(
-            format!("Quiz done · track {} · {}", s.track, level_name(s.level)),
+            crate::t!("quiz-done-title", track = s.track, level = level_name(s.level)),
             accent().add_modifier(Modifier::BOLD),
         )),
         Line::raw(""),
     ];
     let open = s.passes.ratings.iter().take(items).filter(|r| r.1.is_none()).count();
-    let mut graded_line = format!("Auto-graded: {right}/{graded} correct on the first pass");
-    if open > 0 {
-        graded_line.push_str(&format!(" ({} you rated yourself)", count(open, "open item", "open items")));
-    }
-    lines.push(Line::raw(graded_line + "."));
+    let graded_line = if open > 0 {
+        crate::t!(
+            "quiz-auto-graded-open",
+            right = right,
+            graded = graded,
+            open = crate::t!("quiz-open-items", count = open)
+        )
+    } else {
+        crate::t!("quiz-auto-graded", right = right, graded = graded)
+    };
+    lines.push(Line::raw(graded_line));
     lines.extend(pass_lines(&s.passes).into_iter().map(Line::raw));
     if ratings > items {
         lines.push(Line::from(Span::styled(
-            format!(
-                "{} in all, {} saved: a ⚠/❌ item is rated again in each pass until it is ✅.",
-                count(items, "item", "items"),
-                count(ratings, "rating", "ratings")
+            crate::t!(
+                "quiz-ratings-all",
+                items = crate::t!("count-items", count = items),
+                ratings = crate::t!("quiz-ratings", count = ratings)
             ),
             dim(),
         )));
     } else {
-        lines.push(Line::from(Span::styled(format!("{} saved.", count(ratings, "rating", "ratings")), dim())));
+        lines.push(Line::from(Span::styled(
+            crate::t!("quiz-saved", ratings = crate::t!("quiz-ratings", count = ratings)),
+            dim(),
+        )));
     }
     lines.push(Line::raw(""));
     let mut tail = vec![Line::raw("")];
     if s.passes.again.is_empty() {
-        tail.push(Line::raw("Next: r opens Review (it brings items back when they are due), p Progress, Esc back."));
+        tail.push(Line::raw(crate::t!("quiz-next-review")));
     } else {
-        tail.push(Line::raw(format!(
-            "Next: a goes over the {} rated ⚠/❌ in this pass again (pass {}) · r opens Review · Esc back.",
-            count(s.passes.again.len(), "item", "items"),
-            s.passes.pass + 1
+        tail.push(Line::raw(crate::t!(
+            "quiz-next-again",
+            items = crate::t!("count-items", count = s.passes.again.len()),
+            pass = s.passes.pass + 1
         )));
     }
     // Rows a line takes once wrapped to the panel.
@@ -401,12 +439,9 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
     let rows = |ls: &[Line]| -> usize { ls.iter().map(|l| l.width().div_ceil(inner_w).max(1)).sum() };
     let missed = s.missed();
     if missed.is_empty() {
-        lines.push(Line::raw("No item missed: every one was ✅ on the first pass."));
+        lines.push(Line::raw(crate::t!("quiz-none-missed")));
     } else {
-        lines.push(Line::from(Span::styled(
-            format!("Missed on the first pass ({}): ↑↓ choose, Enter reopens one", missed.len()),
-            accent(),
-        )));
+        lines.push(Line::from(Span::styled(crate::t!("quiz-missed-head", count = missed.len()), accent())));
         let sel = s.cursor.min(missed.len() - 1);
         // Room for the list (one row each): what is around it keeps its rows.
         // + 1: words wrap a little later than a row's last column.
@@ -429,18 +464,26 @@ fn draw_done(frame: &mut Frame, area: Rect, s: &State) {
             let style = if i == sel { Style::default().add_modifier(Modifier::REVERSED) } else { Style::default() };
             spans.push(Span::styled(crate::tui::widgets::ellipsize(prompt, text_w), style));
             if first_rating != Some(*last) {
-                spans.push(Span::styled(format!("  now {}", last.emoji()), good()));
+                spans.push(Span::styled(format!("  {}", crate::t!("quiz-now", rating = last.emoji())), good()));
             }
             lines.push(Line::from(spans));
         }
         if more_line {
-            lines.push(Line::from(Span::styled(format!("  … {} of {} shown (↑↓)", room, missed.len()), dim())));
+            lines.push(Line::from(Span::styled(
+                format!("  {}", crate::t!("quiz-shown", shown = room, total = missed.len())),
+                dim(),
+            )));
         }
     }
     lines.extend(tail);
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).block(panel(" Result ", accent())), area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(panel(format!(" {} ", crate::t!("quiz-result")), accent())),
+        area,
+    );
 }
 
-fn panel(title: &str, border: Style) -> Block<'_> {
+fn panel(title: String, border: Style) -> Block<'static> {
     Block::default().borders(Borders::ALL).border_type(BorderType::Rounded).border_style(border).title(title)
 }

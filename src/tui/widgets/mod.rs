@@ -6,20 +6,45 @@ pub mod claims;
 pub mod question;
 pub mod token_mask;
 
-/// `text` cut to `width` characters, its last one `…` when anything was cut.
+/// `text` cut to `width` columns, its last one `…` when anything was cut
+/// (a Chinese character takes two columns).
 pub fn ellipsize(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
+    use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
+    if text.width() <= width {
         return text.to_string();
     }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    let mut out = String::new();
+    let mut w = 0;
+    for c in text.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
     if width > 0 {
         out.push('…');
     }
     out
 }
 
-/// `text` broken into lines of at most `width` columns at spaces; a word
-/// longer than a line is cut with `…`.
+/// `text` padded with spaces on the right to `width` columns (as
+/// `format!("{:<w$}")`, but a Chinese character counts two columns).
+pub fn pad_right(text: &str, width: usize) -> String {
+    let w = unicode_width::UnicodeWidthStr::width(text);
+    format!("{text}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// `text` padded with spaces on the left to `width` columns (as `{:>w$}`).
+pub fn pad_left(text: &str, width: usize) -> String {
+    let w = unicode_width::UnicodeWidthStr::width(text);
+    format!("{}{text}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// `text` broken into lines of at most `width` columns at spaces (and
+/// between Chinese characters, which need no spaces); a word longer than a
+/// line is cut with `…`.
 pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
     wrap(text, width, false)
 }
@@ -36,6 +61,22 @@ fn wrap(text: &str, width: usize, split_long: bool) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split_whitespace() {
+        // Chinese text breaks between any two characters: a word holding
+        // wide characters fills the line and goes on on the next ones.
+        if word.chars().any(|c| c.width().unwrap_or(0) > 1) {
+            if !line.is_empty() && line.width() + 1 < width {
+                line.push(' ');
+            } else if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+            }
+            for c in word.chars() {
+                if line.width() + c.width().unwrap_or(0) > width && !line.is_empty() {
+                    lines.push(std::mem::take(&mut line).trim_end().to_string());
+                }
+                line.push(c);
+            }
+            continue;
+        }
         let word = if word.width() <= width {
             word.to_string()
         } else if split_long {
@@ -105,7 +146,17 @@ pub fn column_widths(natural: &[usize], avail: usize, gap: usize) -> Vec<usize> 
 
 #[cfg(test)]
 mod tests {
-    use super::{column_widths, ellipsize, wrap_all, wrap_words};
+    use super::{column_widths, ellipsize, pad_left, pad_right, wrap_all, wrap_words};
+
+    #[test]
+    fn chinese_counts_two_columns() {
+        assert_eq!(ellipsize("强化学习的奖励", 7), "强化学…");
+        assert_eq!(pad_right("专题", 6), "专题  ");
+        assert_eq!(pad_left("3 道题", 9), "   3 道题");
+        let lines = wrap_words("选择 一个最合适的答案，然后按回车键", 10);
+        assert!(lines.iter().all(|l| unicode_width::UnicodeWidthStr::width(l.as_str()) <= 10), "{lines:?}");
+        assert_eq!(lines.concat().replace(' ', ""), "选择一个最合适的答案，然后按回车键");
+    }
 
     #[test]
     fn column_widths_squeeze_the_widest_first() {

@@ -132,7 +132,8 @@ impl Question {
                 KeyCode::Char(c) if c.is_ascii_lowercase() => {
                     let k = (c as u8 - b'a') as usize;
                     if k >= choices.len() {
-                        self.error = Some(format!("choose a letter a–{}", letter(choices.len() - 1)));
+                        self.error =
+                            Some(crate::t!("question-choose-letter", last = letter(choices.len() - 1).to_string()));
                     } else if self.multi() {
                         self.picked[k] = !self.picked[k];
                         self.error = None;
@@ -143,7 +144,7 @@ impl Question {
                 KeyCode::Enter if self.multi() => {
                     let picked: Vec<usize> = (0..choices.len()).filter(|&i| self.picked[i]).collect();
                     if picked.is_empty() {
-                        self.error = Some("select at least one choice with its letter, then Enter".into());
+                        self.error = Some(crate::t!("question-select-one"));
                     } else {
                         self.submit(Response::Choice(picked));
                     }
@@ -157,10 +158,7 @@ impl Question {
                     self.input.truncate(24);
                 }
                 // Said until the answer changes otherwise (Backspace, Enter): a refused key is not lost silently.
-                KeyCode::Char(c) => {
-                    self.error =
-                        Some(format!("only a number: '{c}' refused (digits . - e, or a fraction such as 1/16)"))
-                }
+                KeyCode::Char(c) => self.error = Some(crate::t!("question-only-number", char = c.to_string())),
                 KeyCode::Backspace => {
                     self.input.pop();
                     self.error = None;
@@ -208,7 +206,7 @@ impl Question {
                 let rating = Rating::from_key(&c.to_string()).unwrap_or(Rating::Dont);
                 if !rating.allowed(correct) {
                     // Said once, next to the ratings (not also in the status line).
-                    self.error = Some("the answer was wrong, so it cannot be ✅: rate 2 ⚠ or 3 ❌".into());
+                    self.error = Some(crate::t!("question-wrong-no-know"));
                     return Outcome::None;
                 }
                 self.error = None;
@@ -216,11 +214,11 @@ impl Question {
             }
             KeyCode::Char('s') => match self.sheet_link() {
                 Some(l) => Outcome::Follow(Target::Lab(l)),
-                None => Outcome::Flash("this item has no cheatsheet link".into()),
+                None => Outcome::Flash(crate::t!("question-no-sheet")),
             },
             KeyCode::Char('d') => match &self.item.drill {
                 Some(id) => Outcome::Follow(Target::Lab(Link::Drill(id.clone()))),
-                None => Outcome::Flash("this item has no drill".into()),
+                None => Outcome::Flash(crate::t!("question-no-drill")),
             },
             KeyCode::Down | KeyCode::Char('j') => {
                 self.scroll = self.scroll.saturating_add(1);
@@ -276,10 +274,27 @@ pub fn pass_lines(passes: &Passes) -> Vec<String> {
         .tally_by_pass()
         .into_iter()
         .map(|(p, [k, f, d])| {
-            let what = if p == 1 { "First pass".to_string() } else { format!("Pass {p} (⚠/❌ again)") };
-            format!("{what}: {} · ✅ {k} know · ⚠ {f} fuzzy · ❌ {d} don't", count(k + f + d, "item", "items"))
+            let what =
+                if p == 1 { crate::t!("question-first-pass") } else { crate::t!("question-pass-again", pass = p) };
+            crate::t!(
+                "question-pass-line",
+                what = what,
+                items = crate::t!("count-items", count = k + f + d),
+                know = k,
+                fuzzy = f,
+                dont = d
+            )
         })
         .collect()
+}
+
+/// A rating's word ("know", "fuzzy", "don't") in the language in force.
+pub fn rating_word(r: Rating) -> String {
+    match r {
+        Rating::Know => crate::t!("question-rating-know"),
+        Rating::Fuzzy => crate::t!("question-rating-fuzzy"),
+        Rating::Dont => crate::t!("question-rating-dont"),
+    }
 }
 
 /// Every key of a question, for the help overlay.
@@ -315,8 +330,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 _ => (0..choices.len()).filter(|&i| q.picked[i]).collect(),
             };
             if q.multi() && graded.is_none() {
-                lines
-                    .push(Line::from(Span::styled("Several are correct: toggle with the letters, then Enter.", dim())));
+                lines.push(Line::from(Span::styled(crate::t!("question-several"), dim())));
             }
             for (i, c) in choices.iter().enumerate() {
                 let mark = if q.multi() {
@@ -353,8 +367,10 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
             }
         }
         Answer::Numeric { value, tolerance } => match graded {
-            None => lines
-                .push(Line::from(vec![Span::raw("Your answer: "), Span::styled(format!("{}█", q.input), accent())])),
+            None => lines.push(Line::from(vec![
+                Span::raw(crate::t!("question-your-answer", answer = "")),
+                Span::styled(format!("{}█", q.input), accent()),
+            ])),
             Some((resp, _)) => {
                 let said = match resp {
                     // A fraction is shown as typed and as its value.
@@ -362,8 +378,11 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                     Response::Numeric(x) => format!("{x}"),
                     _ => String::new(),
                 };
-                lines.push(Line::raw(format!("Your answer: {said}")));
-                lines.push(Line::from(Span::styled(format!("Expected: {value} (± {tolerance})"), good())));
+                lines.push(Line::raw(crate::t!("question-your-answer", answer = said)));
+                lines.push(Line::from(Span::styled(
+                    crate::t!("question-expected", value = value.to_string(), tolerance = tolerance.to_string()),
+                    good(),
+                )));
             }
         },
         Answer::Order { steps } => {
@@ -372,9 +391,9 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 _ => q.arrangement.clone(),
             };
             if graded.is_none() {
-                lines.push(Line::from(Span::styled("Put the steps in order (first at the top):", dim())));
+                lines.push(Line::from(Span::styled(crate::t!("question-order-prompt"), dim())));
             } else {
-                lines.push(Line::from(Span::styled("Your order:", dim())));
+                lines.push(Line::from(Span::styled(crate::t!("question-your-order"), dim())));
             }
             for (row, &s) in rows.iter().enumerate() {
                 let sel = graded.is_none() && row == q.cursor;
@@ -390,7 +409,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 ]));
             }
             if graded.is_some() {
-                lines.push(Line::from(Span::styled("Correct order:", dim())));
+                lines.push(Line::from(Span::styled(crate::t!("question-correct-order"), dim())));
                 for (i, s) in steps.iter().enumerate() {
                     lines.push(Line::from(Span::styled(format!("  {}. {s}", i + 1), good())));
                 }
@@ -398,10 +417,16 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
         }
         Answer::Open { reference } => {
             let notes = if q.input.is_empty() && graded.is_none() { "█".to_string() } else { q.input.clone() };
-            lines.push(Line::from(vec![Span::styled("Your notes: ", dim()), Span::raw(notes)]));
+            lines.push(Line::from(vec![
+                Span::styled(crate::t!("question-your-notes", notes = ""), dim()),
+                Span::raw(notes),
+            ]));
             if graded.is_some() {
                 lines.push(Line::raw(""));
-                lines.push(Line::from(Span::styled("Reference answer", accent().add_modifier(Modifier::BOLD))));
+                lines.push(Line::from(Span::styled(
+                    crate::t!("question-reference"),
+                    accent().add_modifier(Modifier::BOLD),
+                )));
                 for l in reference.lines() {
                     lines.push(Line::raw(l.to_string()));
                 }
@@ -411,23 +436,26 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
     if let Some((_, correct)) = graded {
         lines.push(Line::raw(""));
         lines.push(match correct {
-            Some(true) => Line::from(Span::styled("✓ Correct", good().add_modifier(Modifier::BOLD))),
-            Some(false) => Line::from(Span::styled("✗ Not quite", bad().add_modifier(Modifier::BOLD))),
-            None => Line::from(Span::styled("Compare with your own answer, then rate yourself.", dim())),
+            Some(true) => Line::from(Span::styled(crate::t!("question-correct"), good().add_modifier(Modifier::BOLD))),
+            Some(false) => {
+                Line::from(Span::styled(crate::t!("question-not-quite"), bad().add_modifier(Modifier::BOLD)))
+            }
+            None => Line::from(Span::styled(crate::t!("question-compare"), dim())),
         });
-        lines.push(Line::from(Span::styled("Why", accent().add_modifier(Modifier::BOLD))));
+        lines.push(Line::from(Span::styled(crate::t!("question-why"), accent().add_modifier(Modifier::BOLD))));
         let explanation = crate::content::links::with_link_labels(&q.item.explanation, &|l| link_label(content, l));
         for l in explanation.lines() {
             lines.push(Line::raw(l.to_string()));
         }
-        let mut see = vec![Span::styled("See: ", dim())];
+        let mut see = vec![Span::styled(crate::t!("question-see", links = ""), dim())];
         if let Some(l) = q.sheet_link() {
             let label = link_label(content, &l).unwrap_or_else(|| l.to_string());
             see.push(Span::styled(" s ", key_style()));
             see.push(Span::raw(format!(" {label}   ")));
         }
         if let Some(d) = &q.item.drill {
-            let label = link_label(content, &Link::Drill(d.clone())).unwrap_or_else(|| format!("drill: {d}"));
+            let label = link_label(content, &Link::Drill(d.clone()))
+                .unwrap_or_else(|| crate::t!("question-drill-fallback", id = d.as_str()));
             see.push(Span::styled(" d ", key_style()));
             see.push(Span::raw(format!(" {label}")));
         }
@@ -443,32 +471,32 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
         (Phase::Graded { .. }, _) if q.rated.is_some() => {
             let r = q.rated.expect("checked");
             Line::from(vec![
-                Span::raw(format!("You rated it {} {} (saved). ", r.emoji(), r.word())),
+                Span::raw(format!("{} ", crate::t!("question-you-rated", emoji = r.emoji(), word = rating_word(r)))),
                 Span::styled(" Esc ", key_style()),
-                Span::raw(" back to the result"),
+                Span::raw(format!(" {}", crate::t!("question-back-to-result"))),
             ])
         }
         (Phase::Graded { correct, .. }, _) => {
-            let mut spans = vec![Span::raw("Rate yourself: ")];
+            let mut spans = vec![Span::raw(crate::t!("question-rate-yourself", keys = ""))];
             // Only what is accepted: no ✅ after a wrong answer.
             for r in Rating::ALL.into_iter().filter(|r| r.allowed(*correct)) {
                 spans.push(Span::styled(format!(" {} ", r.key()), key_style()));
-                spans.push(Span::raw(format!(" {} {}   ", r.emoji(), r.word())));
+                spans.push(Span::raw(format!(" {} {}   ", r.emoji(), rating_word(r))));
             }
             if *correct == Some(false) {
-                spans.push(Span::styled("(wrong: no ✅)", dim()));
+                spans.push(Span::styled(crate::t!("question-wrong-short"), dim()));
             }
             Line::from(spans)
         }
         (_, Answer::Choice { choices, .. }) if q.multi() => {
-            Line::raw(format!("Toggle the correct choices (a–{}), then Enter.", letter(choices.len() - 1)))
+            Line::raw(crate::t!("question-toggle-choices", last = letter(choices.len() - 1).to_string()))
         }
         (_, Answer::Choice { choices, .. }) => {
-            Line::raw(format!("Press the letter of your answer (a–{}).", letter(choices.len() - 1)))
+            Line::raw(crate::t!("question-press-letter", last = letter(choices.len() - 1).to_string()))
         }
-        (_, Answer::Numeric { .. }) => Line::raw("Type a number (0.25, 1/16, 1e-3) and press Enter."),
-        (_, Answer::Order { .. }) => Line::raw("↑↓ select a step, J/K move it, Enter when the order is right."),
-        (_, Answer::Open { .. }) => Line::raw("Think (or type notes), then Enter to reveal the reference answer."),
+        (_, Answer::Numeric { .. }) => Line::raw(crate::t!("question-type-number")),
+        (_, Answer::Order { .. }) => Line::raw(crate::t!("question-order-help")),
+        (_, Answer::Open { .. }) => Line::raw(crate::t!("question-open-help")),
     };
     let mut bottom_lines = vec![next];
     if let Some(e) = &q.error {

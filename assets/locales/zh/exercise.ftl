@@ -1,0 +1,34 @@
+# 练习：列表、单个练习和检查报告（TUI 与命令行）。
+exercise-list-title = 练习 · 已完成 { $done }/{ $total }
+exercise-list-intro = 用 Rhai 写出算法，它会与实验室自己的代码对照检查；其中 { $plugs } 个可用来训练演练。在终端里：agentlab exercise check ID（ID 在第一列）。
+exercise-track-head = 专题 { $track } · { $title }
+exercise-trains = → 训练 { $drill }
+exercise-title = 练习 { $id }
+exercise-check-running = 已有一次检查在进行
+exercise-no-checker = 此版本没有这个练习的检查器
+exercise-last-hint = 这是最后一条提示：按 S 查看解答
+exercise-solution-locked = 看完最后一条提示（已看 { $shown }/{ $total }）或通过后才能看解答
+exercise-no-drill = 这个练习只做检查：没有演练用它训练
+exercise-r-after-fail = 检查未通过后，R 会把相关测验题加入复习
+# Markdown：[{ $sheet }] 和 [drill:…] 是链接。
+exercise-taught-in = 讲解见 [{ $sheet }]。
+exercise-trains-drill = 按 `t` 用它训练 [drill:{ $drill }]。
+exercise-hint-head = 提示 { $n }/{ $total }。
+exercise-solution = 一种解答
+exercise-checking = 正在检查你的文件…
+exercise-not-checked-hint = 尚未检查：c 检查文件（e 编辑）
+exercise-state-done = ✓ 已完成
+exercise-state-failed = ✗ 尚未通过
+exercise-state-unchecked = 尚未检查
+exercise-pane-title = { $title } · 专题 { $track }
+exercise-more-lines = ↓ 还有 { $count } 行（PgDn）
+exercise-file = 文件：{ $path }
+exercise-your-code = 你的代码（e 编辑）
+exercise-check = 检查
+exercise-more = 完整报告：agentlab exercise check { $id }
+exercise-pass = 通过  { $id }：全部 { $total } 个用例与实验室的实现一致
+exercise-fail = 未通过  { $id }：{ $total } 个用例通过了 { $passed } 个
+exercise-first-failing = 第一个失败的用例：{ $case }
+exercise-expected = 期望：{ $value }
+exercise-got = 实际：{ $value }
+exercise-printed = 输出：
