@@ -178,7 +178,7 @@ fn mutated(path: &'static str) -> impl Strategy<Value = String> {
 }
 
 /// The shipped content with `path` replaced by `text`: loads, or every
-/// problem names `path` (as its file, or in its message).
+/// problem names `path` (as its file, or in its message) or its zh translation.
 fn check_content_with(path: &str, text: &str) -> Result<(), TestCaseError> {
     let files: Vec<(String, String)> = shipped()
         .iter()
@@ -189,9 +189,15 @@ fn check_content_with(path: &str, text: &str) -> Result<(), TestCaseError> {
         Err(ContentErrors { errors, .. }) => {
             prop_assert!(!errors.is_empty());
             let folder = path.rsplit_once('/').map_or(path, |(d, _)| d);
+            // Its translation, which an edit of the English can leave out of date.
+            let translation = match path.rsplit_once('.') {
+                Some((stem, ext)) => format!("{stem}.zh.{ext}"),
+                None => path.to_string(),
+            };
             for e in &errors {
                 let shown = e.to_string();
                 let names = e.file == path
+                    || e.file == translation
                     || shown.contains(path)
                     || (path.starts_with("drills/") && e.file.starts_with(folder));
                 prop_assert!(names, "a problem that does not name {path}: {shown}");

@@ -99,16 +99,16 @@ impl fmt::Display for ContentErrors {
 /// What failed to load, so that what merely follows from it is not reported
 /// as a problem of its own.
 #[derive(Debug, Default)]
-struct Broken {
+pub(crate) struct Broken {
     /// Tracks whose sheet did not load, or whose sections an unclosed code fence hides.
-    sheets: std::collections::HashSet<u8>,
+    pub(crate) sheets: std::collections::HashSet<u8>,
     /// Drills (by folder name) whose `drill.toml` did not load.
-    drills: std::collections::HashSet<String>,
+    pub(crate) drills: std::collections::HashSet<String>,
     /// A quiz file, or an item in one, did not load: an item id named
     /// elsewhere may be missing because of it.
-    quiz_items: bool,
+    pub(crate) quiz_items: bool,
     /// Exercises (by file name) whose file did not load.
-    exercises: std::collections::HashSet<String>,
+    pub(crate) exercises: std::collections::HashSet<String>,
 }
 
 impl Broken {
@@ -389,7 +389,7 @@ impl Content {
         let (found, hidden) = content.cross_check(&broken);
         errors.extend(found);
         for tr in translated {
-            errors.extend(translation::check(&content, &tr, &content.glossary));
+            errors.extend(translation::check(&content, &tr, &content.glossary, &broken));
             content.translations.push(std::sync::Arc::new(tr));
         }
         if errors.is_empty() {
