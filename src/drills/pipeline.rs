@@ -213,8 +213,13 @@ pub(crate) fn side_by_side<A, B: Send>(
     };
     let mut other = ctx.fork(forward(false));
     ctx.set_sink(forward(true));
+    // The side thread speaks the learner's language too (it is set per thread).
+    let lang = crate::i18n::current();
     let (a, b) = std::thread::scope(|s| {
-        let handle = s.spawn(move || second(&mut other));
+        let handle = s.spawn(move || {
+            crate::i18n::set(lang);
+            second(&mut other)
+        });
         let a = first(ctx);
         let b = handle.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
         (a, b)
