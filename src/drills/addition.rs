@@ -73,42 +73,48 @@ pub(crate) fn data(
     tok: &CharTokenizer,
     rng: &mut Rng,
 ) -> Problems {
-    ctx.phase("data");
+    ctx.phase(crate::t!("view-phase-data"));
     let problems = Problems::distinct(digits, test_size, &mut rng.fork(7));
     let mut show = rng.fork(9);
     let rows = (0..8)
         .map(|i| {
             let q = problems.fresh(&mut show);
             let (text, kind) = if i % 4 == 3 {
-                (hedge(&q.answer(), &mut show), "hedge")
+                (hedge(&q.answer(), &mut show), crate::t!("view-add-kind-hedge"))
             } else if w.slip_rate > 0.0 && i % 4 == 1 && q.carries_out() {
-                (q.top_carry_dropped(), "slip")
+                (q.top_carry_dropped(), crate::t!("view-add-kind-slip"))
             } else {
-                (q.answer(), "answer")
+                (q.answer(), crate::t!("view-add-kind-answer"))
             };
-            vec![q.prompt(), text, q.answer(), kind.into()]
+            vec![q.prompt(), text, q.answer(), kind]
         })
         .collect();
-    let title = if w.slip_rate > 0.0 {
-        "Warm-start data: answers, now and then a hedge, and a dropped top carry (slip)"
-    } else {
-        "Warm-start data: answers, and now and then a hedge"
-    };
-    ctx.view(View::table(title, ["prompt", "completion", "gold", "kind"], rows));
+    let title =
+        if w.slip_rate > 0.0 { crate::t!("view-add-data-title-slips") } else { crate::t!("view-add-data-title") };
+    ctx.view(View::table(
+        title,
+        [
+            crate::t!("view-col-prompt"),
+            crate::t!("view-col-completion"),
+            crate::t!("view-col-gold"),
+            crate::t!("view-col-kind"),
+        ],
+        rows,
+    ));
     let slips = if w.slip_rate > 0.0 {
-        format!("; {:.0}% of the others whose sum carries into the top digit drop that carry", w.slip_rate * 100.0)
+        crate::t!("view-add-log-slips", pct = format!("{:.0}", w.slip_rate * 100.0))
     } else {
         String::new()
     };
-    ctx.log(format!(
-        "{}-digit addition, answers least significant digit first ({} → {}); {} held-out problems; \
-         {:.0}% of warm-start answers hedge{slips}; vocabulary of {} tokens",
-        digits,
-        problems.test[0].prompt(),
-        problems.test[0].answer(),
-        problems.test.len(),
-        w.hedge_rate * 100.0,
-        tok.vocab_size()
+    ctx.log(crate::t!(
+        "view-add-log-data",
+        digits = digits.to_string(),
+        prompt = problems.test[0].prompt(),
+        answer = problems.test[0].answer(),
+        held = problems.test.len().to_string(),
+        hedge = format!("{:.0}", w.hedge_rate * 100.0),
+        slips = slips,
+        vocab = tok.vocab_size().to_string()
     ));
     problems
 }
@@ -123,15 +129,15 @@ pub(crate) fn warm_start(
     rng: &mut Rng,
     progress_total: usize,
 ) -> Result<Gpt> {
-    ctx.phase("warm start (SFT)");
+    ctx.phase(crate::t!("view-phase-warm-start"));
     let cfg = GptConfig::new(tok.vocab_size(), w.d_model, w.n_layers, w.n_heads, w.context);
     let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-    ctx.log(format!(
-        "tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
-        w.d_model,
-        w.n_layers,
-        w.n_heads,
-        model.num_params()
+    ctx.log(crate::t!(
+        "view-log-tiny-gpt",
+        d = w.d_model.to_string(),
+        layers = w.n_layers.to_string(),
+        heads = w.n_heads.to_string(),
+        params = model.num_params().to_string()
     ));
     // A warmup of a twentieth of the steps, not the pipeline's tenth: with the
     // tenth, grpo-rlvr's proxy arm hedges less (proxy_exploit_share 0.496 on

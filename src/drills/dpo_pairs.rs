@@ -153,15 +153,15 @@ fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bo
                     ref_chosen: 0.0,
                     ref_rejected: 0.0,
                 });
-                format!("chosen {} · rejected {}", texts[c], texts[r])
+                crate::t!("view-dpo-verdict-pair", chosen = texts[c].as_str(), rejected = texts[r].as_str())
             }
             PairPick::AllRight => {
                 set.all_right += 1;
-                "dropped: all right".into()
+                crate::t!("view-dpo-dropped-right")
             }
             PairPick::AllWrong => {
                 set.all_wrong += 1;
-                "dropped: all wrong".into()
+                crate::t!("view-dpo-dropped-wrong")
             }
         };
         if set.shown.len() < 12 {
@@ -381,7 +381,7 @@ impl TypedDrill for DpoPairs {
         let task = Task { tok: CharTokenizer::new(ALPHABET, &[]), width: p.digits + 1 };
         let mut rng = Rng::new(ctx.seed);
 
-        ctx.phase("data");
+        ctx.phase(crate::t!("view-phase-data"));
         let mut test_rng = rng.fork(7);
         let test: Vec<Problem> = (0..p.test_size).map(|_| Problem::random(p.digits, &mut test_rng)).collect();
         let held_set: std::collections::BTreeSet<(u32, u32)> = test.iter().map(|q| (q.a, q.b)).collect();
@@ -394,7 +394,7 @@ impl TypedDrill for DpoPairs {
 
         let sft = warm_start(ctx, p, &task, &mut fresh, &mut rng)?;
 
-        ctx.phase("pairs");
+        ctx.phase(crate::t!("view-dpo-phase-pairs"));
         let probs: Vec<Problem> = (0..p.prompts).map(|_| fresh(&mut rng)).collect();
         let train_set = build_pairs(&task, &sft, &probs, p, p.swap_labels, &mut rng)?;
         let held_pairs = build_pairs(&task, &sft, &test, p, false, &mut rng.fork(11))?;
@@ -428,29 +428,32 @@ impl TypedDrill for DpoPairs {
         let main = arm(ctx, Method::Dpo { beta: p.beta }, "", p.sft_steps)?;
         ctx.phase(format!("{loss_name} (β = {})", p.beta_compare));
         let other = arm(ctx, Method::Dpo { beta: p.beta_compare }, "β_compare", p.sft_steps + p.steps)?;
-        ctx.phase("SFT on chosen (baseline)");
+        ctx.phase(crate::t!("view-dpo-phase-baseline"));
         let base = arm(ctx, Method::SftOnChosen, "sft-on-chosen", p.sft_steps + 2 * p.steps)?;
 
-        ctx.phase("report");
+        ctx.phase(crate::t!("view-phase-report"));
         let before = main.first;
         compare_view(ctx, p, &before, &main, &other, &base);
         pair_tokens_view(ctx, &task, &main.model, &sft, &held.pairs)?;
         logps_view(ctx, p, &main, &other);
         let ((c0, r0), (c1, r1)) = main.train_logps;
-        ctx.log(format!(
-            "{loss_name} β = {}: held-out pass rate {:.3} → {:.3} (greedy {:.3} → {:.3}); held-out implicit-reward \
-             accuracy {:.3}; KL to the reference {:.3} nats (β = {}: {:.3}); logps/chosen {c0:.2} → {c1:.2}, \
-             logps/rejected {r0:.2} → {r1:.2}; SFT on chosen: pass rate {:.3}",
-            p.beta,
-            before.pass,
-            main.last.pass,
-            before.pass_greedy,
-            main.last.pass_greedy,
-            main.last.accuracy,
-            main.last.kl,
-            p.beta_compare,
-            other.last.kl,
-            base.last.pass
+        ctx.log(crate::t!(
+            "view-dpo-log-report",
+            loss = loss_name,
+            beta = p.beta.to_string(),
+            pass0 = format!("{:.3}", before.pass),
+            pass1 = format!("{:.3}", main.last.pass),
+            greedy0 = format!("{:.3}", before.pass_greedy),
+            greedy1 = format!("{:.3}", main.last.pass_greedy),
+            acc = format!("{:.3}", main.last.accuracy),
+            kl = format!("{:.3}", main.last.kl),
+            beta2 = p.beta_compare.to_string(),
+            kl2 = format!("{:.3}", other.last.kl),
+            c0 = format!("{c0:.2}"),
+            c1 = format!("{c1:.2}"),
+            r0 = format!("{r0:.2}"),
+            r1 = format!("{r1:.2}"),
+            base = format!("{:.3}", base.last.pass)
         ));
         let (small, large) = if p.beta < p.beta_compare { (&main, &other) } else { (&other, &main) };
         let ((small_c0, _), (small_c1, _)) = small.train_logps;
@@ -471,17 +474,17 @@ fn warm_start(
     fresh: &mut dyn FnMut(&mut Rng) -> Problem,
     rng: &mut Rng,
 ) -> Result<Gpt> {
-    ctx.phase("sft");
+    ctx.phase(crate::t!("view-phase-sft"));
     let cfg = GptConfig::new(task.tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
     let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-    ctx.log(format!(
-        "{}-digit addition, sum written least significant digit first; tiny GPT: d_model {}, {} layers, {} heads, {} parameters",
-        p.digits,
-        p.d_model,
-        p.n_layers,
-        p.n_heads,
-        model.num_params()
-    ));
+    let gpt = crate::t!(
+        "view-log-tiny-gpt",
+        d = p.d_model.to_string(),
+        layers = p.n_layers.to_string(),
+        heads = p.n_heads.to_string(),
+        params = model.num_params().to_string()
+    );
+    ctx.log(crate::t!("view-dpo-log-sft", digits = p.digits.to_string(), gpt = gpt));
     let sft = Sft::new(p.sft_steps, p.sft_lr).within(0, p.sft_steps + 3 * p.steps);
     let batches = Batches::fresh(|rng: &mut Rng| {
         (0..p.sft_batch)
@@ -498,9 +501,9 @@ fn warm_start(
 }
 
 fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
-    let line = |name: &str, s: &PairSet| {
+    let line = |name: String, s: &PairSet| {
         vec![
-            name.to_string(),
+            name,
             s.prompts.to_string(),
             format!("{:.3}", s.sample_pass),
             s.pairs.len().to_string(),
@@ -509,26 +512,35 @@ fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
         ]
     };
     ctx.view(View::table(
-        format!("Preference pairs from the SFT model's own samples ({} per prompt)", p.samples),
-        ["", "prompts", "samples right", "pairs", "dropped: all right", "dropped: all wrong"],
-        vec![line("training", train), line("held-out", held)],
+        crate::t!("view-dpo-pairs-title", samples = p.samples.to_string()),
+        [
+            String::new(),
+            crate::t!("view-dpo-col-prompts"),
+            crate::t!("view-dpo-col-samples-right"),
+            crate::t!("view-dpo-col-pairs"),
+            crate::t!("view-dpo-dropped-right"),
+            crate::t!("view-dpo-dropped-wrong"),
+        ],
+        vec![line(crate::t!("view-dpo-row-training"), train), line(crate::t!("view-dpo-row-heldout"), held)],
     ));
     ctx.view(View::table(
-        format!(
-            "Sampled groups and the pair the verifier picks{}",
-            if p.swap_labels { " (labels swapped for training!)" } else { "" }
-        ),
-        ["prompt", "gold", "samples (✓ right, ✗ wrong)", "pair"],
+        if p.swap_labels { crate::t!("view-dpo-groups-title-swapped") } else { crate::t!("view-dpo-groups-title") },
+        [
+            crate::t!("view-col-prompt"),
+            crate::t!("view-col-gold"),
+            crate::t!("view-dpo-col-samples"),
+            crate::t!("view-dpo-col-pair"),
+        ],
         train.shown.clone(),
     ));
-    ctx.log(format!(
-        "pairs: {} of {} training prompts ({} all right, {} all wrong: dropped); {} held-out pairs; {:.3} of the samples right",
-        train.pairs.len(),
-        train.prompts,
-        train.all_right,
-        train.all_wrong,
-        held.pairs.len(),
-        train.sample_pass
+    ctx.log(crate::t!(
+        "view-dpo-log-pairs",
+        pairs = train.pairs.len().to_string(),
+        prompts = train.prompts.to_string(),
+        right = train.all_right.to_string(),
+        wrong = train.all_wrong.to_string(),
+        held = held.pairs.len().to_string(),
+        pass = format!("{:.3}", train.sample_pass)
     ));
 }
 
@@ -539,13 +551,21 @@ fn compare_view(ctx: &mut RunCtx, p: &Params, before: &Eval, main: &Trained, oth
         [vec![name], rates.to_vec(), logps.to_vec()].concat()
     };
     ctx.view(View::table(
-        format!("Held-out: the SFT model and what {} steps made of it", p.steps),
-        ["model", "pass (sampled)", "pass (greedy)", "KL to ref", "reward acc", "logp chosen", "logp rejected"],
+        crate::t!("view-dpo-compare-title", steps = p.steps.to_string()),
+        [
+            crate::t!("view-col-model"),
+            crate::t!("view-dpo-col-pass-sampled"),
+            crate::t!("view-dpo-col-pass-greedy"),
+            crate::t!("view-dpo-col-kl"),
+            crate::t!("view-dpo-col-reward-acc"),
+            crate::t!("view-dpo-col-logp-chosen"),
+            crate::t!("view-dpo-col-logp-rejected"),
+        ],
         vec![
-            row("SFT (reference)".into(), before),
+            row(crate::t!("view-dpo-row-reference"), before),
             row(format!("DPO β = {}", p.beta), &main.last),
             row(format!("DPO β = {}", p.beta_compare), &other.last),
-            row("SFT on chosen".into(), &base.last),
+            row(crate::t!("view-dpo-row-sft-chosen"), &base.last),
         ],
     ));
 }
@@ -555,18 +575,20 @@ fn compare_view(ctx: &mut RunCtx, p: &Params, before: &Eval, main: &Trained, oth
 fn pair_tokens_view(ctx: &mut RunCtx, task: &Task, policy: &Gpt, reference: &Gpt, pairs: &[Pair]) -> Result<()> {
     let Some(pair) = pairs.first() else { return Ok(()) };
     let mut cells = Vec::new();
-    for (label, s) in [("chosen ", &pair.chosen), (" rejected ", &pair.rejected)] {
-        cells.push(TokenCell { text: label.into(), kind: TokenKind::Masked, value: None });
+    let labels = [format!("{} ", crate::t!("view-dpo-chosen")), format!(" {} ", crate::t!("view-dpo-rejected"))];
+    for (label, s) in labels.into_iter().zip([&pair.chosen, &pair.rejected]) {
+        cells.push(TokenCell { text: label, kind: TokenKind::Masked, value: None });
         let ratios = token_log_ratios(policy, reference, s)?;
         cells.extend(TokenCell::completion(&task.tok, &s.prompt, &s.response, |j| ratios[j]));
     }
     ctx.view(View::Tokens {
-        title: format!("A held-out pair after DPO ({} right, {} wrong)", pair.chosen_text, pair.rejected_text),
+        title: crate::t!(
+            "view-dpo-pair-title",
+            chosen = pair.chosen_text.as_str(),
+            rejected = pair.rejected_text.as_str()
+        ),
         tokens: cells,
-        legend:
-            "answer tokens coloured by log π − log π_ref (green: DPO raised it, red: lowered it); the sums are the \
-                 implicit rewards / β"
-                .into(),
+        legend: crate::t!("view-dpo-pair-legend"),
     });
     Ok(())
 }
@@ -575,31 +597,31 @@ fn logps_view(ctx: &mut RunCtx, p: &Params, main: &Trained, other: &Trained) {
     let line = |beta: f64, t: &Trained| {
         let ((c0, r0), (c1, r1)) = t.train_logps;
         let verdict = match (c1 < c0, r1 < r0) {
-            (true, true) => "both fell",
-            (false, true) => "chosen rose, rejected fell",
-            (true, false) => "chosen fell, rejected rose",
-            (false, false) => "both rose",
+            (true, true) => crate::t!("view-dpo-both-fell"),
+            (false, true) => crate::t!("view-dpo-chosen-rose"),
+            (true, false) => crate::t!("view-dpo-chosen-fell"),
+            (false, false) => crate::t!("view-dpo-both-rose"),
         };
-        format!(
-            "β = {beta}: chosen {c0:.2} → {c1:.2}, rejected {r0:.2} → {r1:.2} ({verdict}); held-out pass rate {:.3}, \
-             KL to the reference {:.3}",
-            t.last.pass, t.last.kl
+        crate::t!(
+            "view-dpo-why-line",
+            beta = beta.to_string(),
+            c0 = format!("{c0:.2}"),
+            c1 = format!("{c1:.2}"),
+            r0 = format!("{r0:.2}"),
+            r1 = format!("{r1:.2}"),
+            verdict = verdict,
+            pass = format!("{:.3}", t.last.pass),
+            kl = format!("{:.3}", t.last.kl)
         )
     };
     ctx.view(View::Text {
-        title: "Why logps/chosen can fall too".into(),
+        title: crate::t!("view-dpo-why-title"),
         body: format!(
-            "Mean summed log-prob of the training pairs' answers, SFT model → after DPO:\n  {}\n  {}\n\n\
-             The DPO loss sees only the margin h = β[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log \
-             π_ref(y_l))]. Any move that widens it lowers the loss, including one that lowers both log-probs, the \
-             rejected faster. A chosen and a rejected answer share the prompt and most of their digits, so the \
-             gradient that pushes a wrong answer down also pushes down what it shares with right ones, and \
-             probability mass flows to answers in neither set. Each pair's weight in the gradient is σ(−h): with a \
-             large β a pair is switched off after a small move (h grows fast), with a small β every pair keeps \
-             weight ≈ ½ until the log-ratio margin is huge, and the push goes on — the policy drifts far from the \
-             reference (KL) and its right answers lose probability with its wrong ones.",
+            "{}\n  {}\n  {}\n\n{}",
+            crate::t!("view-dpo-why-intro"),
             line(p.beta, main),
-            line(p.beta_compare, other)
+            line(p.beta_compare, other),
+            crate::t!("view-dpo-why-body")
         ),
     });
 }

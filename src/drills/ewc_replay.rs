@@ -207,7 +207,7 @@ impl TypedDrill for EwcReplay {
         let mut rng = Rng::new(ctx.seed);
         let d = data(p, ctx, &mut rng)?;
         let out = stages(p, ctx, &d, &mut rng)?;
-        ctx.phase("report");
+        ctx.phase(crate::t!("view-phase-report"));
         fisher_view(ctx, &out.fishers[0])?;
         let mats = accuracy_views(ctx, &d, &out);
 
@@ -219,10 +219,15 @@ impl TypedDrill for EwcReplay {
             .collect::<candle_core::Result<_>>()?;
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         let anchored = ratio(drift[1].0, drift[0].0);
-        ctx.log(format!(
-            "during task B, mean (θ − θ*_A)² of the top 1% Fisher weights: naive {:.3e}, ewc {:.3e}, replay {:.3e}; \
-             of the other 99%: naive {:.3e}, ewc {:.3e}, replay {:.3e}",
-            drift[0].0, drift[1].0, drift[2].0, drift[0].1, drift[1].1, drift[2].1
+        let e = |v: f64| format!("{v:.3e}");
+        ctx.log(crate::t!(
+            "view-ewc-log-drift",
+            naive_top = e(drift[0].0),
+            ewc_top = e(drift[1].0),
+            replay_top = e(drift[2].0),
+            naive_rest = e(drift[0].1),
+            ewc_rest = e(drift[1].1),
+            replay_rest = e(drift[2].1)
         ));
 
         // Claims compare the three models right after task B.
@@ -239,7 +244,7 @@ impl TypedDrill for EwcReplay {
 
 /// Phase "data".
 fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Data> {
-    ctx.phase("data");
+    ctx.phase(crate::t!("view-phase-data"));
     let tok = CharTokenizer::new(&alphabet(), &[]);
     let (test_words, train_words) = split_words(p.word_len, p.holdout, &mut rng.fork(1));
     let tasks: Vec<TaskData> = StringTask::ALL[..p.tasks]
@@ -257,16 +262,16 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Data> {
         .map(|(i, t)| vec![format!("{} {}", letter(i), t.task.name()), t.task.prompt(w), t.task.answer(w)])
         .collect();
     ctx.view(View::table(
-        "The tasks, in training order (same words, same reversal, different output format)",
-        ["task", "prompt", "answer"],
+        crate::t!("view-ewc-tasks-title"),
+        [crate::t!("view-ewc-col-task"), crate::t!("view-col-prompt"), crate::t!("view-ewc-col-answer")],
         rows,
     ));
-    ctx.log(format!(
-        "{} training words and {} held-out words of {} letters; {} tasks trained in order",
-        train_words.len(),
-        test_words.len(),
-        p.word_len,
-        p.tasks
+    ctx.log(crate::t!(
+        "view-ewc-log-data",
+        train = train_words.len().to_string(),
+        held = test_words.len().to_string(),
+        len = p.word_len.to_string(),
+        tasks = p.tasks.to_string()
     ));
     Ok(Data { tok, tasks, train_words })
 }
@@ -284,7 +289,13 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
     cfg.tied = p.tied_embeddings;
     let base = Gpt::new(cfg, ctx.seed, &ctx.device)?;
     let n = base.num_params();
-    ctx.log(format!("tiny GPT: d_model {}, {} layers, {} heads, {n} parameters", p.d_model, p.n_layers, p.n_heads));
+    ctx.log(crate::t!(
+        "view-log-tiny-gpt",
+        d = p.d_model.to_string(),
+        layers = p.n_layers.to_string(),
+        heads = p.n_heads.to_string(),
+        params = n.to_string()
+    ));
     let baseline: Vec<f64> = d.tasks.iter().map(|t| accuracy(&base, t, p.holdout)).collect::<Result<_>>()?;
     // The curves start at the untrained model.
     for (j, t) in d.tasks.iter().enumerate() {
@@ -306,7 +317,11 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
     let mut learners: Vec<Learner> = vec![Learner::new(Method::Naive, base, p.lr)?];
     for stage in 0..d.tasks.len() {
         ctx.check_cancel()?;
-        ctx.phase(format!("task {}: {}", letter(stage), d.tasks[stage].task.name()));
+        ctx.phase(crate::t!(
+            "view-ewc-phase-task",
+            letter = letter(stage).to_string(),
+            name = d.tasks[stage].task.name()
+        ));
         if stage == 1 {
             // Task A is learned once; every method continues from that same model.
             let shared = learners.pop().expect("the task-A model");
@@ -338,13 +353,19 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
         }
         let items = reservoir.items();
         let held: Vec<String> = (0..=stage)
-            .map(|s| format!("{} of task {}", items.iter().filter(|(t, _)| *t == s).count(), letter(s)))
+            .map(|s| {
+                crate::t!(
+                    "view-ewc-of-task",
+                    n = items.iter().filter(|(t, _)| *t == s).count().to_string(),
+                    letter = letter(s).to_string()
+                )
+            })
             .collect();
-        ctx.log(format!(
-            "replay reservoir: {} of {} examples seen; it holds {}",
-            reservoir.len(),
-            reservoir.seen(),
-            held.join(", ")
+        ctx.log(crate::t!(
+            "view-ewc-log-reservoir",
+            len = reservoir.len().to_string(),
+            seen = reservoir.seen().to_string(),
+            held = held.join(&crate::t!("view-list-sep"))
         ));
     }
     Ok(out)
@@ -471,17 +492,18 @@ fn consolidate(
     })?;
     let (min, mean) = (fisher.min_entry()?, fisher.mean_entry()?);
     let top = fisher.top_shares(&[0.01, 0.1])?;
-    ctx.log(format!(
-        "{} Fisher of task {} from {} samples: mean entry {mean:.3e}, min {min:.3e}; \
-         the top 1% of weights hold {:.0}% of it, the top 10% {:.0}%",
-        match p.fisher {
-            FisherKind::True => "true",
-            FisherKind::Empirical => "empirical",
+    ctx.log(crate::t!(
+        "view-ewc-log-fisher",
+        kind = match p.fisher {
+            FisherKind::True => crate::t!("view-ewc-fisher-true"),
+            FisherKind::Empirical => crate::t!("view-ewc-fisher-empirical"),
         },
-        letter(stage),
-        p.fisher_samples,
-        top[0] * 100.0,
-        top[1] * 100.0
+        letter = letter(stage).to_string(),
+        samples = p.fisher_samples.to_string(),
+        mean = format!("{mean:.3e}"),
+        min = format!("{min:.3e}"),
+        top1 = format!("{:.0}", top[0] * 100.0),
+        top10 = format!("{:.0}", top[1] * 100.0)
     ));
     ewc.consolidate(&vars, if p.fisher_normalize { fisher.normalized()? } else { fisher.clone() })?;
     Ok(fisher)
@@ -500,16 +522,22 @@ fn accuracy_views(ctx: &mut RunCtx, d: &Data, out: &Outcome) -> Vec<AccuracyMatr
             .r
             .iter()
             .zip(&names)
-            .map(|(row, n)| cells(format!("after {n}"), row.iter().map(|v| format!("{v:.3}")).collect()))
+            .map(|(row, n)| {
+                cells(crate::t!("view-ewc-after", task = n.as_str()), row.iter().map(|v| format!("{v:.3}")).collect())
+            })
             .collect();
         let header = cells("R[i][j]".into(), names.clone());
-        ctx.view(View::table(format!("Accuracy matrix · {}", method.name()), header, rows));
+        ctx.view(View::table(crate::t!("view-ewc-matrix-title", method = method.name()), header, rows));
         let (aa, bwt, fwt) = (mat.average_accuracy(), mat.backward_transfer(), mat.forward_transfer(&out.baseline));
         ctx.log(format!("{:>6}: AA {aa:.3} · BWT {bwt:+.3} · FWT {fwt:+.3}", method.name()));
         summary.push(vec![method.name().to_string(), format!("{aa:.3}"), format!("{bwt:+.3}"), format!("{fwt:+.3}")]);
         mats.push(mat);
     }
-    ctx.view(View::table("Average accuracy, backward and forward transfer", ["method", "AA", "BWT", "FWT"], summary));
+    ctx.view(View::table(
+        crate::t!("view-ewc-summary-title"),
+        [crate::t!("view-ewc-col-method"), "AA".into(), "BWT".into(), "FWT".into()],
+        summary,
+    ));
     mats
 }
 
@@ -521,8 +549,8 @@ fn fisher_view(ctx: &mut RunCtx, fisher: &Fisher) -> Result<()> {
         .map(|l| vec![l.layer.clone(), l.params.to_string(), format!("{:.2e}", l.mean()), format!("{:.2e}", l.max)])
         .collect();
     ctx.view(View::table(
-        "Diagonal Fisher of task A per layer (what EWC protects most)",
-        ["layer", "params", "mean F", "max F"],
+        crate::t!("view-ewc-fisher-title"),
+        [crate::t!("view-ewc-col-layer"), crate::t!("view-ewc-col-params"), "mean F".into(), "max F".into()],
         rows,
     ));
     Ok(())

@@ -117,9 +117,9 @@ impl TypedDrill for GrpoRlvr {
         let eval = |m: &Gpt| addition::held_out(m, &tok, &problems, 2, p.max_new, p.temperature, seed);
         let before_s = eval(&warm)?;
         let before = scores(&before_s);
-        ctx.log(describe("warm start", &before));
+        ctx.log(describe(&crate::t!("view-grpo-warm-start"), &before));
 
-        ctx.phase("RL");
+        ctx.phase(crate::t!("view-grpo-phase-rl"));
         let arm = |name, reward, tag| -> Result<Arm> {
             let policy = warm.fork(seed ^ tag)?;
             // A short warmup: Adam's first steps move every weight by about lr.
@@ -138,20 +138,21 @@ impl TypedDrill for GrpoRlvr {
             ctx.progress(p.sft_steps + step + 1, p.sft_steps + p.rl_steps, 0);
         }
 
-        ctx.phase("evaluate");
+        ctx.phase(crate::t!("view-phase-evaluate"));
         let sound_s = eval(&arms[0].policy)?;
         let proxy_s = eval(&arms[1].policy)?;
         let (sound, proxy) = (scores(&sound_s), scores(&proxy_s));
-        ctx.log(describe("sound arm (exact reward)", &sound));
-        ctx.log(describe(&format!("proxy arm ({} reward)", p.reward.name()), &proxy));
+        ctx.log(describe(&crate::t!("view-grpo-sound-exact"), &sound));
+        ctx.log(describe(&crate::t!("view-grpo-proxy-reward", reward = p.reward.name()), &proxy));
         for a in &arms {
             ctx.log(match a.detector.flagged_at {
-                Some(s) => format!(
-                    "live detector: the {} arm's training gap passed {flag} at step {} (mean of the last 5 steps)",
-                    a.name,
-                    s + 1
+                Some(s) => crate::t!(
+                    "view-grpo-log-live-flagged",
+                    arm = arm_label(a.name),
+                    flag = flag.to_string(),
+                    step = (s + 1).to_string()
                 ),
-                None => format!("live detector: the {} arm's training gap never passed {flag}", a.name),
+                None => crate::t!("view-grpo-log-live-quiet", arm = arm_label(a.name), flag = flag.to_string()),
             });
         }
         before_after_view(ctx, p, &before, &sound, &proxy);
@@ -224,10 +225,11 @@ fn rl_step(
 
     // The live detector: the mean gap of the last five steps.
     if let Some(mean_gap) = arm.detector.push(step, sc.gap(), flag) {
-        ctx.log(format!(
-            "detector: {n} arm flagged at step {} — the lenient checker pays {:.0}% of completions the exact one rejects",
-            step + 1,
-            mean_gap * 100.0
+        ctx.log(crate::t!(
+            "view-grpo-log-flagged",
+            arm = arm_label(n),
+            step = (step + 1).to_string(),
+            pct = format!("{:.0}", mean_gap * 100.0)
         ));
     }
     if step == 0 || step + 1 == p.rl_steps {
@@ -243,16 +245,24 @@ fn scores(s: &Samples) -> Scores {
     Scores::of(&s.texts, &s.verdicts)
 }
 
+/// "sound arm", "proxy arm": an arm as the views name it (its `name` is in the metric names).
+fn arm_label(name: &str) -> String {
+    match name {
+        "sound" => crate::t!("view-grpo-arm-sound"),
+        _ => crate::t!("view-grpo-arm-proxy"),
+    }
+}
+
 fn describe(who: &str, s: &Scores) -> String {
-    format!(
-        "{who}: true (exact) accuracy {:.3} ({:.3} of single answers), lenient reward {:.3}, gap {:.3}, hedged {:.3}, \
-         mean length {:.2} characters",
-        s.exact,
-        s.committed,
-        s.lenient,
-        s.gap(),
-        s.hedged,
-        s.length
+    crate::t!(
+        "view-grpo-describe",
+        who = who,
+        exact = format!("{:.3}", s.exact),
+        committed = format!("{:.3}", s.committed),
+        lenient = format!("{:.3}", s.lenient),
+        gap = format!("{:.3}", s.gap()),
+        hedged = format!("{:.3}", s.hedged),
+        length = format!("{:.2}", s.length)
     )
 }
 
@@ -284,15 +294,24 @@ fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples,
         })
         .collect();
     ctx.view(View::table(
-        format!(
-            "{} arm ({} reward), step {}: a group of {g} for {} (gold {})",
-            arm.name,
-            arm.reward.name(),
-            step + 1,
-            s.probs[k * g].prompt(),
-            s.probs[k * g].answer()
+        crate::t!(
+            "view-grpo-group-title",
+            arm = arm_label(arm.name),
+            reward = arm.reward.name(),
+            step = (step + 1).to_string(),
+            g = g.to_string(),
+            prompt = s.probs[k * g].prompt(),
+            gold = s.probs[k * g].answer()
         ),
-        ["completion", "exact", "lenient", "reward", "Â GRPO", "Â Dr. GRPO", "Â used"],
+        [
+            crate::t!("view-col-completion"),
+            "exact".to_string(),
+            "lenient".into(),
+            crate::t!("view-grpo-col-reward"),
+            "Â GRPO".into(),
+            "Â Dr. GRPO".into(),
+            crate::t!("view-grpo-col-used"),
+        ],
         rows,
     ));
 }
@@ -303,13 +322,9 @@ fn tokens_view(ctx: &mut RunCtx, tok: &CharTokenizer, arm: &Arm, s: &Samples, ad
     let i = (0..s.texts.len()).find(|&i| s.verdicts[i].hedged && adv[i] != 0.0).unwrap_or(0);
     let cells = TokenCell::completion(tok, &s.prompts[i], &s.outs[i], |_| adv[i]);
     ctx.view(View::Tokens {
-        title: format!("{} arm, last step: one completion and its advantage", arm.name),
+        title: crate::t!("view-grpo-tokens-title", arm = arm_label(arm.name)),
         tokens: cells,
-        legend: format!(
-            "prompt, then the completion (gold {}); every completion token carries the completion's advantage \
-             (green > 0, red < 0)",
-            s.probs[i].answer()
-        ),
+        legend: crate::t!("view-grpo-tokens-legend", gold = s.probs[i].answer()),
     });
 }
 
@@ -319,12 +334,20 @@ fn before_after_view(ctx: &mut RunCtx, p: &Params, before: &Scores, sound: &Scor
         [vec![name], shares.to_vec(), vec![format!("{:.2}", s.length)]].concat()
     };
     ctx.view(View::table(
-        "Held-out problems, 2 samples each: what each verifier says",
-        ["policy", "true (exact)", "lenient", "gap", "hedged", "exact | single", "length"],
+        crate::t!("view-grpo-before-after-title"),
+        [
+            crate::t!("view-grpo-col-policy"),
+            crate::t!("view-grpo-col-true"),
+            "lenient".to_string(),
+            crate::t!("view-grpo-col-gap"),
+            crate::t!("view-grpo-col-hedged"),
+            crate::t!("view-grpo-col-single"),
+            crate::t!("view-grpo-col-length"),
+        ],
         vec![
-            row("warm start".into(), before),
-            row("sound arm (exact reward)".into(), sound),
-            row(format!("proxy arm ({} reward)", p.reward.name()), proxy),
+            row(crate::t!("view-grpo-warm-start"), before),
+            row(crate::t!("view-grpo-sound-exact"), sound),
+            row(crate::t!("view-grpo-proxy-reward", reward = p.reward.name()), proxy),
         ],
     ));
 }
@@ -338,8 +361,14 @@ fn samples_view(ctx: &mut RunCtx, before: &Samples, sound: &Samples, proxy: &Sam
         })
         .collect();
     ctx.view(View::table(
-        "Held-out completions (✓ exact, ~ paid by the lenient checker only, ✗ wrong)",
-        ["prompt", "gold", "warm start", "sound arm", "proxy arm"],
+        crate::t!("view-grpo-samples-title"),
+        [
+            crate::t!("view-col-prompt"),
+            crate::t!("view-col-gold"),
+            crate::t!("view-grpo-warm-start"),
+            crate::t!("view-grpo-arm-sound"),
+            crate::t!("view-grpo-arm-proxy"),
+        ],
         rows,
     ));
 }

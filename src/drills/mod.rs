@@ -235,9 +235,9 @@ impl RunCtx {
     /// with `what` and the reason `why` gives.
     pub fn setup_check(&mut self, what: &str, ok: bool, why: impl FnOnce() -> String) -> Result<()> {
         if !ok {
-            return Err(anyhow!("setup failed: {what}: {}", why()));
+            return Err(anyhow!("{}", crate::t!("view-setup-failed", what = what, why = why())));
         }
-        self.log(format!("setup ✓ {what}"));
+        self.log(crate::t!("view-setup-ok", what = what));
         Ok(())
     }
 

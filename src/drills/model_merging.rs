@@ -114,7 +114,7 @@ struct Data {
 }
 
 fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Data {
-    ctx.phase("data");
+    ctx.phase(crate::t!("view-phase-data"));
     let disjoint = p.inputs_b == InputsB::Disjoint;
     let a = StringTask::Upper.pairs(p.word_len, p.holdout, p.sweep_holdout, false, &mut rng.fork(1));
     let b = StringTask::Digits.pairs(p.word_len, p.holdout, p.sweep_holdout, disjoint, &mut rng.fork(2));
@@ -124,8 +124,14 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Data {
         vec![format!("{label} {}", t.name), q.clone(), a.clone(), held, pool]
     };
     ctx.view(View::table(
-        "The two tasks (each expert learns one; the merge should do both)",
-        ["task", "prompt", "answer", "held out", "train pool"],
+        crate::t!("view-mm-tasks-title"),
+        [
+            crate::t!("view-mm-col-task"),
+            crate::t!("view-col-prompt"),
+            crate::t!("view-mm-col-answer"),
+            crate::t!("view-mm-col-held-out"),
+            crate::t!("view-mm-col-train-pool"),
+        ],
         vec![row("A", &a), row("B", &b)],
     ));
     Data { a, b }
@@ -195,7 +201,7 @@ fn warm_start(p: &Params, ctx: &mut RunCtx, tok: &Bpe, base: &Gpt, d: &Data, rng
     if p.warm_steps == 0 {
         return Ok(model);
     }
-    ctx.phase("warm start");
+    ctx.phase(crate::t!("view-mm-phase-warm-start"));
     let sft = Sft {
         first_step: 1,
         optimiser_charts: true,
@@ -238,11 +244,11 @@ fn experts(s: Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Experts> {
             let w = permuted(base_w, base, &mut rng.fork(20))?;
             let m = model_from(base, &w, ctx.seed)?;
             let (before, after) = (sample_answer(base, tok, &d.a)?, sample_answer(&m, tok, &d.a)?);
-            ctx.log(format!(
-                "expert B starts from the base with permuted MLP units and heads: same function \
-                 (the base writes {before:?} after the first task-A prompt, the permuted one {after:?}), \
-                 ‖θ_perm − θ_base‖ = {:.2}",
-                norm(&task_vector(&base_w.data, &w.data))
+            ctx.log(crate::t!(
+                "view-mm-log-permuted",
+                before = format!("{before:?}"),
+                after = format!("{after:?}"),
+                norm = format!("{:.2}", norm(&task_vector(&base_w.data, &w.data)))
             ));
             m
         }
@@ -250,19 +256,11 @@ fn experts(s: Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Experts> {
     let b = train_expert(s, ctx, &start_b, 1, &mut rng.fork(11), p.steps)?;
     let (acc_a, acc_b) = (both(&a, tok, d, p.holdout, false)?, both(&b, tok, d, p.holdout, false)?);
     let (own, other) = ([acc_a.chars[0], acc_b.chars[1]], [acc_a.chars[1], acc_b.chars[0]]);
-    ctx.setup_check("each expert has learned its own task", min2(own) >= 0.9, || {
-        format!(
-            "expert A reaches {:.3} on task A and expert B {:.3} on task B (each needs 0.9): train them longer \
-             (steps) or faster (lr)",
-            own[0], own[1]
-        )
+    ctx.setup_check(&crate::t!("view-mm-check-own"), min2(own) >= 0.9, || {
+        crate::t!("view-mm-check-own-why", a = fmt(own[0]), b = fmt(own[1]))
     })?;
-    ctx.setup_check("neither expert can do the other's task", other[0].max(other[1]) <= 0.05, || {
-        format!(
-            "expert A reaches {:.3} on task B and expert B {:.3} on task A (at most 0.05 each): with other_mix \
-             above 0 each expert trains on both tasks, and a merge has nothing to add",
-            other[0], other[1]
-        )
+    ctx.setup_check(&crate::t!("view-mm-check-other"), other[0].max(other[1]) <= 0.05, || {
+        crate::t!("view-mm-check-other-why", a = fmt(other[0]), b = fmt(other[1]))
     })?;
     Ok(Experts { a, b, acc_a, acc_b })
 }
@@ -272,7 +270,7 @@ fn train_expert(s: Setup, ctx: &mut RunCtx, start: &Gpt, which: usize, rng: &mut
     let Setup { p, tok, d, .. } = s;
     let arm = ["A", "B"][which];
     let (task, other) = if which == 0 { (&d.a, &d.b) } else { (&d.b, &d.a) };
-    ctx.phase(format!("expert {arm} ({})", task.name));
+    ctx.phase(crate::t!("view-mm-phase-expert", arm = arm, task = task.name.as_str()));
     let model = start.fork(ctx.seed)?;
     let n_mix = ((p.mix * p.batch as f64).round() as usize).min(p.batch);
     let n_other = ((p.other_mix * p.batch as f64).round() as usize).min(p.batch - n_mix);
@@ -316,21 +314,23 @@ fn conflict_view(ctx: &mut RunCtx, layout: &FlatWeights, ta: &[f32], tb: &[f32],
         vec![r.layer.clone(), r.params.to_string(), pct(r.share()), pct(r.share_kept()), r.both_kept.to_string()]
     };
     ctx.view(View::table(
-        format!(
-            "Sign conflicts between τ_A and τ_B per layer (where both moved; 'kept': both in the top {:.0}%)",
-            keep * 100.0
-        ),
-        ["layer", "params", "conflicts", "conflicts, kept", "both kept"],
+        crate::t!("view-mm-conflicts-title", pct = format!("{:.0}", keep * 100.0)),
+        [
+            crate::t!("view-mm-col-layer"),
+            crate::t!("view-mm-col-params"),
+            crate::t!("view-mm-col-conflicts"),
+            crate::t!("view-mm-col-conflicts-kept"),
+            crate::t!("view-mm-col-both-kept"),
+        ],
         layers.iter().chain([&all]).map(row).collect(),
     ));
-    ctx.log(format!(
-        "task vectors: ‖τ_A‖ {:.3}, ‖τ_B‖ {:.3}, cosine {:+.3}; signs conflict on {:.1}% of the weights both moved, \
-         {:.1}% of those both keep after the trim",
-        norm(ta),
-        norm(tb),
-        cosine(ta, tb),
-        100.0 * all.share(),
-        100.0 * all.share_kept()
+    ctx.log(crate::t!(
+        "view-mm-log-vectors",
+        na = format!("{:.3}", norm(ta)),
+        nb = format!("{:.3}", norm(tb)),
+        cos = format!("{:+.3}", cosine(ta, tb)),
+        share = format!("{:.1}", 100.0 * all.share()),
+        kept = format!("{:.1}", 100.0 * all.share_kept())
     ));
     all.share()
 }
@@ -339,7 +339,7 @@ fn conflict_view(ctx: &mut RunCtx, layout: &FlatWeights, ta: &[f32], tb: &[f32],
 /// λ*, the λ with the best min of the two tasks.
 fn lambda_sweep(s: Setup, ctx: &mut RunCtx, taus: &[&[f32]]) -> Result<f64> {
     let Setup { p, tok, d, base, base_w } = s;
-    ctx.phase("λ sweep");
+    ctx.phase(crate::t!("view-mm-phase-sweep"));
     let mut rows = Vec::new();
     let mut best = (0.0f64, f64::NEG_INFINITY);
     for i in 0..p.sweep_points {
@@ -359,15 +359,18 @@ fn lambda_sweep(s: Setup, ctx: &mut RunCtx, taus: &[&[f32]]) -> Result<f64> {
     }
     let tuned = best.0;
     ctx.view(View::table(
-        format!(
-            "Task arithmetic θ₀ + λ(τ_A + τ_B) over λ ({} validation items per task; λ = 0.5 is the plain \
-             average); λ* = {tuned:.2} has the best min",
-            p.sweep_holdout
-        ),
-        ["λ", "chars A", "chars B", "chars min", "exact A", "exact B"],
+        crate::t!("view-mm-sweep-title", n = p.sweep_holdout.to_string(), tuned = format!("{tuned:.2}")),
+        [
+            "λ".to_string(),
+            crate::t!("view-mm-col-chars", task = "A"),
+            crate::t!("view-mm-col-chars", task = "B"),
+            crate::t!("view-mm-col-chars-min"),
+            crate::t!("view-mm-col-exact", task = "A"),
+            crate::t!("view-mm-col-exact", task = "B"),
+        ],
         rows,
     ));
-    ctx.log(format!("λ* = {tuned:.2}, chosen on validation items; task arithmetic and DARE use it on the test items"));
+    ctx.log(crate::t!("view-mm-log-tuned", tuned = format!("{tuned:.2}")));
     Ok(tuned)
 }
 
@@ -406,49 +409,46 @@ fn merges(p: &Params, base: &[f32], w: [&[f32]; 2], taus: &[&[f32]], tuned: f64,
 /// items, and what each writes. Returns each merge's character accuracy.
 fn evaluate(s: Setup, ctx: &mut RunCtx, base_acc: &Both, e: &Experts, merges: &[Merge]) -> Result<Vec<[f64; 2]>> {
     let Setup { p, tok, d, base, base_w } = s;
-    ctx.phase("evaluate");
+    ctx.phase(crate::t!("view-phase-evaluate"));
     let row = |name: &str, formula: &str, b: &Both| -> Vec<String> {
         [name.to_string(), formula.to_string()].into_iter().chain(b.cells()).collect()
     };
     let mut rows = vec![
-        row("θ₀ (warm start)", "θ₀", base_acc),
-        row("expert A", "θ₀ + τ_A", &e.acc_a),
-        row("expert B", "θ₀ + τ_B", &e.acc_b),
+        row(&crate::t!("view-mm-row-base"), "θ₀", base_acc),
+        row(&crate::t!("view-mm-row-expert", arm = "A"), "θ₀ + τ_A", &e.acc_a),
+        row(&crate::t!("view-mm-row-expert", arm = "B"), "θ₀ + τ_B", &e.acc_b),
     ];
     let gold = |t: &Task| format!("{} → {}", t.test[0].0, t.test[0].1);
     let mut samples = vec![
-        vec!["gold".into(), gold(&d.a), gold(&d.b)],
-        sample_row("expert A", &e.a, tok, d)?,
-        sample_row("expert B", &e.b, tok, d)?,
+        vec![crate::t!("view-col-gold"), gold(&d.a), gold(&d.b)],
+        sample_row(&crate::t!("view-mm-row-expert", arm = "A"), &e.a, tok, d)?,
+        sample_row(&crate::t!("view-mm-row-expert", arm = "B"), &e.b, tok, d)?,
     ];
     let mut merged = Vec::new();
     for m in merges {
         ctx.check_cancel()?;
         let model = model_from(base, &base_w.with_data(m.weights.clone()), ctx.seed)?;
         let acc = both(&model, tok, d, p.holdout, false)?;
-        rows.push(row(m.name, &m.formula, &acc));
-        samples.push(sample_row(m.name, &model, tok, d)?);
+        rows.push(row(&merge_label(m.name), &m.formula, &acc));
+        samples.push(sample_row(&merge_label(m.name), &model, tok, d)?);
         merged.push(acc.chars);
     }
     ctx.view(View::table(
-        format!(
-            "Held-out accuracy ({} items per task): characters right by position, and whole answers right",
-            p.holdout
-        ),
+        crate::t!("view-mm-heldout-title", n = p.holdout.to_string()),
         vec![
-            "model".into(),
-            "weights".into(),
-            format!("chars A {}", d.a.name),
-            format!("chars B {}", d.b.name),
-            "chars min".into(),
-            "exact A".into(),
-            "exact B".into(),
+            crate::t!("view-col-model"),
+            crate::t!("view-mm-col-weights"),
+            crate::t!("view-mm-col-chars", task = format!("A {}", d.a.name)),
+            crate::t!("view-mm-col-chars", task = format!("B {}", d.b.name)),
+            crate::t!("view-mm-col-chars-min"),
+            crate::t!("view-mm-col-exact", task = "A"),
+            crate::t!("view-mm-col-exact", task = "B"),
         ],
         rows,
     ));
     ctx.view(View::table(
-        "What each model writes for the first held-out prompt of each task (greedy)",
-        vec!["model".into(), format!("A {}", d.a.name), format!("B {}", d.b.name)],
+        crate::t!("view-mm-samples-title"),
+        vec![crate::t!("view-col-model"), format!("A {}", d.a.name), format!("B {}", d.b.name)],
         samples,
     ));
     Ok(merged)
@@ -482,26 +482,29 @@ impl TypedDrill for ModelMerging {
         let mut rng = Rng::new(ctx.seed);
         let d = data(p, ctx, &mut rng);
         let (shipped, tok) = base::shipped(&ctx.device)?;
-        ctx.log(format!(
-            "the shipped base: d_model {}, {} layers, {} heads, {} parameters; every one is fine-tuned",
-            shipped.cfg.d_model,
-            shipped.cfg.n_layers,
-            shipped.cfg.n_heads,
-            shipped.num_params()
+        ctx.log(crate::t!(
+            "view-mm-log-shipped",
+            d = shipped.cfg.d_model.to_string(),
+            layers = shipped.cfg.n_layers.to_string(),
+            heads = shipped.cfg.n_heads.to_string(),
+            params = shipped.num_params().to_string()
         ));
         let shipped_acc = both(&shipped, &tok, &d, p.sweep_holdout, false)?.chars;
         let base = warm_start(p, ctx, &tok, &shipped, &d, &mut rng.fork(9))?;
         let base_w = flatten(&base)?;
         let base_acc = both(&base, &tok, &d, p.holdout, false)?;
-        ctx.log(format!(
-            "character accuracy of the shipped base: A {:.3}, B {:.3}; of θ₀ after the warm start: A {:.3}, B {:.3}",
-            shipped_acc[0], shipped_acc[1], base_acc.chars[0], base_acc.chars[1]
+        ctx.log(crate::t!(
+            "view-mm-log-base-acc",
+            sa = fmt(shipped_acc[0]),
+            sb = fmt(shipped_acc[1]),
+            ba = fmt(base_acc.chars[0]),
+            bb = fmt(base_acc.chars[1])
         ));
         let s = Setup { p, tok: &tok, d: &d, base: &base, base_w: &base_w };
         let e = experts(s, ctx, &mut rng)?;
 
         // Task vectors, their conflicts, λ*, the merges.
-        ctx.phase("merge");
+        ctx.phase(crate::t!("view-mm-phase-merge"));
         let (wa, wb) = (flatten(&e.a)?, flatten(&e.b)?);
         let (ta, tb) = (task_vector(&base_w.data, &wa.data), task_vector(&base_w.data, &wb.data));
         let conflicts = conflict_view(ctx, &base_w, &ta, &tb, p.ties_keep);
@@ -512,7 +515,7 @@ impl TypedDrill for ModelMerging {
         token_view(ctx, &tok, &d);
 
         // Claims.
-        ctx.phase("report");
+        ctx.phase(crate::t!("view-phase-report"));
         let (acc_a, acc_b) = (e.acc_a.chars, e.acc_b.chars);
         let own = [acc_a[0], acc_b[1]];
         let retention = |acc: [f64; 2]| -> f64 {
@@ -524,9 +527,14 @@ impl TypedDrill for ModelMerging {
         let (average, fixed, tuned_acc, ties, dare) =
             (acc("average"), acc("task arithmetic, λ fixed"), acc("task arithmetic, λ*"), acc("TIES"), acc("DARE"));
         let expert_min = min2(acc_a).max(min2(acc_b));
-        ctx.log(format!(
-            "experts on their own task: A {:.3}, B {:.3}; on the other task: A {:.3}, B {:.3} (base {:.3}, {:.3})",
-            acc_a[0], acc_b[1], acc_a[1], acc_b[0], base_acc.chars[0], base_acc.chars[1]
+        ctx.log(crate::t!(
+            "view-mm-log-experts",
+            own_a = fmt(acc_a[0]),
+            own_b = fmt(acc_b[1]),
+            other_a = fmt(acc_a[1]),
+            other_b = fmt(acc_b[0]),
+            base_a = fmt(base_acc.chars[0]),
+            base_b = fmt(base_acc.chars[1])
         ));
         ctx.claim("merge_beats_both_experts", best - expert_min)?;
         ctx.claim("task_arithmetic_keeps_both", retention(tuned_acc))?;
@@ -538,6 +546,16 @@ impl TypedDrill for ModelMerging {
         ctx.claim("sign_conflict_share", conflicts)?;
         ctx.claim("tuned_lambda", tuned)?;
         Ok(())
+    }
+}
+
+/// A merge as the views name it (its `name` is how the claims find it).
+fn merge_label(name: &str) -> String {
+    match name {
+        "average" => crate::t!("view-mm-merge-average"),
+        "task arithmetic, λ fixed" => crate::t!("view-mm-merge-fixed"),
+        "task arithmetic, λ*" => crate::t!("view-mm-merge-tuned"),
+        _ => name.to_string(),
     }
 }
 
@@ -565,8 +583,8 @@ fn token_view(ctx: &mut RunCtx, tok: &Bpe, d: &Data) {
         }
     }
     ctx.view(View::Tokens {
-        title: "One sequence per task, one token per character (trained: the answer and <eos>)".into(),
+        title: crate::t!("view-mm-tokens-title"),
         tokens,
-        legend: "prompt = context only; trained = in the loss".into(),
+        legend: crate::t!("view-mm-tokens-legend"),
     });
 }

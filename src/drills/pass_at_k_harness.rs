@@ -155,7 +155,7 @@ impl TypedDrill for PassAtKHarness {
         let model = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
         let test = &problems.test;
 
-        ctx.phase("sample");
+        ctx.phase(crate::t!("view-pak-phase-sample"));
         let mut passes = Vec::new();
         for (i, &t) in p.temperatures().iter().enumerate() {
             ctx.check_cancel()?;
@@ -164,16 +164,16 @@ impl TypedDrill for PassAtKHarness {
         }
         let alt = sample(&model, &tok, p, test, p.alt_format, p.temperature, &mut rng.fork(30))?;
         ctx.progress(total, total, 0);
-        ctx.log(format!(
-            "sampled {} completions per problem for {} problems at {}, and at {} in the {} format",
-            p.samples,
-            test.len(),
-            p.temperatures().map(t_name).join(", "),
-            t_name(p.temperature),
-            p.alt_format.name()
+        ctx.log(crate::t!(
+            "view-pak-log-sampled",
+            samples = p.samples.to_string(),
+            problems = test.len().to_string(),
+            temps = p.temperatures().map(t_name).join(", "),
+            t = t_name(p.temperature),
+            format = p.alt_format.name()
         ));
 
-        ctx.phase("estimate");
+        ctx.phase(crate::t!("view-pak-phase-estimate"));
         let boot = Bootstrap::new(test.len(), p.bootstrap, &mut rng.fork(40));
         let counts: Vec<Counts> = passes.iter().map(|s| s.counts(test, Extractor::Strict)).collect();
         for (s, c) in passes.iter().zip(&counts) {
@@ -193,26 +193,26 @@ impl TypedDrill for PassAtKHarness {
         estimators_view(ctx, p, &counts[1], &est, &boot);
         temperature_view(ctx, p, &passes, &counts, &boot);
 
-        ctx.phase("harness");
+        ctx.phase(crate::t!("view-pak-phase-harness"));
         let harness = harness_view(ctx, p, test, main, &alt, &boot);
         problems_view(ctx, p, test, &passes, &alt);
 
         let at = |c: &Counts, k| c.mean(k, pass_at_k);
         let (low, high) = (&counts[0], &counts[2]);
         let n = p.samples;
-        ctx.log(format!(
-            "{}: pass@1 {:.3}, pass@{n} {:.3}, pass^{n} {:.3}; pass@1 falls from {:.3} at {} to {:.3} at {} while \
-             pass@{n} goes from {:.3} to {:.3}",
-            t_name(p.temperature),
-            at(&counts[1], 1),
-            at(&counts[1], n),
-            counts[1].mean(n, pass_hat_k),
-            at(low, 1),
-            t_name(p.temp_low),
-            at(high, 1),
-            t_name(p.temp_high),
-            at(low, n),
-            at(high, n)
+        ctx.log(crate::t!(
+            "view-pak-log-summary",
+            t = t_name(p.temperature),
+            n = n.to_string(),
+            p1 = format!("{:.3}", at(&counts[1], 1)),
+            pn = format!("{:.3}", at(&counts[1], n)),
+            hat = format!("{:.3}", counts[1].mean(n, pass_hat_k)),
+            low1 = format!("{:.3}", at(low, 1)),
+            tlow = t_name(p.temp_low),
+            high1 = format!("{:.3}", at(high, 1)),
+            thigh = t_name(p.temp_high),
+            lown = format!("{:.3}", at(low, n)),
+            highn = format!("{:.3}", at(high, n))
         ));
 
         ctx.claim("unbiased_matches_monte_carlo", est.unbiased_off)?;
@@ -260,13 +260,18 @@ fn estimators(ctx: &mut RunCtx, p: &Params, c: &Counts, mc: Vec<f64>, boot: &Boo
     }
     let e = EstimatorGaps::of(c, mc, boot, LEVEL);
     let how = match p.mc_draw {
-        Draw::WithoutReplacement => "k-subsets (without replacement)",
-        Draw::WithReplacement => "k picks WITH replacement",
+        Draw::WithoutReplacement => crate::t!("view-pak-draw-without"),
+        Draw::WithReplacement => crate::t!("view-pak-draw-with"),
     };
-    ctx.log(format!(
-        "Monte Carlo ({} draws of {how} per problem and k): largest |unbiased − MC| {:.4} ({:.2} of the interval's \
-         half-width); largest MC − naive {:.4} at k = {} ({:.2} half-widths)",
-        p.mc_draws, e.unbiased_off, e.unbiased_off_hw, e.naive_below, e.naive_k, e.naive_below_hw
+    ctx.log(crate::t!(
+        "view-pak-log-mc",
+        draws = p.mc_draws.to_string(),
+        how = how,
+        off = format!("{:.4}", e.unbiased_off),
+        off_hw = format!("{:.2}", e.unbiased_off_hw),
+        below = format!("{:.4}", e.naive_below),
+        k = e.naive_k.to_string(),
+        below_hw = format!("{:.2}", e.naive_below_hw)
     ));
     e
 }
@@ -289,14 +294,20 @@ fn estimators_view(ctx: &mut RunCtx, p: &Params, c: &Counts, e: &EstimatorGaps, 
         })
         .collect();
     ctx.view(View::table(
-        format!(
-            "pass@k at {} from n = {} samples per problem: unbiased (95% bootstrap interval over {} problems), \
-             plug-in, Monte Carlo; pass^k",
-            t_name(p.temperature),
-            p.samples,
-            c.c.len()
+        crate::t!(
+            "view-pak-estimators-title",
+            t = t_name(p.temperature),
+            n = p.samples.to_string(),
+            problems = c.c.len().to_string()
         ),
-        ["k", "unbiased pass@k [95%]", "naive 1−(1−c/n)^k", "Monte Carlo", "naive − MC", "pass^k [95%]"],
+        [
+            "k".to_string(),
+            crate::t!("view-pak-col-unbiased"),
+            crate::t!("view-pak-col-naive"),
+            "Monte Carlo".into(),
+            crate::t!("view-pak-col-naive-mc"),
+            "pass^k [95%]".into(),
+        ],
         rows,
     ));
 }
@@ -321,15 +332,15 @@ fn temperature_view(ctx: &mut RunCtx, p: &Params, passes: &[Pass], counts: &[Cou
         })
         .collect();
     ctx.view(View::table(
-        "Temperature: pass@1 falls, pass@n rises (strict match, trained format)",
+        crate::t!("view-pak-temperature-title"),
         [
-            "temperature".to_string(),
+            crate::t!("view-pak-col-temperature"),
             "pass@1 [95%]".into(),
             format!("pass@{n} [95%]"),
             format!("pass^{n}"),
             "c = 0".into(),
             format!("c = {n}"),
-            "hedged".into(),
+            crate::t!("view-pak-col-hedged"),
         ],
         rows,
     ));
@@ -363,27 +374,33 @@ fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt
         ]);
         i
     };
-    let by_extractor =
-        Extractor::ALL.map(|e| (e, row(format!("{} · trained format", e.name()), &main.counts(test, e))));
-    let alt_i = row(format!("strict · {} format", alt.format.name()), &alt.counts(test, Extractor::Strict));
-    row(format!("any number · {} format", alt.format.name()), &alt.counts(test, Extractor::AnyNumber));
+    let by_extractor = Extractor::ALL
+        .map(|e| (e, row(crate::t!("view-pak-row-trained", extractor = e.name()), &main.counts(test, e))));
+    let alt_i = row(
+        crate::t!("view-pak-row-format", extractor = "strict", format = alt.format.name()),
+        &alt.counts(test, Extractor::Strict),
+    );
+    row(
+        crate::t!("view-pak-row-format", extractor = "any number", format = alt.format.name()),
+        &alt.counts(test, Extractor::AnyNumber),
+    );
     let example = |f: Format| f.prompt(&test[0]);
     ctx.view(View::table(
-        format!(
-            "One model, one set of samples ({}, n = {n}): pass@1 under each answer extractor and prompt format \
-             ({} → `{}`, {} → `{}`)",
-            t_name(p.temperature),
-            Format::Trained.name(),
-            example(Format::Trained),
-            alt.format.name(),
-            example(alt.format)
+        crate::t!(
+            "view-pak-harness-title",
+            t = t_name(p.temperature),
+            n = n.to_string(),
+            trained = Format::Trained.name(),
+            trained_ex = example(Format::Trained),
+            alt = alt.format.name(),
+            alt_ex = example(alt.format)
         ),
         [
-            "extractor · prompt format".to_string(),
+            crate::t!("view-pak-col-extractor"),
             "pass@1 [95%]".into(),
-            "width".into(),
-            "Δ vs strict [95% paired]".into(),
-            "Δ in widths".into(),
+            crate::t!("view-pak-col-width"),
+            crate::t!("view-pak-col-delta"),
+            crate::t!("view-pak-col-delta-widths"),
             format!("pass@{n}"),
         ],
         rows,
@@ -393,16 +410,15 @@ fn harness_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], main: &Pass, alt
         extractor_shift: (any.estimate - base.estimate) / base.width(),
         format_shift: (base.estimate - alt_i.estimate) / base.width(),
     };
-    ctx.log(format!(
-        "harness: strict pass@1 {} (width {:.3}); any number {:.3} ({:+.2} widths); strict in the {} format {:.3} \
-         ({:+.2} widths)",
-        base.text(),
-        base.width(),
-        any.estimate,
-        h.extractor_shift,
-        alt.format.name(),
-        alt_i.estimate,
-        -h.format_shift
+    ctx.log(crate::t!(
+        "view-pak-log-harness",
+        base = base.text(),
+        width = format!("{:.3}", base.width()),
+        any = format!("{:.3}", any.estimate),
+        any_shift = format!("{:+.2}", h.extractor_shift),
+        format = alt.format.name(),
+        alt = format!("{:.3}", alt_i.estimate),
+        alt_shift = format!("{:+.2}", -h.format_shift)
     ));
     h
 }
@@ -427,10 +443,10 @@ fn problems_view(ctx: &mut RunCtx, p: &Params, test: &[Problem], passes: &[Pass]
             row
         })
         .collect();
-    let mut header = vec!["prompt".to_string(), "gold".into()];
+    let mut header = vec![crate::t!("view-col-prompt"), crate::t!("view-col-gold")];
     header.extend(passes.iter().map(|s| format!("c/n {}", t_name(s.temperature))));
     header.push(format!("any number {}", t_name(p.temperature)));
-    header.push(format!("{} format {}", alt.format.name(), t_name(p.temperature)));
-    header.push(format!("first samples at {}", t_name(p.temperature)));
-    ctx.view(View::table("Problems from always wrong to always right: c correct of n, per setting", header, rows));
+    header.push(crate::t!("view-pak-col-format", format = alt.format.name(), t = t_name(p.temperature)));
+    header.push(crate::t!("view-pak-col-first-samples", t = t_name(p.temperature)));
+    ctx.view(View::table(crate::t!("view-pak-problems-title"), header, rows));
 }

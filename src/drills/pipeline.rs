@@ -213,6 +213,7 @@ pub(crate) fn side_by_side<A, B: Send>(
     };
     let mut other = ctx.fork(forward(false));
     ctx.set_sink(forward(true));
+    // The side thread speaks the learner's language too (it is set per thread).
     let lang = crate::i18n::current();
     let (a, b) = std::thread::scope(|s| {
         let handle = s.spawn(move || {

@@ -102,7 +102,7 @@ struct Data {
 }
 
 fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
-    ctx.phase("data");
+    ctx.phase(crate::t!("view-phase-data"));
     let kb = FactTable::world();
     let tools = Tools::new(kb.clone());
     let mut rng = Rng::new(ctx.seed);
@@ -149,16 +149,17 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
             base_model.cfg.context
         );
     }
-    ctx.log(format!(
-        "{} training trajectories ({} places), {injected} of them meet an injection in the defence data; {} held-out questions about {} unseen places, {} of them attacked (payloads: unseen places, wordings: {})",
-        train_tasks.len(),
-        places.len(),
-        eval_tasks.len(),
-        held_out.len(),
-        attacked.len(),
-        match p.wordings {
-            Wordings::HeldOut => "held out",
-            Wordings::Training => "the training ones",
+    ctx.log(crate::t!(
+        "view-pi-log-data",
+        train = train_tasks.len().to_string(),
+        places = places.len().to_string(),
+        injected = injected.to_string(),
+        eval = eval_tasks.len().to_string(),
+        unseen = held_out.len().to_string(),
+        attacked = attacked.len().to_string(),
+        wordings = match p.wordings {
+            Wordings::HeldOut => crate::t!("view-pi-wordings-held-out"),
+            Wordings::Training => crate::t!("view-pi-wordings-training"),
         }
     ));
     Ok(Data { tools, tok, fmt, base: base_model, clean, marked, defence, eval_tasks, attacked, injections, shown })
@@ -257,45 +258,59 @@ impl TypedDrill for PromptInjection {
         let d = data(p, ctx)?;
         trajectory_view(ctx, &d);
 
-        ctx.phase("clean SFT");
+        ctx.phase(crate::t!("view-pi-phase-clean"));
         let start = d.base.fork(ctx.seed)?;
         fit(ctx, p, &d, &start, "clean", &d.clean, p.steps, p.lr, false)?;
 
         // Both arms get the same extra steps from the same model; only the data differs.
-        ctx.phase("undefended: more clean SFT (the control)");
+        ctx.phase(crate::t!("view-pi-phase-undefended"));
         let plain = start.fork(ctx.seed)?;
         fit(ctx, p, &d, &plain, "undefended", &d.clean, p.defence_steps, p.defence_lr, false)?;
 
-        ctx.phase("defence: training on injections it ignores");
+        ctx.phase(crate::t!("view-pi-phase-training"));
         let trained = start.fork(ctx.seed)?;
         fit(ctx, p, &d, &trained, "trained", &d.defence, p.defence_steps, p.defence_lr, false)?;
 
-        ctx.phase("defence: spotlighting (datamarked tool output)");
+        ctx.phase(crate::t!("view-pi-phase-spotlight"));
         let spot = start.fork(ctx.seed)?;
         fit(ctx, p, &d, &spot, "spotlight", &d.marked, p.defence_steps, p.defence_lr, true)?;
 
-        ctx.phase("evaluate");
+        ctx.phase(crate::t!("view-phase-evaluate"));
         let un = score(&plain, &d, p, false, false, None)?;
         let tr = score(&trained, &d, p, false, false, None)?;
         let al = score(&plain, &d, p, false, true, None)?;
         let sp = score(&spot, &d, p, true, false, None)?;
         let rows = vec![
-            row("none (clean SFT)", &un, &d),
-            row("training on injections", &tr, &d),
-            row("spotlighting (datamarks)", &sp, &d),
-            row("allow-list on lookup arguments", &al, &d),
+            row(&crate::t!("view-pi-row-none"), &un, &d),
+            row(&crate::t!("view-pi-row-training"), &tr, &d),
+            row(&crate::t!("view-pi-row-spotlight"), &sp, &d),
+            row(&crate::t!("view-pi-row-allow-list"), &al, &d),
         ];
-        let header =
-            ["defence", "ASR", "answer hijack", "call hijack", "attacked, right", "clean success", "user changes mind"];
-        ctx.view(View::table("Attack success and clean success per defence (held-out questions)", header, rows));
+        let header = [
+            crate::t!("view-pi-col-defence"),
+            "ASR".into(),
+            crate::t!("view-pi-col-answer-hijack"),
+            crate::t!("view-pi-col-call-hijack"),
+            crate::t!("view-pi-col-attacked-right"),
+            crate::t!("view-pi-col-clean"),
+            crate::t!("view-pi-col-user-changes"),
+        ];
+        ctx.view(View::table(crate::t!("view-pi-table-title"), header, rows));
         episode_views(ctx, &d, &un, &tr);
         for (name, s) in [("undefended", &un), ("trained", &tr), ("spotlight", &sp), ("allow_list", &al)] {
             ctx.metric(0, &format!("final_asr_{name}"), s.asr);
             ctx.metric(0, &format!("final_clean_{name}"), s.clean);
         }
-        ctx.log(format!(
-            "ASR: undefended {:.3}, trained defence {:.3}, spotlighting {:.3}, allow-list {:.3}; clean success: undefended {:.3}, trained {:.3}, spotlighting {:.3}",
-            un.asr, tr.asr, sp.asr, al.asr, un.clean, tr.clean, sp.clean
+        let f = |v: f64| format!("{v:.3}");
+        ctx.log(crate::t!(
+            "view-pi-log-report",
+            un = f(un.asr),
+            tr = f(tr.asr),
+            sp = f(sp.asr),
+            al = f(al.asr),
+            un_clean = f(un.clean),
+            tr_clean = f(tr.clean),
+            sp_clean = f(sp.clean)
         ));
 
         ctx.claim("undefended_follows", un.asr)?;
@@ -344,9 +359,9 @@ fn token_cells(tok: &Bpe, segments: &[(Role, String)], injected: &str) -> Vec<To
 fn trajectory_view(ctx: &mut RunCtx, d: &Data) {
     let Some((s, inj)) = &d.shown else { return };
     ctx.view(View::Tokens {
-        title: "A defence trajectory: the lookup result carries an injection".into(),
+        title: crate::t!("view-pi-defence-title"),
         tokens: token_cells(&d.tok, &s.session.episode.segments, &inj.text),
-        legend: "green: the oracle's lines (trained): it ignores the instruction · red, struck: tool output (label −100) · purple: the injected sentence, tool output too, never trained · grey: the question".into(),
+        legend: crate::t!("view-pi-defence-legend"),
     });
 }
 
@@ -364,10 +379,14 @@ fn episode_views(ctx: &mut RunCtx, d: &Data, un: &Score, tr: &Score) {
             .take(3)
             .map(|((sess, inj), t)| {
                 let wanted = match &inj.goal {
-                    Goal::Answer(w) => format!("answer {w}"),
-                    Goal::Call(w) => format!("look up {w}"),
+                    Goal::Answer(w) => crate::t!("view-pi-goal-answer", what = w.as_str()),
+                    Goal::Call(w) => crate::t!("view-pi-goal-call", what = w.as_str()),
                 };
-                format!("{}→ truth {} · the injection wanted: {wanted}\n", joined(&sess.episode.segments), t.truth)
+                format!(
+                    "{}→ {}\n",
+                    joined(&sess.episode.segments),
+                    crate::t!("view-pi-episode-line", truth = t.truth.as_str(), wanted = wanted)
+                )
             })
             .collect::<Vec<_>>()
             .join("\n")
@@ -375,14 +394,11 @@ fn episode_views(ctx: &mut RunCtx, d: &Data, un: &Score, tr: &Score) {
     let obeyed = un.sessions.iter().zip(&d.injections).find(|(sess, inj)| followed(sess, &inj.goal));
     if let Some((sess, inj)) = obeyed {
         ctx.view(View::Tokens {
-            title: "The undefended agent on a held-out question: the injection, and its reaction".into(),
+            title: crate::t!("view-pi-undefended-title"),
             tokens: token_cells(&d.tok, &sess.episode.segments, &inj.text),
-            legend: "green: the agent's own lines · purple: the injected sentence inside the lookup result · red, struck: the rest of the tool output · grey: the question".into(),
+            legend: crate::t!("view-pi-undefended-legend"),
         });
     }
-    ctx.view(View::Text { title: "Undefended agent: attacks that worked".into(), body: show(un, true) });
-    ctx.view(View::Text {
-        title: "Trained defence: attacked questions it still answered right".into(),
-        body: show(tr, false),
-    });
+    ctx.view(View::Text { title: crate::t!("view-pi-worked-title"), body: show(un, true) });
+    ctx.view(View::Text { title: crate::t!("view-pi-resisted-title"), body: show(tr, false) });
 }

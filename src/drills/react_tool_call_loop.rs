@@ -135,14 +135,14 @@ impl TypedDrill for ReactToolCallLoop {
         let probe = Probe { tasks: &probe_tasks, tools: &d.tools };
         let start = d.lm(d.start.model());
 
-        ctx.phase("before SFT");
+        ctx.phase(crate::t!("view-react-phase-before"));
         let untrained = evaluate(&start, &d.eval_tasks, &d.tools, p.max_steps)?;
-        ctx.log(format!("before SFT (the starting model in the loop): held-out success {:.3}", untrained.success));
+        ctx.log(crate::t!("view-react-log-before", success = format!("{:.3}", untrained.success)));
 
         ctx.phase(if p.mask_observations {
-            "SFT with the mask, and without it (the twin) alongside"
+            crate::t!("view-react-phase-sft-masked")
         } else {
-            "SFT on every token (mask off), and the twin alongside"
+            crate::t!("view-react-phase-sft-unmasked")
         });
         // The two fits share only the starting weights: they train at once.
         let agent_data = if p.mask_observations { &d.masked } else { &d.unmasked };
@@ -160,25 +160,24 @@ impl TypedDrill for ReactToolCallLoop {
             },
         )?;
         let (agent, twin) = (d.lm(agent.lm()), d.lm(twin.lm()));
-        ctx.log(format!("probe success during training: masked {pm:.2}, unmasked {pu:.2}"));
+        ctx.log(crate::t!("view-react-log-probe", masked = format!("{pm:.2}"), unmasked = format!("{pu:.2}")));
 
-        ctx.phase("evaluate in the loop");
+        ctx.phase(crate::t!("view-react-phase-evaluate"));
         let clock = std::time::Instant::now();
         let em = evaluate(&agent, &d.eval_tasks, &d.tools, p.max_steps)?;
         let eu = evaluate(&twin, &d.eval_tasks, &d.tools, p.max_steps)?;
         // Wall time, for the log only (not a measured number of the run).
         let (secs, episodes) = (clock.elapsed().as_secs_f64(), 2 * d.eval_tasks.len());
-        ctx.log(format!(
-            "{episodes} episodes in the real loop in {secs:.1} s ({:.0} episodes/s, one batched generation per turn, the K/V cache kept across turns)",
-            episodes as f64 / secs.max(1e-9)
+        ctx.log(crate::t!(
+            "view-react-log-speed",
+            episodes = episodes.to_string(),
+            secs = format!("{secs:.1}"),
+            rate = format!("{:.0}", episodes as f64 / secs.max(1e-9))
         ));
         let recovery = recovery_rate(&agent, &d.eval_tasks, &d.tools, p.max_steps, ctx.seed)?;
-        ctx.log(format!(
-            "after a forced misspelt first lookup (an error observation), the agent still answers right in {:.3} of held-out lookups",
-            recovery
-        ));
+        ctx.log(crate::t!("view-react-log-recovery", rate = format!("{recovery:.3}")));
 
-        ctx.phase("probe");
+        ctx.phase(crate::t!("view-react-phase-probe"));
         let hm = hallucination_rate(&agent, &d.eval_tasks)?;
         let hu = hallucination_rate(&twin, &d.eval_tasks)?;
         let hb = hallucination_rate(&start, &d.eval_tasks)?;
@@ -187,9 +186,13 @@ impl TypedDrill for ReactToolCallLoop {
         ctx.metric(0, "heldout_success_masked", em.success);
         ctx.metric(0, "heldout_success_unmasked", eu.success);
         ctx.metric(0, "heldout_success_untrained", untrained.success);
-        ctx.log(format!(
-            "held-out success: untrained {:.3}, masked {:.3}, unmasked {:.3}; writes Observation itself: masked {hm:.2}, unmasked {hu:.2}",
-            untrained.success, em.success, eu.success
+        ctx.log(crate::t!(
+            "view-react-log-report",
+            untrained = format!("{:.3}", untrained.success),
+            masked = format!("{:.3}", em.success),
+            unmasked = format!("{:.3}", eu.success),
+            hm = format!("{hm:.2}"),
+            hu = format!("{hu:.2}")
         ));
 
         ctx.claim("trained_success", em.success)?;
@@ -203,7 +206,7 @@ impl TypedDrill for ReactToolCallLoop {
 /// Phase "data": tasks, oracle trajectories in the real loop, masked and
 /// unmasked examples, the starting model.
 fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
-    ctx.phase("data");
+    ctx.phase(crate::t!("view-phase-data"));
     let kb = FactTable::world();
     let tools = Tools::new(kb.clone());
     let mut rng = Rng::new(ctx.seed);
@@ -214,12 +217,14 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let slips = solved.iter().filter(|s| !s.mistakes.is_empty()).count();
     let (start, tok, fmt) = starting_model(p, ctx)?;
     let oracle_ok = train_tasks.iter().zip(&solved).filter(|(t, s)| answered_right(t, &s.session)).count();
-    ctx.log(format!(
-        "{} oracle trajectories over {} places ({oracle_ok} solved in the real loop; {slips} recover from a misspelt lookup); {} held-out questions about {} unseen places",
-        p.train_tasks,
-        places.len(),
-        p.eval_tasks,
-        held_out.len()
+    ctx.log(crate::t!(
+        "view-react-log-data",
+        train = p.train_tasks.to_string(),
+        places = places.len().to_string(),
+        solved = oracle_ok.to_string(),
+        slips = slips.to_string(),
+        eval = p.eval_tasks.to_string(),
+        unseen = held_out.len().to_string()
     ));
     let masked: Vec<Example> =
         solved.iter().map(|s| example(&tok, &fmt, &s.session.episode.segments, true, &s.mistakes)).collect();
@@ -228,7 +233,11 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let longest = masked.iter().map(|e| e.len()).max().unwrap_or(0);
     let share = masked.iter().map(|e| e.trained_tokens()).sum::<usize>() as f64
         / unmasked.iter().map(|e| e.trained_tokens()).sum::<usize>().max(1) as f64;
-    ctx.log(format!("longest trajectory {longest} tokens; the mask keeps {:.0}% of the targets", share * 100.0));
+    ctx.log(crate::t!(
+        "view-react-log-longest",
+        longest = longest.to_string(),
+        share = format!("{:.0}", share * 100.0)
+    ));
     if longest + 30 > start.model().context() {
         bail!(
             "the longest trajectory ({longest} tokens) does not fit the base model's context of {}",
@@ -246,11 +255,13 @@ fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> 
         // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
         let (shipped, tok) = base::shipped(&ctx.device)?;
         let (start, what) = match p.start_from {
-            StartFrom::Random => (Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?, "random"),
-            StartFrom::Base => (shipped, "pretrained base"),
+            StartFrom::Random => {
+                (Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?, crate::t!("view-react-start-random"))
+            }
+            StartFrom::Base => (shipped, crate::t!("view-react-start-base")),
         };
         let (n, vocab) = (start.num_params(), tok.vocab_size());
-        ctx.log(format!("starting from the {what} model: {n} parameters, BPE vocabulary of {vocab}"));
+        ctx.log(crate::t!("view-react-log-start", what = what, n = n.to_string(), vocab = vocab.to_string()));
         let fmt = Format::tiny(&tok);
         return Ok((Start::Tiny(start), tok, fmt));
     };
@@ -283,9 +294,9 @@ fn trajectory_view(ctx: &mut RunCtx, d: &Data) {
         }
     }
     ctx.view(View::Tokens {
-        title: "A training trajectory, token by token".into(),
+        title: crate::t!("view-react-trajectory-title"),
         tokens: cells,
-        legend: "green: agent tokens (trained) · red, struck: label −100 — observations written by the tools, and the misspelt first lookup (kept in context to learn recovery, never trained) · grey: the question".into(),
+        legend: crate::t!("view-react-trajectory-legend"),
     });
 }
 
@@ -301,16 +312,20 @@ fn masked_ce_log(ctx: &mut RunCtx, model: &dyn CausalLm, d: &Data) -> Result<()>
     let ups: Vec<&Example> = d.unmasked.iter().take(8).collect();
     let (_, yu) = batch(&ups, &ctx.device)?;
     let all_labels = masked_ce_by_hand(&logits.to_vec3::<f32>()?, &yu.to_vec2::<i64>()?).0;
-    ctx.log(format!(
-        "masked CE on a batch: {ce:.6} (code) vs {reference:.6} (by hand over the {:.0}% kept positions); averaging over every token would give {all_labels:.4}",
-        kept_share * 100.0
+    ctx.log(crate::t!(
+        "view-react-log-ce",
+        ce = format!("{ce:.6}"),
+        reference = format!("{reference:.6}"),
+        kept = format!("{:.0}", kept_share * 100.0),
+        all = format!("{all_labels:.4}")
     ));
     Ok(())
 }
 
 /// The tables and episodes of the Views tab: the untrained start, the agent, the twin.
 fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
-    let names = ["untrained", "SFT, masked", "SFT, unmasked"];
+    let names =
+        [crate::t!("view-react-untrained"), crate::t!("view-react-sft-masked"), crate::t!("view-react-sft-unmasked")];
     let rows = names
         .iter()
         .zip(&evals)
@@ -320,8 +335,14 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
         })
         .collect();
     ctx.view(View::table(
-        "Held-out evaluation in the real loop",
-        ["model", "success", "valid calls", "steps", "writes Observation"],
+        crate::t!("view-react-eval-title"),
+        [
+            crate::t!("view-col-model"),
+            crate::t!("view-react-col-success"),
+            crate::t!("view-react-col-valid"),
+            crate::t!("view-react-col-steps"),
+            crate::t!("view-react-col-writes-obs"),
+        ],
         rows,
     ));
     let [(base, _), (em, _), (eu, _)] = evals;
@@ -329,23 +350,24 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
     let episodes = |e: &Eval, n: usize| -> String {
         let shown = e.sessions.iter().zip(&d.eval_tasks).take(n);
         shown
-            .map(|(s, t)| format!("{}→ truth {}\n", joined(&s.episode.segments), t.truth))
+            .map(|(s, t)| {
+                format!(
+                    "{}→ {}\n",
+                    joined(&s.episode.segments),
+                    crate::t!("view-react-truth", truth = t.truth.as_str())
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
-    ctx.view(View::Text { title: "Masked model on held-out questions (unseen places)".into(), body: episodes(em, 6) });
-    ctx.view(View::Text {
-        title: "The starting model on the same questions, before SFT".into(),
-        body: episodes(base, 3),
-    });
+    ctx.view(View::Text { title: crate::t!("view-react-masked-episodes"), body: episodes(em, 6) });
+    ctx.view(View::Text { title: crate::t!("view-react-base-episodes"), body: episodes(base, 3) });
     if let Some(s) = eu.sessions.iter().find(|s| s.episode.hallucinated_observations > 0) {
-        ctx.view(View::Text {
-            title: "Unmasked model, an episode where it wrote an observation".into(),
-            body: joined(&s.episode.segments),
-        });
+        ctx.view(View::Text { title: crate::t!("view-react-hallucinated"), body: joined(&s.episode.segments) });
     }
     let kinds =
-        [(Kind::Lookup, "lookup"), (Kind::Calc, "calc"), (Kind::Both, "lookup + calc"), (Kind::Direct, "no tool")];
+        [(Kind::Lookup, "lookup"), (Kind::Calc, "calc"), (Kind::Both, "lookup + calc"), (Kind::Direct, "no tool")]
+            .map(|(k, name)| (k, if k == Kind::Direct { crate::t!("view-react-no-tool") } else { name.to_string() }));
     let mut by_kind = Vec::new();
     for (k, name) in kinds {
         let rate = |e: &Eval| -> String {
@@ -353,12 +375,17 @@ fn report_views(ctx: &mut RunCtx, d: &Data, evals: [(&Eval, f64); 3]) {
             let right: Vec<bool> = of_kind.map(|(t, s)| answered_right(t, s)).collect();
             format!("{}/{}", right.iter().filter(|r| **r).count(), right.len())
         };
-        by_kind.push(vec![name.to_string(), rate(base), rate(em), rate(eu)]);
+        by_kind.push(vec![name, rate(base), rate(em), rate(eu)]);
     }
-    ctx.log(format!("by kind (untrained, masked, unmasked): {by_kind:?}"));
+    ctx.log(crate::t!("view-react-log-by-kind", rows = format!("{by_kind:?}")));
     ctx.view(View::table(
-        "Held-out success by kind of question",
-        ["needs", "untrained", "masked", "unmasked"],
+        crate::t!("view-react-by-kind-title"),
+        [
+            crate::t!("view-react-col-needs"),
+            crate::t!("view-react-col-untrained"),
+            crate::t!("view-react-col-masked"),
+            crate::t!("view-react-col-unmasked"),
+        ],
         by_kind,
     ));
 }

@@ -142,24 +142,19 @@ impl TypedDrill for RolloutInfra {
         let total = p.sft_steps + runs * p.rl_steps;
         let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &tok, &mut rng);
         let warm = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
-        ctx.log(
-            "wall-clock numbers (noisy, machine-dependent): generation ms and tokens/s, the forward time over padded \
-             batches, per-update generation/training seconds and the clocks built from them. Counted numbers \
-             (the same for the same seed): positions processed, padded tokens, KV bytes, ratios, clip fractions, \
-             KL, rewards.",
-        );
+        ctx.log(crate::t!("view-ri-log-clocks"));
 
-        ctx.phase("generation");
+        ctx.phase(crate::t!("view-ri-phase-generation"));
         let gen = generation(ctx, p, &warm, &tok, &problems, &mut rng.fork(20))?;
 
-        ctx.phase("padding");
+        ctx.phase(crate::t!("view-ri-phase-padding"));
         let trajs = trajectories(p, &warm, &tok, &problems, &mut rng.fork(30))?;
         let pad = padding(ctx, p, &warm, &trajs)?;
 
-        ctx.phase("KV memory");
+        ctx.phase(crate::t!("view-ri-phase-kv"));
         let kv = kv_memory(ctx, p, &warm, &trajs)?;
 
-        ctx.phase("staleness");
+        ctx.phase(crate::t!("view-ri-phase-staleness"));
         let mut rl = Vec::new();
         let settings: Vec<(usize, bool)> =
             (0..=p.max_staleness).map(|k| (k, true)).chain((1..=p.max_staleness).map(|k| (k, false))).collect();
@@ -170,7 +165,7 @@ impl TypedDrill for RolloutInfra {
         }
         staleness_view(ctx, p, &rl);
 
-        ctx.phase("throughput");
+        ctx.phase(crate::t!("view-ri-phase-throughput"));
         let speedup = throughput(ctx, p, &rl);
 
         let corrected = |k: usize| rl.iter().find(|r| r.k == k && r.corrected).expect("every k runs corrected");
@@ -251,10 +246,10 @@ fn generation(
     let with_cache = b * (pl + new);
     let without_cache: usize = b * (0..=new).map(|j| pl + j).sum::<usize>();
     let tokens = (b * new) as f64;
-    let row = |name: &str, times: &[f64], positions: usize| {
+    let row = |name: String, times: &[f64], positions: usize| {
         let m = median(times);
         vec![
-            name.to_string(),
+            name,
             format!("{:.1}", m * 1e3),
             format!("{:.0}", tokens / m),
             positions.to_string(),
@@ -262,27 +257,35 @@ fn generation(
         ]
     };
     ctx.view(View::table(
-        format!(
-            "Greedy rollouts of {b} rows × {new} new tokens after a {pl}-token prompt: median of {} interleaved \
-             repetitions (wall clock); positions counted",
-            p.reps
+        crate::t!(
+            "view-ri-gen-title",
+            b = b.to_string(),
+            new = new.to_string(),
+            pl = pl.to_string(),
+            reps = p.reps.to_string()
         ),
-        ["path", "ms per call", "tokens/s", "positions processed", "positions per new token"],
+        [
+            crate::t!("view-ri-col-path"),
+            crate::t!("view-ri-col-ms-call"),
+            "tokens/s".into(),
+            crate::t!("view-ri-col-positions"),
+            crate::t!("view-ri-col-positions-per-token"),
+        ],
         vec![
-            row("candle ops, no cache (whole prefix re-run per token)", &uncached, without_cache),
-            row("candle ops, KV cache", &cached, with_cache),
-            row("fused CPU decoder, KV cache (the drills' rollouts)", &fused, with_cache),
+            row(crate::t!("view-ri-row-no-cache"), &uncached, without_cache),
+            row(crate::t!("view-ri-row-cache"), &cached, with_cache),
+            row(crate::t!("view-ri-row-fused"), &fused, with_cache),
         ],
     ));
     let cache_speedup = median(&uncached) / median(&cached);
-    ctx.log(format!(
-        "KV cache: {:.1}× faster (wall clock, median of {} interleaved repetitions, candle ops both ways); the \
-         forward passes processed {without_cache} positions without the cache and {with_cache} with it \
-         ({:.1}×, counted); {:.1}% of the greedy tokens agree between the two paths",
-        cache_speedup,
-        p.reps,
-        without_cache as f64 / with_cache as f64,
-        same * 100.0
+    ctx.log(crate::t!(
+        "view-ri-log-cache",
+        speedup = format!("{cache_speedup:.1}"),
+        reps = p.reps.to_string(),
+        without = without_cache.to_string(),
+        with = with_cache.to_string(),
+        ratio = format!("{:.1}", without_cache as f64 / with_cache as f64),
+        same = format!("{:.1}", same * 100.0)
     ));
 
     // Batch size against tokens/s, the sizes interleaved within each repetition.
@@ -315,22 +318,23 @@ fn generation(
         })
         .collect();
     ctx.view(View::table(
-        format!(
-            "Batch size vs throughput: fused decoder, KV cache, {new} tokens per row (median of {} repetitions, wall \
-             clock)",
-            p.reps
-        ),
-        ["batch", "ms per call", "ms per decoding step", "tokens/s", "vs batch 1"],
+        crate::t!("view-ri-batch-title", new = new.to_string(), reps = p.reps.to_string()),
+        [
+            crate::t!("view-ri-col-batch"),
+            crate::t!("view-ri-col-ms-call"),
+            crate::t!("view-ri-col-ms-step"),
+            "tokens/s".into(),
+            crate::t!("view-ri-col-vs-batch-1"),
+        ],
         rows,
     ));
     let batching_speedup = tps[tps.len() - 1] / tps[0];
-    ctx.log(format!(
-        "batching: {:.0} tokens/s at batch 1, {:.0} at batch {} ({batching_speedup:.1}×, wall clock): each decoding \
-         step has costs that do not grow with the rows (reading the weights, starting the threads), and a batch \
-         shares them",
-        tps[0],
-        tps[tps.len() - 1],
-        p.batch_max
+    ctx.log(crate::t!(
+        "view-ri-log-batching",
+        one = format!("{:.0}", tps[0]),
+        max = format!("{:.0}", tps[tps.len() - 1]),
+        batch = p.batch_max.to_string(),
+        speedup = format!("{batching_speedup:.1}")
     ));
     Ok(Generation { cache_speedup, batching_speedup })
 }
@@ -393,9 +397,9 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
     }
     let cut = if fixed.padded == 0 { 0.0 } else { 1.0 - bucket.padded as f64 / fixed.padded as f64 };
     let forward_speedup = median(&tf) / median(&tb);
-    let row = |name: &str, b: &Batching, bs: &[Vec<usize>], t: &[f64]| {
+    let row = |name: String, b: &Batching, bs: &[Vec<usize>], t: &[f64]| {
         vec![
-            name.to_string(),
+            name,
             bs.len().to_string(),
             b.real.to_string(),
             b.padded.to_string(),
@@ -407,34 +411,49 @@ fn padding(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) -> R
     let longest = lengths.iter().max().copied().unwrap_or(0);
     let shortest = lengths.iter().min().copied().unwrap_or(0);
     ctx.view(View::table(
-        format!(
-            "{} trajectories of 1–{} turns ({shortest}–{longest} tokens) in batches of {}: padded tokens and KV \
-             reserved for each batch's longest row (counted), a forward over all batches (wall clock, median of {})",
-            trajs.len(),
-            p.max_turns,
-            p.batch,
-            p.reps
+        crate::t!(
+            "view-ri-padding-title",
+            n = trajs.len().to_string(),
+            turns = p.max_turns.to_string(),
+            shortest = shortest.to_string(),
+            longest = longest.to_string(),
+            batch = p.batch.to_string(),
+            reps = p.reps.to_string()
         ),
-        ["batching", "batches", "real tokens", "padded tokens", "padding share", "KV reserved KiB", "forward ms"],
+        [
+            crate::t!("view-ri-col-batching"),
+            crate::t!("view-ri-col-batches"),
+            crate::t!("view-ri-col-real"),
+            crate::t!("view-ri-col-padded"),
+            crate::t!("view-ri-col-padding-share"),
+            crate::t!("view-ri-col-kv-reserved"),
+            crate::t!("view-ri-col-forward-ms"),
+        ],
         vec![
-            row("arrival order (fixed batches)", &fixed, &fixed_b, &tf),
-            row(&format!("bucketed (sorted within {} trajectories)", p.sort_window), &bucket, &bucket_b, &tb),
+            row(crate::t!("view-ri-row-arrival"), &fixed, &fixed_b, &tf),
+            row(crate::t!("view-ri-row-bucketed", window = p.sort_window.to_string()), &bucket, &bucket_b, &tb),
         ],
     ));
     // The first window, each row drawn to scale: █ real tokens, · padding.
     let draw = |bs: &[Vec<usize>]| batch_picture(&lengths, bs, (p.sort_window / p.batch).clamp(1, 4));
     ctx.view(View::Text {
-        title: "The same trajectories, two batchings (█ real tokens, · padding, one mark per 2 tokens)".into(),
-        body: format!("Arrival order:\n{}\nBucketed:\n{}", draw(&fixed_b), draw(&bucket_b)),
+        title: crate::t!("view-ri-picture-title"),
+        body: format!(
+            "{}\n{}\n{}\n{}",
+            crate::t!("view-ri-picture-arrival"),
+            draw(&fixed_b),
+            crate::t!("view-ri-picture-bucketed"),
+            draw(&bucket_b)
+        ),
     });
-    ctx.log(format!(
-        "padding: {} padded tokens in arrival order ({:.1}%), {} bucketed ({:.1}%): bucketing cuts {:.0}% of them \
-         (counted); the forward over the bucketed batches is {forward_speedup:.2}× faster (wall clock)",
-        fixed.padded,
-        fixed.share() * 100.0,
-        bucket.padded,
-        bucket.share() * 100.0,
-        cut * 100.0
+    ctx.log(crate::t!(
+        "view-ri-log-padding",
+        fixed = fixed.padded.to_string(),
+        fixed_pct = format!("{:.1}", fixed.share() * 100.0),
+        bucket = bucket.padded.to_string(),
+        bucket_pct = format!("{:.1}", bucket.share() * 100.0),
+        cut = format!("{:.0}", cut * 100.0),
+        speedup = format!("{forward_speedup:.2}")
     ));
     Ok(Padding { cut, forward_speedup })
 }
@@ -463,21 +482,30 @@ fn kv_memory(ctx: &mut RunCtx, p: &Params, model: &Gpt, trajs: &[Trajectory]) ->
     }
     let hd = p.d_model / p.n_heads;
     ctx.view(View::table(
-        format!(
-            "KV cache of one trajectory as its turns grow: 2 (K and V) × {} layers × {} heads × {hd} dims × tokens × \
-             {F32} bytes (computed) against the cache tensors' size (measured)",
-            p.n_layers, p.n_heads
+        crate::t!(
+            "view-ri-kv-title",
+            layers = p.n_layers.to_string(),
+            heads = p.n_heads.to_string(),
+            hd = hd.to_string(),
+            f32 = F32.to_string()
         ),
-        ["turn", "tokens", "computed bytes", "measured bytes", "bytes per token", &format!("KiB × batch {}", p.batch)],
+        [
+            crate::t!("view-ri-col-turn"),
+            crate::t!("view-ri-col-tokens"),
+            crate::t!("view-ri-col-computed"),
+            crate::t!("view-ri-col-measured"),
+            crate::t!("view-ri-col-bytes-per-token"),
+            crate::t!("view-ri-col-kib-batch", batch = p.batch.to_string()),
+        ],
         rows,
     ));
-    ctx.log(format!(
-        "KV cache: {} bytes per token of a trajectory ({} tokens after {} turns: {} bytes measured, {ratio:.3} of \
-         the formula)",
-        p.kv_bytes(1, 1),
-        t.tokens.len(),
-        t.turn_ends.len(),
-        p.kv_bytes(t.tokens.len(), 1)
+    ctx.log(crate::t!(
+        "view-ri-log-kv",
+        per_token = p.kv_bytes(1, 1).to_string(),
+        tokens = t.tokens.len().to_string(),
+        turns = t.turn_ends.len().to_string(),
+        measured = p.kv_bytes(t.tokens.len(), 1).to_string(),
+        ratio = format!("{ratio:.3}")
     ));
     Ok(ratio)
 }
@@ -498,9 +526,18 @@ fn run_name(k: usize, corrected: bool) -> String {
     }
 }
 
+/// A run as the views and the log name it ([`run_name`] is in the metric names).
+fn run_label(k: usize, corrected: bool) -> String {
+    match (k, corrected) {
+        (0, _) => crate::t!("view-ri-run-sync"),
+        (k, true) => format!("k={k}"),
+        (k, false) => crate::t!("view-ri-run-no-is", k = k.to_string()),
+    }
+}
+
 impl RlRun {
     fn name(&self) -> String {
-        run_name(self.k, self.corrected)
+        run_label(self.k, self.corrected)
     }
 
     fn summary(&self) -> Summary {
@@ -509,15 +546,16 @@ impl RlRun {
 
     fn describe(&self) -> String {
         let (s, (g, u)) = (self.summary(), phase_seconds(&self.steps));
-        format!(
-            "{}: clip fraction {:.4}, mean |π/μ − 1| {:.4}, KL(μ‖π) {:.5} before each update (counted); train reward \
-             {:.3}, held-out accuracy {:.3}; {g:.2} s generating, {u:.2} s training (wall clock)",
-            self.name(),
-            s.clip,
-            s.drift,
-            s.kl,
-            s.reward,
-            self.held_out,
+        crate::t!(
+            "view-ri-describe",
+            name = self.name(),
+            clip = format!("{:.4}", s.clip),
+            drift = format!("{:.4}", s.drift),
+            kl = format!("{:.5}", s.kl),
+            reward = format!("{:.3}", s.reward),
+            held = format!("{:.3}", self.held_out),
+            g = format!("{g:.2}"),
+            u = format!("{u:.2}")
         )
     }
 }
@@ -614,12 +652,15 @@ fn staleness_view(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) {
         })
         .collect();
     ctx.view(View::table(
-        format!(
-            "GRPO with rollouts k updates stale ({} updates each): π against the behaviour policy μ on each batch \
-             before its first update (means over updates t ≥ k, counted)",
-            p.rl_steps
-        ),
-        ["run", "clip fraction", "mean |π/μ − 1|", "KL(μ‖π) k3", "train reward", "held-out accuracy"],
+        crate::t!("view-ri-staleness-title", steps = p.rl_steps.to_string()),
+        [
+            crate::t!("view-ri-col-run"),
+            crate::t!("view-ri-col-clip"),
+            crate::t!("view-ri-col-drift"),
+            "KL(μ‖π) k3".into(),
+            crate::t!("view-ri-col-train-reward"),
+            crate::t!("view-ri-col-held-acc"),
+        ],
         rows,
     ));
 }
@@ -643,23 +684,28 @@ fn throughput(ctx: &mut RunCtx, p: &Params, runs: &[RlRun]) -> f64 {
         })
         .collect();
     ctx.view(View::table(
-        format!(
-            "{} updates: generation and training seconds per run (measured, wall clock) laid on a synchronous \
-             schedule and on one that lets generation run k versions ahead (simulated clock)",
-            p.rl_steps
-        ),
-        ["run", "generate s", "train s", "synchronous s", "k-step async s", "speedup"],
+        crate::t!("view-ri-throughput-title", steps = p.rl_steps.to_string()),
+        [
+            crate::t!("view-ri-col-run"),
+            crate::t!("view-ri-col-generate-s"),
+            crate::t!("view-ri-col-train-s"),
+            crate::t!("view-ri-col-sync-s"),
+            crate::t!("view-ri-col-async-s"),
+            crate::t!("view-ri-col-speedup"),
+        ],
         rows,
     ));
     let (s, a) = (sync.last().copied().unwrap_or(0.0), asynk.last().copied().unwrap_or(0.0));
     let (g, u) = phase_seconds(&one.steps);
-    ctx.log(format!(
-        "throughput (simulated clock from the k=1 run's measured phase costs: {g:.2} s generating, {u:.2} s \
-         training): {} updates take {s:.2} s synchronously, {a:.2} s one-step async ({:.2}×); the bound is \
-         (g + u) / max(g, u) = {:.2}×",
-        p.rl_steps,
-        s / a.max(1e-12),
-        (g + u) / g.max(u).max(1e-12)
+    ctx.log(crate::t!(
+        "view-ri-log-throughput",
+        g = format!("{g:.2}"),
+        u = format!("{u:.2}"),
+        steps = p.rl_steps.to_string(),
+        s = format!("{s:.2}"),
+        a = format!("{a:.2}"),
+        speedup = format!("{:.2}", s / a.max(1e-12)),
+        bound = format!("{:.2}", (g + u) / g.max(u).max(1e-12))
     ));
     s / a.max(1e-12)
 }

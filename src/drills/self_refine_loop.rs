@@ -222,7 +222,7 @@ impl TypedDrill for SelfRefineLoop {
     }
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
-        ctx.phase("data");
+        ctx.phase(crate::t!("view-phase-data"));
         let (model, codec) = start(p, ctx)?;
         let model = model.lm();
         let g = Gen { codec: &codec, width: p.digits + 1 };
@@ -230,7 +230,7 @@ impl TypedDrill for SelfRefineLoop {
         let problems = data(p, ctx, &g, &mut rng);
         sft(p, ctx, model, &g, &problems, &mut rng)?;
 
-        ctx.phase("self-refine");
+        ctx.phase(crate::t!("view-refine-phase-refine"));
         let eps = refine_loop(model, &g, &problems.test, p.rounds, p.critic)?;
         let refined = Refined::measure(&eps, p.rounds);
         for (t, (latest, best, pass)) in refined.stats.iter().enumerate() {
@@ -238,32 +238,32 @@ impl TypedDrill for SelfRefineLoop {
             ctx.metric(t, "round: best-so-far score", *best);
             ctx.metric(t, "round: pass rate (kept)", *pass);
         }
-        ctx.log(format!(
-            "self-refine ({} critic, {} rounds) on {} held-out problems: mean score {:.3} → {:.3} (latest version {:.3}), pass {:.3} → {:.3}",
-            critic_name(p.critic),
-            p.rounds,
-            eps.len(),
-            refined.first,
-            refined.kept,
-            refined.latest,
-            refined.stats[0].2,
-            refined.stats[p.rounds].2
+        ctx.log(crate::t!(
+            "view-refine-log-refine",
+            critic = critic_name(p.critic),
+            rounds = p.rounds.to_string(),
+            n = eps.len().to_string(),
+            first = format!("{:.3}", refined.first),
+            kept = format!("{:.3}", refined.kept),
+            latest = format!("{:.3}", refined.latest),
+            pass0 = format!("{:.3}", refined.stats[0].2),
+            pass1 = format!("{:.3}", refined.stats[p.rounds].2)
         ));
-        episode_view(ctx, &problems.test, &eps, "Self-Refine episodes (SFT model)");
+        episode_view(ctx, &problems.test, &eps, &crate::t!("view-refine-episodes-title"));
 
-        ctx.phase("self-critic probe");
+        ctx.phase(crate::t!("view-refine-phase-probe"));
         let probe = self_critic_view(ctx, model, &g, &problems.test, refined.kept, p.rounds)?;
 
         let star = star_rounds(p, ctx, model, &g, &problems, &eps, &mut rng)?;
 
-        ctx.phase("report");
-        ctx.log(format!(
-            "first-draft pass rate on {} held-out problems: {:.3} before STaR, {:.3} after round 1, {:.3} after round {}",
-            problems.test.len(),
-            star.before,
-            star.after_first,
-            star.after_last,
-            p.star_iters
+        ctx.phase(crate::t!("view-phase-report"));
+        ctx.log(crate::t!(
+            "view-refine-log-report",
+            n = problems.test.len().to_string(),
+            before = format!("{:.3}", star.before),
+            first = format!("{:.3}", star.after_first),
+            last = format!("{:.3}", star.after_last),
+            rounds = p.star_iters.to_string()
         ));
         ctx.claim("refine_gain", refined.kept - refined.first)?;
         ctx.claim("star_gain", star.after_first - star.before)?;
@@ -274,10 +274,10 @@ impl TypedDrill for SelfRefineLoop {
     }
 }
 
-fn critic_name(c: Critic) -> &'static str {
+fn critic_name(c: Critic) -> String {
     match c {
-        Critic::Verifier => "verifier",
-        Critic::Model => "self",
+        Critic::Verifier => crate::t!("view-refine-critic-verifier"),
+        Critic::Model => crate::t!("view-refine-critic-self"),
     }
 }
 
@@ -288,14 +288,14 @@ fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
     let draft = corrupt(&q.answer(), &mut rng.fork(10));
     let shown = refine_example(g.codec, &q, &draft, &critique(&draft, &q.answer()), &q.answer());
     if let Codec::Chat(_) = g.codec {
-        ctx.log(format!(
-            "one refinement trace is {} tokens, {} of them the chat template, the system message and the problem",
-            shown.tokens.len(),
-            g.codec.prompt(&q, "").len()
+        ctx.log(crate::t!(
+            "view-refine-log-trace",
+            n = shown.tokens.len().to_string(),
+            prompt = g.codec.prompt(&q, "").len().to_string()
         ));
     }
     ctx.view(View::Tokens {
-        title: "One refinement trace of the SFT data".into(),
+        title: crate::t!("view-refine-trace-title"),
         tokens: shown
             .tokens
             .iter()
@@ -306,8 +306,7 @@ fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
                 value: None,
             })
             .collect(),
-        legend: "prompt · synthetic draft | critique (. right, ^ too low, v too high) > revision; bright = in the loss"
-            .into(),
+        legend: crate::t!("view-refine-trace-legend"),
     });
     problems
 }
@@ -317,7 +316,7 @@ fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
 fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
     if let ModelChoice::Real(name) = &p.model {
         let (start, tok, fmt) = real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?;
-        ctx.log(format!("{}-digit addition, the problem as the user's message", p.digits));
+        ctx.log(crate::t!("view-refine-log-real", digits = p.digits.to_string()));
         return Ok((start.fork(ctx.seed)?, Codec::chat(tok, fmt)?));
     }
     let tok = CharTokenizer::new(ALPHABET, &[]);
@@ -325,14 +324,20 @@ fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
     let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 4 * width + 2 * p.digits + 8);
     let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
     let (n, digits) = (model.num_params(), p.digits);
-    let shape = format!("d_model {}, {} layers, {} heads", p.d_model, p.n_layers, p.n_heads);
-    ctx.log(format!("{digits}-digit addition; tiny GPT: {shape}, {n} parameters"));
+    let gpt = crate::t!(
+        "view-log-tiny-gpt",
+        d = p.d_model.to_string(),
+        layers = p.n_layers.to_string(),
+        heads = p.n_heads.to_string(),
+        params = n.to_string()
+    );
+    ctx.log(crate::t!("view-refine-log-tiny", digits = digits.to_string(), gpt = gpt));
     Ok((Model::Tiny(model), Codec::Chars(tok)))
 }
 
 /// Phase "sft": the model learns drafts and (draft, critique, revision) traces.
 fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &Problems, rng: &mut Rng) -> Result<()> {
-    ctx.phase("sft");
+    ctx.phase(crate::t!("view-phase-sft"));
     let probe = &problems.test[..problems.test.len().min(128)];
     // A warmup of a twentieth of the steps, not the pipeline's tenth: with the
     // tenth, seed 13's SFT model barely learns to revise (refine_gain 0.092,
@@ -417,7 +422,7 @@ fn star_rounds(
     let mut step = p.steps;
     let total = p.steps + p.star_iters * p.star_steps;
     for it in 1..=p.star_iters {
-        ctx.phase(format!("STaR round {it}"));
+        ctx.phase(crate::t!("view-refine-phase-star", round = it.to_string()));
         let probs: Vec<Problem> = (0..p.star_problems).map(|_| problems.fresh(rng)).collect();
         let collected = refine_loop(model, g, &probs, p.rounds, p.critic)?;
         let mut data = Vec::new();
@@ -439,14 +444,17 @@ fn star_rounds(
             }
         }
         let drafts_ok = collected.iter().zip(&probs).filter(|(e, q)| passes(&e.versions[0], &q.answer())).count();
-        ctx.log(format!(
-            "STaR round {it}: {} fresh problems, {drafts_ok} first drafts right, {kept} final answers kept \
-             ({wrong_kept} of them wrong), {} training sequences",
-            p.star_problems,
-            data.len()
+        ctx.log(crate::t!(
+            "view-refine-log-star",
+            round = it.to_string(),
+            problems = p.star_problems.to_string(),
+            drafts = drafts_ok.to_string(),
+            kept = kept.to_string(),
+            wrong = wrong_kept.to_string(),
+            seqs = data.len().to_string()
         ));
         if data.is_empty() {
-            ctx.log("nothing to train on: the round is skipped");
+            ctx.log(crate::t!("view-refine-log-skip"));
             continue;
         }
         let sft = Sft {
@@ -467,10 +475,13 @@ fn star_rounds(
         star.after_last = after;
         ctx.metric(it, "STaR: first-draft pass rate", after);
         ctx.metric(it, "STaR: pass rate after refine", st[p.rounds].2);
-        ctx.log(format!(
-            "after STaR round {it}: first-draft pass rate {after:.3} (mean score {:.3}, was {score_before:.3} before STaR), after refine {:.3}",
-            st[0].0,
-            st[p.rounds].2
+        ctx.log(crate::t!(
+            "view-refine-log-after-star",
+            round = it.to_string(),
+            after = format!("{after:.3}"),
+            score = format!("{:.3}", st[0].0),
+            before = format!("{score_before:.3}"),
+            refined = format!("{:.3}", st[p.rounds].2)
         ));
         last_eps = Some(eps);
     }
@@ -497,7 +508,16 @@ fn episode_view(ctx: &mut RunCtx, probs: &[Problem], eps: &[Episode], title: &st
             format!("{:.2} → {:.2}", e.best.first_true(), e.best.final_true()),
         ]);
     }
-    ctx.view(View::table(title, ["problem", "gold", "versions [critique]", "score"], rows));
+    ctx.view(View::table(
+        title,
+        [
+            crate::t!("view-refine-col-problem"),
+            crate::t!("view-col-gold"),
+            crate::t!("view-refine-col-versions"),
+            crate::t!("view-refine-col-score"),
+        ],
+        rows,
+    ));
 }
 
 /// What the self-critic probe measured.
@@ -543,21 +563,26 @@ fn self_critic_view(
     let fall = eps.iter().filter(|e| !e.best.is_monotone()).count();
     let Refined { first, kept: self_final, .. } = Refined::measure(&eps, rounds);
     let frac = |a: usize, b: usize| if b > 0 { format!("{:.3} ({a}/{b})", a as f64 / b as f64) } else { "–".into() };
-    ctx.log(format!(
-        "self-critic: approves {approved_wrong} of {wrong} wrong first drafts; true score {first:.3} → {self_final:.3} \
-         (verifier critic: → {ver_final:.3}); the kept answer got worse in {fall} of {} episodes",
-        eps.len()
+    ctx.log(crate::t!(
+        "view-refine-log-self-critic",
+        approved = approved_wrong.to_string(),
+        wrong = wrong.to_string(),
+        first = format!("{first:.3}"),
+        self_final = format!("{self_final:.3}"),
+        ver_final = format!("{ver_final:.3}"),
+        fall = fall.to_string(),
+        n = eps.len().to_string()
     ));
     ctx.view(View::table(
-        "The model as its own critic (no verifier in the loop)",
-        ["measure", "value"],
+        crate::t!("view-refine-self-critic-title"),
+        [crate::t!("view-col-measure"), crate::t!("view-col-value")],
         vec![
-            vec!["wrong drafts it approves (agrees with its mistake)".into(), frac(approved_wrong, wrong)],
-            vec!["right drafts it flags (false alarm)".into(), frac(flagged_right, right)],
-            vec!["mean true score: first draft".into(), format!("{first:.3}")],
-            vec!["mean true score: kept, self critic".into(), format!("{self_final:.3}")],
-            vec!["mean true score: kept, verifier critic".into(), format!("{ver_final:.3}")],
-            vec!["episodes whose kept answer got worse".into(), frac(fall, eps.len())],
+            vec![crate::t!("view-refine-row-approves"), frac(approved_wrong, wrong)],
+            vec![crate::t!("view-refine-row-flags"), frac(flagged_right, right)],
+            vec![crate::t!("view-refine-row-first"), format!("{first:.3}")],
+            vec![crate::t!("view-refine-row-kept-self"), format!("{self_final:.3}")],
+            vec![crate::t!("view-refine-row-kept-verifier"), format!("{ver_final:.3}")],
+            vec![crate::t!("view-refine-row-worse"), frac(fall, eps.len())],
         ],
     ));
     let approves_own_errors = if wrong > 0 { approved_wrong as f64 / wrong as f64 } else { 0.0 };

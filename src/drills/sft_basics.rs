@@ -73,7 +73,7 @@ impl TypedDrill for SftBasics {
         let (d, layers, heads) = (p.d_model, p.n_layers, p.n_heads);
 
         // Data: every pair (a, b) with a, b < 100; a random `holdout` of them is never trained on.
-        ctx.phase("data");
+        ctx.phase(crate::t!("view-phase-data"));
         let tok = CharTokenizer::new("0123456789+=", &[]);
         let mut rng = Rng::new(ctx.seed);
         let mut pairs: Vec<(u32, u32)> = (0..100).flat_map(|a| (0..100).map(move |b| (a, b))).collect();
@@ -81,15 +81,15 @@ impl TypedDrill for SftBasics {
         let (test, train) = pairs.split_at(holdout.min(pairs.len() / 2));
         let train: Vec<(Sum, Example)> = train.iter().map(|&(a, b)| encode(&tok, a, b, reverse, mask_prompt)).collect();
         let test: Vec<(Sum, Example)> = test.iter().map(|&(a, b)| encode(&tok, a, b, reverse, mask_prompt)).collect();
-        ctx.log(format!(
-            "{} training pairs, {} held out; vocabulary of {} tokens",
-            train.len(),
-            test.len(),
-            tok.vocab_size()
+        ctx.log(crate::t!(
+            "view-sft-log-data",
+            train = train.len().to_string(),
+            held = test.len().to_string(),
+            vocab = tok.vocab_size().to_string()
         ));
         let example = &train[0].1;
         ctx.view(View::Tokens {
-            title: "One training example".into(),
+            title: crate::t!("view-sft-example-title"),
             tokens: example
                 .tokens
                 .iter()
@@ -101,13 +101,19 @@ impl TypedDrill for SftBasics {
                     value: None,
                 })
                 .collect(),
-            legend: "dim = prompt (label −100, no loss) · bright = answer tokens the loss trains".into(),
+            legend: crate::t!("view-sft-example-legend"),
         });
 
         // Model and optimizer.
         let cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 16);
         let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
-        ctx.log(format!("tiny GPT: d_model {d}, {layers} layers, {heads} heads, {} parameters", model.num_params()));
+        ctx.log(crate::t!(
+            "view-log-tiny-gpt",
+            d = d.to_string(),
+            layers = layers.to_string(),
+            heads = heads.to_string(),
+            params = model.num_params().to_string()
+        ));
         let vars: Vec<_> = model.vars().into_values().collect();
         let mut opt = AdamW::new(vars.clone(), AdamWConfig { lr, weight_decay: 0.0, ..Default::default() })?;
         let schedule = LrSchedule { peak: lr, min: lr * 0.1, warmup, total: steps };
@@ -118,7 +124,7 @@ impl TypedDrill for SftBasics {
             Ok(set.iter().zip(&out).filter(|((s, _), o)| **o == s.answer).count() as f64 / set.len().max(1) as f64)
         };
 
-        ctx.phase("train");
+        ctx.phase(crate::t!("view-phase-train"));
         let eval_every = (steps / 10).max(1);
         // A fixed slice of the held-out set, cheap enough to score during training.
         let probe = &test[..test.len().min(200)];
@@ -152,9 +158,9 @@ impl TypedDrill for SftBasics {
             ctx.progress(step + 1, steps, tokens_seen);
         }
 
-        ctx.phase("evaluate");
+        ctx.phase(crate::t!("view-phase-evaluate"));
         let acc = accuracy(&model, &test)?;
-        ctx.log(format!("held-out exact match on {} pairs: {:.3}", test.len(), acc));
+        ctx.log(crate::t!("view-sft-log-heldout", n = test.len().to_string(), acc = format!("{acc:.3}")));
         let mut rows = Vec::new();
         let prompts: Vec<Vec<u32>> = test.iter().take(8).map(|(s, _)| s.prompt.clone()).collect();
         let out = generate(&model, &prompts, &GenConfig::greedy(4, vec![EOS]), &mut Rng::new(0))?;
@@ -167,8 +173,8 @@ impl TypedDrill for SftBasics {
             ]);
         }
         ctx.view(View::table(
-            "Held-out samples (answers reversed when reverse_answer is on)",
-            ["prompt", "target", "model", ""],
+            crate::t!("view-sft-samples-title"),
+            [crate::t!("view-col-prompt"), crate::t!("view-col-target"), crate::t!("view-col-model"), String::new()],
             rows,
         ));
         let final_loss = recent.iter().sum::<f64>() / recent.len().max(1) as f64;

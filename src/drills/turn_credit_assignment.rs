@@ -136,10 +136,10 @@ impl TypedDrill for TurnCreditAssignment {
         let lm = Lm { model: policy, tok: &setup.tok, fmt: &setup.fmt };
         let before_rs = rollouts(&lm, &setup.world, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe0))?;
         let before = stats(&before_rs);
-        ctx.log(describe("warm start", &before));
-        log_examples(ctx, "warm start", &before_rs);
+        ctx.log(describe(&crate::t!("view-tca-warm-start"), &before));
+        log_examples(ctx, &crate::t!("view-tca-warm-start"), &before_rs);
 
-        ctx.phase("RL");
+        ctx.phase(crate::t!("view-tca-phase-rl"));
         let mut trainer = Trainer::for_model(policy, TrainConfig::constant(p.lr_rl))?;
         let mut last = None;
         // Rollout throughput, for the log (wall time: not a measured number of the run).
@@ -174,20 +174,23 @@ impl TypedDrill for TurnCreditAssignment {
             }
         }
 
-        ctx.log(format!(
-            "RL rollouts: {episodes} episodes, {sampled} sampled tokens in {roll_s:.1} s ({:.0} episodes/s, {:.0} tokens/s)",
-            episodes as f64 / roll_s.max(1e-9),
-            sampled as f64 / roll_s.max(1e-9)
+        ctx.log(crate::t!(
+            "view-tca-log-rollouts",
+            episodes = episodes.to_string(),
+            sampled = sampled.to_string(),
+            secs = format!("{roll_s:.1}"),
+            eps_rate = format!("{:.0}", episodes as f64 / roll_s.max(1e-9)),
+            tok_rate = format!("{:.0}", sampled as f64 / roll_s.max(1e-9))
         ));
 
-        ctx.phase("evaluate");
+        ctx.phase(crate::t!("view-phase-evaluate"));
         let after_rs = rollouts(&lm, &setup.world, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?;
         let after = stats(&after_rs);
-        ctx.log(describe("after RL", &after));
-        log_examples(ctx, "after RL", &after_rs);
+        ctx.log(describe(&crate::t!("view-tca-after-rl"), &after));
+        log_examples(ctx, &crate::t!("view-tca-after-rl"), &after_rs);
         before_after_view(ctx, setup.eval_qs.len(), &before, &after);
 
-        ctx.phase("probe");
+        ctx.phase(crate::t!("view-tca-phase-probe"));
         let (batch, rs) = last.ok_or_else(|| anyhow!("no RL step ran (rl_steps = 0)"))?;
         let obs_grad = gradient_probe(p, ctx, policy, &batch)?;
         episode_view(ctx, p, &setup, &batch, &rs);
@@ -201,11 +204,12 @@ impl TypedDrill for TurnCreditAssignment {
             .sum::<f64>()
             / setup.eval_qs.len() as f64;
         let closed = (after.reward - before.reward) / (best - before.reward).max(0.05);
-        ctx.log(format!(
-            "mean reward on the evaluation questions: {:.3} → {:.3} of a best possible {best:.3}: RL closed {:.0}% of the gap",
-            before.reward,
-            after.reward,
-            closed * 100.0
+        ctx.log(crate::t!(
+            "view-tca-log-closed",
+            before = format!("{:.3}", before.reward),
+            after = format!("{:.3}", after.reward),
+            best = format!("{best:.3}"),
+            closed = format!("{:.0}", closed * 100.0)
         ));
         ctx.claim("reward_gap_closed", closed)?;
         let needless_drop = before.searches_known - after.searches_known;
@@ -223,7 +227,7 @@ impl TypedDrill for TurnCreditAssignment {
 
 /// Phase "data": the places, who is known, the evaluation questions, the base model.
 fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
-    ctx.phase("data");
+    ctx.phase(crate::t!("view-phase-data"));
     let cfg = QaConfig { w_correct: p.w_correct, w_format: p.w_format, search_cost: p.search_cost, max_turns: 3 };
     let (start, tok, fmt) = match &p.model {
         ModelChoice::Tiny => {
@@ -262,14 +266,15 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
     let eval_qs: Vec<Question> = (0..p.eval_questions)
         .map(|i| if i % 2 == 0 { known[i / 2 % known.len()].clone() } else { unknown[i / 2 % unknown.len()].clone() })
         .collect();
-    ctx.log(format!(
-        "{} places {}, {} that need a search; reward = {}·correct + {} format − {}·searches",
-        known.len(),
-        if real_known.is_some() { "whose capital the model already knows" } else { "the warm start learns by heart" },
-        unknown.len(),
-        cfg.w_correct,
-        cfg.w_format,
-        cfg.search_cost
+    ctx.log(crate::t!(
+        "view-tca-log-data",
+        known = known.len().to_string(),
+        which =
+            if real_known.is_some() { crate::t!("view-tca-known-real") } else { crate::t!("view-tca-known-learned") },
+        unknown = unknown.len().to_string(),
+        correct = cfg.w_correct.to_string(),
+        format = cfg.w_format.to_string(),
+        cost = cfg.search_cost.to_string()
     ));
     Ok(Setup { world, known, unknown, capitals, eval_qs, tok, fmt, start })
 }
@@ -279,11 +284,11 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
 fn known_countries(lm: &Lm, ctx: &mut RunCtx) -> Result<Vec<String>> {
     let table = FactTable::parse(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
     let known = known_capitals(lm, &table)?;
-    ctx.log(format!(
-        "asked plainly, the untrained model names the capital of {} of {} real countries: {}",
-        known.len(),
-        table.entities().len(),
-        known.join(", ")
+    ctx.log(crate::t!(
+        "view-tca-log-real-known",
+        known = known.len().to_string(),
+        total = table.entities().len().to_string(),
+        list = known.join(&crate::t!("view-list-sep"))
     ));
     if known.is_empty() {
         bail!("the model names none of the real capitals, so it has no known places to answer from memory");
@@ -310,7 +315,7 @@ fn warm_start_text(p: &Params, s: &Setup, q: &Question, rng: &mut Rng) -> Vec<(R
 /// Phase "warm start (SFT)": the base model learns the format, the known
 /// places by heart, and the sloppy habits RL will have to unlearn.
 fn warm_start(p: &Params, s: &Setup, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Model> {
-    ctx.phase("warm start (SFT)");
+    ctx.phase(crate::t!("view-phase-warm-start"));
     let policy = s.start.fork(ctx.seed)?;
     let examples: Vec<Example> = (0..4000)
         .map(|i| {
@@ -458,23 +463,35 @@ fn stats(rs: &[Rollout]) -> Stats {
 fn log_examples(ctx: &mut RunCtx, when: &str, rs: &[Rollout]) {
     for r in rs.iter().take(4) {
         let q = &r.session.question;
-        let what = if q.known { "known" } else { "needs a search" };
+        let what = if q.known { crate::t!("view-tca-known") } else { crate::t!("view-tca-needs-search") };
         let text = r.session.transcript.trim_end().replace('\n', " ⏎ ");
-        ctx.log(format!("{when}, {what} ({}, truth {}): {text}", q.entity, q.truth));
+        ctx.log(crate::t!(
+            "view-tca-log-example",
+            when = when,
+            what = what,
+            entity = q.entity.as_str(),
+            truth = q.truth.as_str(),
+            text = text
+        ));
     }
 }
 
 fn describe(when: &str, s: &Stats) -> String {
-    format!(
-        "{when}: mean reward {:.3}, accuracy {:.2} (from memory on known places {:.2}), searches per episode {:.2} on known places and {:.2} on the others",
-        s.reward, s.accuracy, s.memory_accuracy, s.searches_known, s.searches_unknown
+    crate::t!(
+        "view-tca-describe",
+        when = when,
+        reward = format!("{:.3}", s.reward),
+        accuracy = format!("{:.2}", s.accuracy),
+        memory = format!("{:.2}", s.memory_accuracy),
+        known = format!("{:.2}", s.searches_known),
+        unknown = format!("{:.2}", s.searches_unknown)
     )
 }
 
 fn before_after_view(ctx: &mut RunCtx, episodes: usize, before: &Stats, after: &Stats) {
-    let row = |name: &str, s: &Stats| {
+    let row = |name: String, s: &Stats| {
         vec![
-            name.to_string(),
+            name,
             format!("{:.3}", s.reward),
             format!("{:.2}", s.accuracy),
             format!("{:.2}", s.memory_accuracy),
@@ -483,9 +500,16 @@ fn before_after_view(ctx: &mut RunCtx, episodes: usize, before: &Stats, after: &
         ]
     };
     ctx.view(View::table(
-        format!("Before and after RL ({episodes} sampled episodes each)"),
-        ["", "mean reward", "accuracy", "memory", "searches, known", "searches, others"],
-        vec![row("warm start", before), row("after RL", after)],
+        crate::t!("view-tca-before-after-title", episodes = episodes.to_string()),
+        [
+            String::new(),
+            crate::t!("view-tca-col-reward"),
+            crate::t!("view-tca-col-accuracy"),
+            crate::t!("view-tca-col-memory"),
+            crate::t!("view-tca-col-searches-known"),
+            crate::t!("view-tca-col-searches-others"),
+        ],
+        vec![row(crate::t!("view-tca-warm-start"), before), row(crate::t!("view-tca-after-rl"), after)],
     ));
 }
 
@@ -495,7 +519,7 @@ fn before_after_view(ctx: &mut RunCtx, episodes: usize, before: &Stats, after: &
 fn gradient_probe(p: &Params, ctx: &mut RunCtx, policy: &dyn CausalLm, batch: &TokenBatch) -> Result<f64> {
     let logits = policy.forward(&batch.x)?.narrow(1, 0, batch.mask.dim(1)?)?;
     let (obs_max, agent_max) = batch.logit_grad_maxima(&logits, p.aggregation)?;
-    ctx.log(format!("largest |∂loss/∂logit| at observation positions: {obs_max:e}; at agent positions: {agent_max:e}"));
+    ctx.log(crate::t!("view-tca-log-grad", obs = format!("{obs_max:e}"), agent = format!("{agent_max:e}")));
     Ok(obs_max as f64)
 }
 
@@ -519,8 +543,8 @@ fn episode_view(ctx: &mut RunCtx, p: &Params, s: &Setup, batch: &TokenBatch, rs:
         }
     }
     ctx.view(View::Tokens {
-        title: "An RL episode: per-token advantage".into(),
+        title: crate::t!("view-tca-episode-title"),
         tokens: cells,
-        legend: "agent tokens coloured by their advantage (green > 0, red < 0); observation tokens struck through: masked, no gradient".into(),
+        legend: crate::t!("view-tca-episode-legend"),
     });
 }

@@ -1,0 +1,19 @@
+# ewc-replay (method names naive, ewc, replay and task names stay as the code spells them)
+view-ewc-log-drift = during task B, mean (θ − θ*_A)² of the top 1% Fisher weights: naive { $naive_top }, ewc { $ewc_top }, replay { $replay_top }; of the other 99%: naive { $naive_rest }, ewc { $ewc_rest }, replay { $replay_rest }
+view-ewc-tasks-title = The tasks, in training order (same words, same reversal, different output format)
+view-ewc-col-task = task
+view-ewc-col-answer = answer
+view-ewc-log-data = { $train } training words and { $held } held-out words of { $len } letters; { $tasks } tasks trained in order
+view-ewc-phase-task = task { $letter }: { $name }
+view-ewc-of-task = { $n } of task { $letter }
+view-ewc-log-reservoir = replay reservoir: { $len } of { $seen } examples seen; it holds { $held }
+view-ewc-fisher-true = true
+view-ewc-fisher-empirical = empirical
+view-ewc-log-fisher = { $kind } Fisher of task { $letter } from { $samples } samples: mean entry { $mean }, min { $min }; the top 1% of weights hold { $top1 }% of it, the top 10% { $top10 }%
+view-ewc-after = after { $task }
+view-ewc-matrix-title = Accuracy matrix · { $method }
+view-ewc-summary-title = Average accuracy, backward and forward transfer
+view-ewc-col-method = method
+view-ewc-fisher-title = Diagonal Fisher of task A per layer (what EWC protects most)
+view-ewc-col-layer = layer
+view-ewc-col-params = params

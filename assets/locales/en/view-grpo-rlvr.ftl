@@ -1,0 +1,24 @@
+# grpo-rlvr (reward names such as exact and lenient stay as the parameters spell them)
+view-grpo-phase-rl = RL
+view-grpo-warm-start = warm start
+view-grpo-arm-sound = sound arm
+view-grpo-arm-proxy = proxy arm
+view-grpo-sound-exact = sound arm (exact reward)
+view-grpo-proxy-reward = proxy arm ({ $reward } reward)
+view-grpo-log-live-flagged = live detector: the { $arm }'s training gap passed { $flag } at step { $step } (mean of the last 5 steps)
+view-grpo-log-live-quiet = live detector: the { $arm }'s training gap never passed { $flag }
+view-grpo-log-flagged = detector: { $arm } flagged at step { $step } — the lenient checker pays { $pct }% of completions the exact one rejects
+view-grpo-describe = { $who }: true (exact) accuracy { $exact } ({ $committed } of single answers), lenient reward { $lenient }, gap { $gap }, hedged { $hedged }, mean length { $length } characters
+view-grpo-group-title = { $arm } ({ $reward } reward), step { $step }: a group of { $g } for { $prompt } (gold { $gold })
+view-grpo-col-reward = reward
+view-grpo-col-used = Â used
+view-grpo-tokens-title = { $arm }, last step: one completion and its advantage
+view-grpo-tokens-legend = prompt, then the completion (gold { $gold }); every completion token carries the completion's advantage (green > 0, red < 0)
+view-grpo-before-after-title = Held-out problems, 2 samples each: what each verifier says
+view-grpo-col-policy = policy
+view-grpo-col-true = true (exact)
+view-grpo-col-gap = gap
+view-grpo-col-hedged = hedged
+view-grpo-col-single = exact | single
+view-grpo-col-length = length
+view-grpo-samples-title = Held-out completions (✓ exact, ~ paid by the lenient checker only, ✗ wrong)

@@ -1,0 +1,30 @@
+# Drills while they run: phase names, log lines and teaching views shared by
+# several drills. A drill's own texts are in view-<drill>.ftl.
+
+## Phases (shown above the charts).
+view-phase-data = data
+view-phase-train = train
+view-phase-evaluate = evaluate
+view-phase-report = report
+view-phase-sft = sft
+view-phase-warm-start = warm start (SFT)
+
+## Column headers.
+view-col-prompt = prompt
+view-col-target = target
+view-col-model = model
+view-col-completion = completion
+view-col-gold = gold
+view-col-kind = kind
+view-col-measure = measure
+view-col-value = value
+
+## Log lines.
+view-log-tiny-gpt = tiny GPT: d_model { $d }, { $layers } layers, { $heads } heads, { $params } parameters
+
+## Between the items of a list in a log line.
+view-list-sep = {", "}
+
+## A check that a run's setup worked (not a claim).
+view-setup-ok = setup ✓ { $what }
+view-setup-failed = setup failed: { $what }: { $why }

@@ -1,0 +1,19 @@
+# ewc-replay（方法名 naive、ewc、replay 与任务名保持代码中的写法）
+view-ewc-log-drift = 学任务 B 期间，Fisher 前 1% 权重的平均 (θ − θ*_A)²：naive { $naive_top }，ewc { $ewc_top }，replay { $replay_top }；其余 99%：naive { $naive_rest }，ewc { $ewc_rest }，replay { $replay_rest }
+view-ewc-tasks-title = 各任务，按训练顺序（同样的词、同样的倒序，输出格式不同）
+view-ewc-col-task = 任务
+view-ewc-col-answer = 答案
+view-ewc-log-data = { $train } 个训练词、{ $held } 个留出词，每词 { $len } 个字母；按顺序训练 { $tasks } 个任务
+view-ewc-phase-task = 任务 { $letter }：{ $name }
+view-ewc-of-task = 任务 { $letter } 的 { $n } 个
+view-ewc-log-reservoir = 回放蓄水池：已见 { $seen } 个样例中存有 { $len } 个；其中 { $held }
+view-ewc-fisher-true = 真实
+view-ewc-fisher-empirical = 经验
+view-ewc-log-fisher = 任务 { $letter } 的{ $kind } Fisher，来自 { $samples } 个样本：平均项 { $mean }，最小 { $min }；前 1% 的权重占其 { $top1 }%，前 10% 占 { $top10 }%
+view-ewc-after = 学完 { $task } 后
+view-ewc-matrix-title = 准确率矩阵 · { $method }
+view-ewc-summary-title = 平均准确率、后向迁移与前向迁移
+view-ewc-col-method = 方法
+view-ewc-fisher-title = 任务 A 各层的对角 Fisher（EWC 最保护的部分）
+view-ewc-col-layer = 层
+view-ewc-col-params = 参数量

@@ -1,0 +1,24 @@
+# grpo-rlvr（exact、lenient 等奖励名保持参数中的写法）
+view-grpo-phase-rl = 强化学习
+view-grpo-warm-start = 热启动
+view-grpo-arm-sound = 可靠组
+view-grpo-arm-proxy = 代理组
+view-grpo-sound-exact = 可靠组（exact 奖励）
+view-grpo-proxy-reward = 代理组（{ $reward } 奖励）
+view-grpo-log-live-flagged = 实时检测器：{ $arm }的训练差距在第 { $step } 步超过 { $flag }（最近 5 步的均值）
+view-grpo-log-live-quiet = 实时检测器：{ $arm }的训练差距从未超过 { $flag }
+view-grpo-log-flagged = 检测器：{ $arm }在第 { $step } 步被标记——exact 检查器拒绝的补全中，有 { $pct }% 被宽松检查器给了分
+view-grpo-describe = { $who }：真实（exact）准确率 { $exact }（单一答案中 { $committed }），宽松奖励 { $lenient }，差距 { $gap }，含糊 { $hedged }，平均长度 { $length } 个字符
+view-grpo-group-title = { $arm }（{ $reward } 奖励），第 { $step } 步：{ $prompt } 的一组 { $g } 个补全（标准答案 { $gold }）
+view-grpo-col-reward = 奖励
+view-grpo-col-used = 所用 Â
+view-grpo-tokens-title = { $arm }，最后一步：一个补全及其优势
+view-grpo-tokens-legend = 先是提示，然后是补全（标准答案 { $gold }）；补全的每个 token 都带着整个补全的优势（绿 > 0，红 < 0）
+view-grpo-before-after-title = 留出题，每题 2 个样本：各验证器怎么说
+view-grpo-col-policy = 策略
+view-grpo-col-true = 真实（exact）
+view-grpo-col-gap = 差距
+view-grpo-col-hedged = 含糊
+view-grpo-col-single = exact | 单一
+view-grpo-col-length = 长度
+view-grpo-samples-title = 留出补全（✓ exact，~ 只有宽松检查器给分，✗ 错）

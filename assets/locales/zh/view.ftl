@@ -1,0 +1,29 @@
+# 演练运行时：几个演练共用的阶段名、日志行和教学视图。各演练自己的文本在 view-<drill>.ftl。
+
+## 阶段（显示在图表上方）。
+view-phase-data = 数据
+view-phase-train = 训练
+view-phase-evaluate = 评估
+view-phase-report = 报告
+view-phase-sft = SFT
+view-phase-warm-start = 热启动（SFT）
+
+## 列标题。
+view-col-prompt = 提示
+view-col-target = 目标
+view-col-model = 模型
+view-col-completion = 补全
+view-col-gold = 标准答案
+view-col-kind = 类型
+view-col-measure = 指标
+view-col-value = 值
+
+## 日志行。
+view-log-tiny-gpt = 微型 GPT：d_model { $d }，{ $layers } 层，{ $heads } 个头，{ $params } 个参数
+
+## 日志行里列表项之间的分隔符。
+view-list-sep = 、
+
+## 检查运行的准备工作是否成功（不是论断）。
+view-setup-ok = 准备 ✓ { $what }
+view-setup-failed = 准备失败：{ $what }：{ $why }
