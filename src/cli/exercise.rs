@@ -23,7 +23,7 @@ pub fn list(content: &Content) -> Result<ExitCode> {
     for x in &content.exercises {
         if track != Some(x.track) {
             track = Some(x.track);
-            let title = crate::content::tracks::track(x.track).map(|t| t.title).unwrap_or("?");
+            let title = content.track_title(x.track);
             println!("{}", crate::t!("exercise-track-head", track = x.track, title = title));
         }
         let mark = match store.progress.exercises.get(&x.id) {

@@ -66,10 +66,10 @@ pub enum RunStatus {
 impl std::fmt::Display for RunStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunStatus::Passed => f.write_str("every claim holds"),
-            RunStatus::ClaimsFailed => f.write_str("a claim failed"),
-            RunStatus::Cancelled => f.write_str("cancelled"),
-            RunStatus::Failed(m) => write!(f, "failed: {m}"),
+            RunStatus::Passed => f.write_str(&crate::t!("status-passed")),
+            RunStatus::ClaimsFailed => f.write_str(&crate::t!("status-claims-failed")),
+            RunStatus::Cancelled => f.write_str(&crate::t!("status-cancelled")),
+            RunStatus::Failed(m) => f.write_str(&crate::t!("status-failed", reason = m.as_str())),
         }
     }
 }
@@ -80,9 +80,13 @@ impl Report {
     /// holds", "cancelled after 1.0 s", "failed after 0.4 s: <reason>".
     pub fn outcome(&self) -> String {
         match &self.status {
-            RunStatus::Passed | RunStatus::ClaimsFailed => format!("finished in {:.1} s: {}", self.wall_s, self.status),
-            RunStatus::Cancelled => format!("cancelled after {:.1} s", self.wall_s),
-            RunStatus::Failed(m) => format!("failed after {:.1} s: {m}", self.wall_s),
+            RunStatus::Passed | RunStatus::ClaimsFailed => {
+                crate::t!("outcome-finished", secs = format!("{:.1}", self.wall_s), status = self.status.to_string())
+            }
+            RunStatus::Cancelled => crate::t!("outcome-cancelled", secs = format!("{:.1}", self.wall_s)),
+            RunStatus::Failed(m) => {
+                crate::t!("outcome-failed", secs = format!("{:.1}", self.wall_s), reason = m.as_str())
+            }
         }
     }
 }

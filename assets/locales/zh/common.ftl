@@ -10,3 +10,12 @@ link-quiz = 测验：{ $title }
 link-quiz-level = 测验：{ $title }（{ $level }）
 link-sheet = 速查表：{ $title }
 link-section = { $title } § { $section }
+
+# 演练运行的结局（日志、进度条、命令行）。
+status-passed = 所有论断成立
+status-claims-failed = 有论断未成立
+status-cancelled = 已取消
+status-failed = 失败：{ $reason }
+outcome-finished = 用时 { $secs } 秒完成：{ $status }
+outcome-cancelled = 运行 { $secs } 秒后取消
+outcome-failed = 运行 { $secs } 秒后失败：{ $reason }

@@ -90,7 +90,7 @@ pub fn draw_list(frame: &mut Frame, area: Rect, s: &ListView, content: &Content,
     for (i, x) in content.exercises.iter().enumerate() {
         if track != Some(x.track) {
             track = Some(x.track);
-            let t = crate::content::tracks::track(x.track).map(|t| t.title).unwrap_or("?");
+            let t = content.track_title(x.track);
             items.push(ListItem::new(Line::styled(
                 crate::t!("exercise-track-head", track = x.track, title = t),
                 accent(),

@@ -198,14 +198,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     let items: Vec<ListItem> = TRACKS
         .iter()
         .map(|t| {
-            let mut title: String = t.title.chars().take(title_w).collect();
-            if t.title.chars().count() > title_w {
-                title.pop();
-                title.push('…');
-            }
+            let title = crate::tui::widgets::ellipsize(&content.track_title(t.number), title_w);
             let mut spans = vec![
                 Span::styled(format!("{} ", t.number), theme::highlight()),
-                Span::raw(format!("{title:<title_w$} ")),
+                Span::raw(format!("{} ", crate::tui::widgets::pad_right(&title, title_w))),
             ];
             let row = summary.tracks.iter().find(|r| r.track == t.number);
             // The track's mastery of all its items: the "all" column of Progress.
@@ -286,8 +282,10 @@ fn dim(text: String) -> Line<'static> {
 
 fn track_detail(content: &Content, summary: &Summary, info: &Info, track: u8) -> Vec<Line<'static>> {
     let t = &TRACKS[track as usize];
-    let mut lines =
-        vec![heading(crate::t!("home-track-heading", track = t.number.to_string(), title = t.title)), Line::raw("")];
+    let mut lines = vec![
+        heading(crate::t!("home-track-heading", track = t.number.to_string(), title = content.track_title(t.number))),
+        Line::raw(""),
+    ];
     match (info.next.get(&track), info.path.get(&track)) {
         (Some((label, minutes)), Some(&(done, total, left))) => {
             lines.push(Line::from(vec![

@@ -281,7 +281,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, content: &Content) {
         Phase::Setup { track, level } => draw_setup(frame, area, *track, *level, content),
         Phase::Asking => {
             if let Some(q) = &s.question {
-                let t = crate::content::tracks::track(q.item.track).map_or("", |t| t.title);
+                let t = content.track_title(q.item.track);
+                let t = t.as_str();
                 let status = Line::from(vec![
                     Span::styled(
                         format!(
@@ -351,7 +352,7 @@ fn draw_setup(frame: &mut Frame, area: Rect, track: usize, level: usize, content
             let n = quiz_items(content, Some(t.number), LEVELS[level], None).len();
             ListItem::new(Line::from(vec![
                 Span::styled(format!("{} ", t.number), highlight()),
-                Span::raw(pad_right(t.title, 34)),
+                Span::raw(pad_right(&content.track_title(t.number), 34)),
                 Span::styled(pad_left(&crate::t!("count-items", count = n), 9), dim()),
             ]))
         })

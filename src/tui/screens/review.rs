@@ -149,7 +149,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, store: &Store, content: &C
     let retention = store.progress.settings.desired_retention;
     match &s.question {
         Some(q) => {
-            let t = crate::content::tracks::track(q.item.track).map_or("", |t| t.title);
+            let t = content.track_title(q.item.track);
+            let t = t.as_str();
             let from_more = s.more_from.is_some_and(|(pass, at)| pass == s.passes.pass && s.passes.pos >= at);
             let what = if from_more {
                 crate::t!("review-from-more")
