@@ -247,6 +247,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         Focus::Tracks => track_detail(content, summary, info, TRACKS[state.track].number),
         Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
     };
+    let detail = crate::tui::widgets::wrap_lines(detail, right.width.saturating_sub(2) as usize);
     frame.render_widget(
         Paragraph::new(detail)
             .wrap(Wrap { trim: false })

@@ -60,23 +60,20 @@ fn wrap(text: &str, width: usize, split_long: bool) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
-    for word in text.split_whitespace() {
-        // Chinese text breaks between any two characters: a word holding
-        // wide characters fills the line and goes on on the next ones.
-        if word.chars().any(|c| c.width().unwrap_or(0) > 1) {
-            if !line.is_empty() && line.width() + 1 < width {
-                line.push(' ');
-            } else if !line.is_empty() {
-                lines.push(std::mem::take(&mut line));
-            }
-            for c in word.chars() {
-                if line.width() + c.width().unwrap_or(0) > width && !line.is_empty() {
-                    lines.push(std::mem::take(&mut line).trim_end().to_string());
-                }
-                line.push(c);
-            }
+    // Words end where a line may break: at spaces, and where Unicode's rules
+    // (UAX #14) allow it next to a Chinese character (never before "，。").
+    let mut start = 0;
+    let mut space = false;
+    for end in crate::markdown::layout::break_points(text) {
+        let chunk = &text[start..end];
+        start = end;
+        let word = chunk.trim();
+        if word.is_empty() {
+            space |= !chunk.is_empty();
             continue;
         }
+        let gap = (space || chunk.starts_with(char::is_whitespace)) && !line.is_empty();
+        space = chunk.ends_with(char::is_whitespace);
         let word = if word.width() <= width {
             word.to_string()
         } else if split_long {
@@ -92,14 +89,14 @@ fn wrap(text: &str, width: usize, split_long: bool) -> Vec<String> {
                 }
                 piece.push(c);
             }
-            piece
+            line = piece;
+            continue;
         } else {
             ellipsize(word, width)
         };
-        if !line.is_empty() && line.width() + 1 + word.width() > width {
+        if !line.is_empty() && line.width() + usize::from(gap) + word.width() > width {
             lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
+        } else if gap {
             line.push(' ');
         }
         line.push_str(&word);
@@ -108,6 +105,30 @@ fn wrap(text: &str, width: usize, split_long: bool) -> Vec<String> {
         lines.push(line);
     }
     lines
+}
+
+/// Lines of one style wrapped to `width` by [`wrap_words`]' rules (spaces,
+/// and Chinese per UAX #14), for a `Paragraph` that would otherwise cut a
+/// run of Chinese anywhere, even before a "，". A line of several styles
+/// is kept whole (the paragraph's own wrapping takes it).
+pub fn wrap_lines(lines: Vec<ratatui::text::Line<'static>>, width: usize) -> Vec<ratatui::text::Line<'static>> {
+    use ratatui::text::{Line, Span};
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let [span] = line.spans.as_slice() else {
+            out.push(line);
+            continue;
+        };
+        if span.content.is_empty() || line.width() <= width {
+            out.push(line);
+            continue;
+        }
+        let (style, line_style) = (span.style, line.style);
+        for part in wrap_all(&span.content, width) {
+            out.push(Line::from(Span::styled(part, style)).style(line_style));
+        }
+    }
+    out
 }
 
 /// Widths for table columns whose contents want `natural` columns, in
@@ -156,6 +177,19 @@ mod tests {
         let lines = wrap_words("选择 一个最合适的答案，然后按回车键", 10);
         assert!(lines.iter().all(|l| unicode_width::UnicodeWidthStr::width(l.as_str()) <= 10), "{lines:?}");
         assert_eq!(lines.concat().replace(' ', ""), "选择一个最合适的答案，然后按回车键");
+        for width in [8, 9, 10, 11, 12] {
+            let lines = wrap_words("带掩码的 SFT、奖励模型、PPO、DPO、GRPO、RLVR 与 LoRA。", width);
+            assert!(lines.iter().all(|l| !l.starts_with(['，', '、', '。'])), "{width}: {lines:?}");
+            assert!(
+                lines.iter().all(|l| !l.contains("GRP") || l.contains("GRPO")),
+                "a Latin word is not cut: {lines:?}"
+            );
+        }
+        let styled = super::wrap_lines(
+            vec![ratatui::text::Line::raw("后训练的核心：带掩码的 SFT、奖励模型、PPO、DPO、GRPO、RLVR 与 LoRA。")],
+            28,
+        );
+        assert!(styled.len() > 1 && styled.iter().all(|l| l.width() <= 28), "{styled:?}");
     }
 
     #[test]
