@@ -427,12 +427,11 @@ pub fn progress(
                 Some(f) => format!("{}/{} {:>3.0}%", c.mastered, c.items, f * 100.0),
             })
             .collect();
-        let title: String = row.title.chars().take(33).collect();
+        let title = crate::tui::widgets::pad_right(&crate::tui::widgets::ellipsize(&row.title, 33), 34);
         writeln!(
             out,
-            "{} {:<34} {:>5} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
+            "{} {title} {:>5} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
             row.track,
-            title,
             pct_text(row.mastery()),
             cells[0],
             cells[1],
@@ -450,8 +449,8 @@ pub fn progress(
     writeln!(out, "\nstudy sessions per week (from Monday; {} in all): {}", s.sessions, weeks.join(" · "))?;
     writeln!(out, "{:<36} {:>8} {:>16}", "track", "time", "predictions right")?;
     for row in &s.tracks {
-        let title: String = row.title.chars().take(33).collect();
-        writeln!(out, "{} {:<34} {:>8} {:>16}", row.track, title, duration_text(row.secs), row.calibration_text())?;
+        let title = crate::tui::widgets::pad_right(&crate::tui::widgets::ellipsize(&row.title, 33), 34);
+        writeln!(out, "{} {title} {:>8} {:>16}", row.track, duration_text(row.secs), row.calibration_text())?;
     }
     let week: Vec<String> = s.due_next.iter().map(|n| n.to_string()).collect();
     writeln!(out, "\ndue now: {} · next 7 days: {} (by day: {})", s.due_now, s.due_week(), week.join(" "))?;

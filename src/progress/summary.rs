@@ -269,7 +269,7 @@ pub fn summarize(
         let drills: Vec<_> = content.drills_of(t.number).collect();
         tracks.push(TrackRow {
             track: t.number,
-            title: t.title.to_string(),
+            title: content.track_title(t.number),
             levels,
             total,
             due,

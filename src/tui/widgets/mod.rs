@@ -107,25 +107,31 @@ fn wrap(text: &str, width: usize, split_long: bool) -> Vec<String> {
     lines
 }
 
-/// Lines of one style wrapped to `width` by [`wrap_words`]' rules (spaces,
-/// and Chinese per UAX #14), for a `Paragraph` that would otherwise cut a
-/// run of Chinese anywhere, even before a "，". A line of several styles
-/// is kept whole (the paragraph's own wrapping takes it).
+/// Lines of one style that hold Chinese, wrapped to `width` by
+/// [`wrap_words`]' rules (spaces, and Chinese per UAX #14), for a `Paragraph`
+/// that would otherwise cut a run of Chinese anywhere, even before a "，".
+/// A leading indent is kept on every line of the wrapped text. Other lines
+/// are left to the paragraph's own wrapping.
 pub fn wrap_lines(lines: Vec<ratatui::text::Line<'static>>, width: usize) -> Vec<ratatui::text::Line<'static>> {
     use ratatui::text::{Line, Span};
+    use unicode_width::UnicodeWidthChar;
     let mut out = Vec::with_capacity(lines.len());
     for line in lines {
         let [span] = line.spans.as_slice() else {
             out.push(line);
             continue;
         };
-        if span.content.is_empty() || line.width() <= width {
+        let chinese = span.content.chars().any(|c| c.width().unwrap_or(0) > 1);
+        if !chinese || line.width() <= width {
             out.push(line);
             continue;
         }
         let (style, line_style) = (span.style, line.style);
-        for part in wrap_all(&span.content, width) {
-            out.push(Line::from(Span::styled(part, style)).style(line_style));
+        let text = span.content.trim_start();
+        let indent = &span.content[..span.content.len() - text.len()];
+        let room = width.saturating_sub(unicode_width::UnicodeWidthStr::width(indent)).max(8);
+        for part in wrap_all(text, room) {
+            out.push(Line::from(Span::styled(format!("{indent}{part}"), style)).style(line_style));
         }
     }
     out
