@@ -3,11 +3,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn agentlab(args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
+    common::agentlab(home.path()).args(args).output().unwrap()
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -150,9 +150,7 @@ fn drill_commands_and_exit_codes() {
 #[test]
 fn parameters_that_do_not_fit_together_are_refused_before_a_run() {
     let home = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
-    };
+    let run = |args: &[&str]| common::agentlab(home.path()).args(args).output().unwrap();
     // n_heads = 3 is in its own range but does not divide d_model = 64.
     let o = run(&["drill", "run", "sft-basics", "--set", "n_heads=3"]);
     assert_eq!(o.status.code(), Some(2), "{:?}", text(&o));
@@ -165,9 +163,7 @@ fn parameters_that_do_not_fit_together_are_refused_before_a_run() {
 #[test]
 fn a_sweep_reports_each_claim_over_seeds_and_is_saved() {
     let home = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
-    };
+    let run = |args: &[&str]| common::agentlab(home.path()).args(args).output().unwrap();
     // Far too short to learn addition: the accuracy claim fails on every seed.
     let o = run(&[
         "drill",
@@ -218,9 +214,8 @@ fn study(home: &Path, args: &[&str], input: &str) -> Output {
 fn spawn_study(home: &Path, args: &[&str], input: &str) -> std::process::Child {
     use std::io::Write;
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+    let mut child = common::agentlab(home)
         .args(args)
-        .env("AGENTLAB_HOME", home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -363,14 +358,7 @@ fn headless_commands_report_a_bad_state_file_and_keep_it() {
 #[test]
 fn doctor_reports_the_cpu_build() {
     let home = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentlab"))
-            .args(args)
-            .env("AGENTLAB_HOME", home.path())
-            .env("RAYON_NUM_THREADS", "2")
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| common::agentlab(home.path()).args(args).env("RAYON_NUM_THREADS", "2").output().unwrap();
     let o = run(&["doctor"]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
@@ -454,9 +442,8 @@ fn two_headless_quizzes_at_once_lose_no_rating() {
     let mut children: Vec<_> = sessions
         .iter()
         .map(|(t, _)| {
-            Command::new(env!("CARGO_BIN_EXE_agentlab"))
+            common::agentlab(home.path())
                 .args(["quiz", "--track", &t.to_string(), "--limit", "25"])
-                .env("AGENTLAB_HOME", home.path())
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -696,9 +683,7 @@ fn a_gpu_device_this_build_lacks_is_refused_before_a_run() {
         return;
     }
     let home = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
-    };
+    let run = |args: &[&str]| common::agentlab(home.path()).args(args).output().unwrap();
     for (device, says) in [("cuda", "without CUDA"), ("gpu", "without CUDA"), ("metal", "without Metal")] {
         for cmd in [&["drill", "run", "sft-basics"][..], &["drill", "sweep", "sft-basics", "--seeds", "1-2"][..]] {
             let o = run(&[cmd, &["--device", device]].concat());
@@ -738,11 +723,7 @@ fn numeric_options_say_what_they_take() {
     ];
     let home = tempfile::tempdir().unwrap();
     for (args, says) in cases {
-        let o = Command::new(env!("CARGO_BIN_EXE_agentlab"))
-            .args(*args)
-            .env("AGENTLAB_HOME", home.path())
-            .output()
-            .unwrap();
+        let o = common::agentlab(home.path()).args(*args).output().unwrap();
         let (out, err) = text(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {out}{err}");
         assert!(err.contains(says), "{args:?}: {err}");
@@ -764,14 +745,7 @@ fn export_explains_bad_outputs_and_writes_stdout_for_dash() {
     let home = tempfile::tempdir().unwrap();
     let dir = interrupted_run(home.path());
     let d = dir.to_str().unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentlab"))
-            .args(args)
-            .env("AGENTLAB_HOME", home.path())
-            .current_dir(home.path())
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| common::agentlab(home.path()).args(args).current_dir(home.path()).output().unwrap();
     let refused: &[(&[&str], &str)] = &[
         (&["export", d, "--out", "x.txt"], "cannot write a PNG to x.txt: the file name must end in .png"),
         (&["export", d, "--out", "/nonexistent/dir/x.png"], "the directory /nonexistent/dir does not exist"),
@@ -831,7 +805,7 @@ fn export_of_an_interrupted_run_says_it_is_partial() {
 
 /// `agentlab ARGS` on the data dir `home`.
 fn agentlab_in(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home).output().unwrap()
+    common::agentlab(home).args(args).output().unwrap()
 }
 
 /// A small file with a GGUF header (magic, version 3, no tensors, no keys).

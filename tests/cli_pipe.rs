@@ -7,6 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitStatus, Stdio};
 
+mod common;
+
 const LISTINGS: &[&[&str]] = &[
     &["drill", "list"],
     &["exercise", "list"],
@@ -17,8 +19,8 @@ const LISTINGS: &[&[&str]] = &[
 ];
 
 fn command(args: &[&str], home: &std::path::Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agentlab"));
-    c.args(args).env("AGENTLAB_HOME", home).stdin(Stdio::null()).stderr(Stdio::piped());
+    let mut c = common::agentlab(home);
+    c.args(args).stdin(Stdio::null()).stderr(Stdio::piped());
     c
 }
 

@@ -13,6 +13,8 @@ use agentlab::drills::{ClaimResult, Event, Report, RunStatus};
 use agentlab::ml::device::DeviceChoice;
 use agentlab::runner::{self, RunConfig};
 
+mod common;
+
 /// Run a drill's quick preset with overrides (and learner scripts); every
 /// event, and the `config.toml` the run saved.
 fn run_events(
@@ -195,7 +197,7 @@ fn react_hallucination_gap_closes_without_the_mask() {
 fn the_number_of_threads_does_not_change_a_run() {
     let run = |threads: &str| -> Vec<(String, u64, u64)> {
         let home = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_agentlab"))
+        let out = common::agentlab(home.path())
             .args(["drill", "run", "turn-credit-assignment", "--seed", "5", "--json"])
             .args([
                 "--set",
@@ -207,7 +209,6 @@ fn the_number_of_threads_does_not_change_a_run() {
                 "--set",
                 "group=4",
             ])
-            .env("AGENTLAB_HOME", home.path())
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .unwrap();

@@ -7,6 +7,8 @@ use std::process::Command;
 use agentlab::content::Content;
 use agentlab::exercises::{self, check};
 
+mod common;
+
 fn content() -> Content {
     Content::embedded().expect("embedded content loads")
 }
@@ -49,10 +51,7 @@ fn every_solution_passes_and_every_stub_and_mistake_fails() {
 }
 
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agentlab"));
-    let home = tempfile::tempdir().unwrap().keep();
-    c.env("AGENTLAB_HOME", home);
-    c
+    common::agentlab(&tempfile::tempdir().unwrap().keep())
 }
 
 #[test]
@@ -63,9 +62,7 @@ fn check_exits_0_on_pass_1_on_fail_2_on_bad_input_and_records_progress() {
     let x = c.exercise("ppo-clip").unwrap();
     let good = dir.path().join("good.rhai");
     std::fs::write(&good, &x.solution).unwrap();
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_agentlab")).env("AGENTLAB_HOME", home.path()).args(args).output().unwrap()
-    };
+    let run = |args: &[&str]| common::agentlab(home.path()).args(args).output().unwrap();
     let out = run(&["exercise", "check", "ppo-clip", "--file", good.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     // The learner's own file starts as the stub: it fails, and --review flags the quiz items.

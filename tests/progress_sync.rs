@@ -339,10 +339,9 @@ fn a_headless_quiz_and_an_exercise_check_saved_elsewhere_show_in_the_open_tui() 
     let x = a.content.exercise("grpo-advantages").unwrap().clone();
     let file = d.path().join("grpo.rhai");
     std::fs::write(&file, &x.solution).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_agentlab"))
+    let o = common::agentlab(d.path())
         .args(["exercise", "check", "grpo-advantages", "--file"])
         .arg(&file)
-        .env("AGENTLAB_HOME", d.path())
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -482,11 +481,7 @@ fn progress_is_readable_at_every_size_with_dashes_where_nothing_is_yet() {
 fn the_progress_command_shows_sessions_time_and_predictions() {
     let d = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_agentlab"))
-            .args(args)
-            .env("AGENTLAB_HOME", d.path())
-            .output()
-            .unwrap();
+        let o = common::agentlab(d.path()).args(args).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         String::from_utf8(o.stdout).unwrap()
     };

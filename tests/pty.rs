@@ -43,6 +43,7 @@ fn tui_ended_by(signal: libc::c_int, home: &Path, keys: &[u8], then: &str) -> (u
 
     let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_agentlab"));
     cmd.env("AGENTLAB_HOME", home);
+    cmd.env("AGENTLAB_LANG", "en");
     cmd.env("TERM", "xterm-256color");
     cmd.cwd(home);
     let mut child = pair.slave.spawn_command(cmd).expect("spawn agentlab");

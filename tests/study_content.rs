@@ -6,7 +6,7 @@
 mod common;
 
 use std::collections::HashSet;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use agentlab::content::drill_meta::PredictKind;
 use agentlab::content::sheet::StepKind;
@@ -289,7 +289,7 @@ fn sheet_parsing_refuses_a_malformed_step() {
 
 fn agentlab(args: &[&str]) -> Output {
     let home = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home.path()).output().unwrap()
+    common::agentlab(home.path()).args(args).output().unwrap()
 }
 
 #[test]

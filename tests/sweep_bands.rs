@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use agentlab::content::{Content, DrillMeta};
 use agentlab::drills::{Event, RunStatus};
@@ -96,7 +96,7 @@ fn arms_of_a_chart_are_banded_together_and_lone_series_alone() {
 // ------------------------------------------------------------------ on disk
 
 fn agentlab(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agentlab")).args(args).env("AGENTLAB_HOME", home).output().unwrap()
+    common::agentlab(home).args(args).output().unwrap()
 }
 
 fn text(o: &Output) -> (String, String) {

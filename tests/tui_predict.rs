@@ -389,7 +389,7 @@ fn b_breaks_a_claim_on_purpose_and_compares_with_the_last_passing_run() {
 #[test]
 fn drill_run_predict_asks_on_stdin_and_tells_after() {
     use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let content = tempfile::tempdir().unwrap();
     for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
@@ -397,10 +397,9 @@ fn drill_run_predict_asks_on_stdin_and_tells_after() {
     }
     std::fs::write(content.path().join("drills/sft-basics/drill.toml"), toml_with_quick(2)).unwrap();
     let home = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+    let mut child = common::agentlab(home.path())
         .args(["--content", content.path().to_str().unwrap()])
         .args(["drill", "run", "sft-basics", "--predict"])
-        .env("AGENTLAB_HOME", home.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -417,20 +416,18 @@ fn drill_run_predict_asks_on_stdin_and_tells_after() {
     let progress = std::fs::read_to_string(home.path().join("progress.json")).unwrap();
     assert!(progress.contains("\"final_loss\"") && progress.contains("\"acc\""), "{progress}");
     // An edited run is not asked: its numbers would not answer questions about the preset.
-    let o = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+    let o = common::agentlab(home.path())
         .args(["--content", content.path().to_str().unwrap()])
         .args(["drill", "run", "sft-basics", "--set", "steps=3", "--predict"])
-        .env("AGENTLAB_HOME", home.path())
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("as declared"));
     // Without --predict nothing is asked.
-    let o = Command::new(env!("CARGO_BIN_EXE_agentlab"))
+    let o = common::agentlab(home.path())
         .args(["--content", content.path().to_str().unwrap()])
         .args(["drill", "run", "sft-basics", "--set", "steps=2", "--set", "holdout=50"])
-        .env("AGENTLAB_HOME", home.path())
         .stdin(Stdio::null())
         .output()
         .unwrap();

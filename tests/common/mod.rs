@@ -157,3 +157,14 @@ pub fn settle(app: &mut agentlab::tui::App) {
     app.on_tick();
     assert!(!working(app), "still reading or writing after 20 s");
 }
+
+/// The `agentlab` binary with its data in `home` and its language pinned to
+/// English, so that a test reads the same output under any locale (a
+/// machine whose `LANG` is `zh_CN.UTF-8` would otherwise get Chinese). A
+/// test of the Chinese edition passes `--lang zh`, which wins over this.
+#[allow(dead_code)] // not every test binary that shares this module runs the binary
+pub fn agentlab(home: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_agentlab"));
+    c.env("AGENTLAB_HOME", home).env("AGENTLAB_LANG", "en");
+    c
+}
