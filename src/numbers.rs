@@ -30,10 +30,10 @@ pub fn finite(text: &str, what: &str) -> Result<f64, String> {
         Ok(x) if x.is_finite() => Ok(x),
         // "1e999" parses to infinity: it was a number, just too large.
         Ok(x) if x.is_infinite() && t.chars().any(|c| c.is_ascii_digit()) => {
-            Err(format!("{what}: {t} is out of range"))
+            Err(crate::t!("setup-out-of-range", key = what, value = t))
         }
-        Ok(_) => Err(format!("{what}: \"{t}\" is not a finite number")),
-        Err(_) => Err(format!("{what}: \"{t}\" is not a number")),
+        Ok(_) => Err(crate::t!("setup-not-a-finite-number", key = what, value = t)),
+        Err(_) => Err(crate::t!("setup-not-a-number", key = what, value = t)),
     }
 }
 

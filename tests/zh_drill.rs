@@ -129,3 +129,35 @@ fn a_saved_run_its_claims_and_the_runs_table_are_in_chinese_and_f2_switches_back
     assert!(en.contains("1 Charts") && en.contains("Log ("), "{en}");
     agentlab::i18n::set(Lang::En);
 }
+
+/// A value a learner types that a parameter refuses, and a set of values
+/// that breaks a drill's own rule between its parameters, are explained in
+/// the learner's language; the English stays as it was.
+#[test]
+fn refused_parameter_values_are_explained_in_chinese() {
+    use agentlab::runner::resolve_params;
+    let content = Content::embedded().unwrap().localized(Lang::Zh);
+    let set = |kv: &[(&str, &str)]| -> Vec<(String, String)> {
+        kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    };
+    // (drill, --set values, the Chinese it says, the English it says)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case] = &[
+        ("sft-basics", &[("steps", "abc")], "不是整数", "is not a whole number"),
+        ("sft-basics", &[("lr", "x")], "不是数", "is not a number"),
+        ("sft-basics", &[("steps", "0")], "低于最小值", "is below the minimum"),
+        ("sft-basics", &[("n_heads", "3")], "必须整除", "must divide"),
+        ("dpo-pairs", &[("beta_compare", "0.1"), ("beta", "0.1")], "必须不同于", "must differ from"),
+        ("pass-at-k-harness", &[("temp_low", "1.0"), ("temp_high", "0.5")], "必须低于", "must be below"),
+        ("grpo-rlvr", &[("max_new", "2")], "必须容得下", "must leave room"),
+    ];
+    for (id, kv, zh, en) in cases {
+        let meta = content.drill(id).unwrap();
+        agentlab::i18n::set(Lang::Zh);
+        let e = resolve_params(meta, "quick", &set(kv)).expect_err("refused");
+        assert!(e.contains(zh) && !e.contains(en), "{id} {kv:?}: {e}");
+        agentlab::i18n::set(Lang::En);
+        let e = resolve_params(meta, "quick", &set(kv)).expect_err("refused");
+        assert!(e.contains(en), "{id} {kv:?}: {e}");
+    }
+}

@@ -57,13 +57,13 @@ pub const TEXT_MAX_LEN_LIMIT: usize = 4096;
 
 impl ParamKind {
     /// What a value of this kind is, for messages.
-    pub fn describe(self) -> &'static str {
+    pub fn describe(self) -> String {
         match self {
-            ParamKind::Float => "a number",
-            ParamKind::Int => "a whole number",
-            ParamKind::Bool => "true or false",
-            ParamKind::Choice => "one of the choices (a word)",
-            ParamKind::Text => "text",
+            ParamKind::Float => crate::t!("setup-kind-float"),
+            ParamKind::Int => crate::t!("setup-kind-int"),
+            ParamKind::Bool => crate::t!("setup-kind-bool"),
+            ParamKind::Choice => crate::t!("setup-kind-choice"),
+            ParamKind::Text => crate::t!("setup-kind-text"),
         }
     }
 }
@@ -144,7 +144,8 @@ pub struct ParamSpec {
 impl ParamSpec {
     /// Check a value against this parameter's type and range.
     pub fn validate(&self, v: &toml::Value) -> Result<ParamValue, String> {
-        let value = ParamValue::from_toml(v).ok_or_else(|| format!("{}: unsupported value {v}", self.key))?;
+        let value = ParamValue::from_toml(v)
+            .ok_or_else(|| crate::t!("setup-unsupported", key = self.key.as_str(), value = v.to_string()))?;
         self.check(value)
     }
 
@@ -153,21 +154,23 @@ impl ParamSpec {
         let s = s.trim();
         let key = &self.key;
         let range = match (self.min, self.max) {
-            (Some(lo), Some(hi)) => format!(" ({key} takes {lo} … {hi})"),
+            (Some(lo), Some(hi)) => {
+                format!(" {}", crate::t!("setup-range", key = key.as_str(), lo = lo.to_string(), hi = hi.to_string()))
+            }
             _ => String::new(),
         };
         let value = match self.kind {
             ParamKind::Float => ParamValue::Float(crate::numbers::finite(s, key).map_err(|e| e + range.as_str())?),
             ParamKind::Int => ParamValue::Int(s.parse::<i64>().map_err(|e| match e.kind() {
                 std::num::IntErrorKind::PosOverflow | std::num::IntErrorKind::NegOverflow => {
-                    format!("{key}: {s} is out of range{range}")
+                    crate::t!("setup-out-of-range", key = key.as_str(), value = s) + range.as_str()
                 }
-                _ => format!("{key}: \"{s}\" is not a whole number{range}"),
+                _ => crate::t!("setup-not-whole", key = key.as_str(), value = s) + range.as_str(),
             })?),
             ParamKind::Bool => ParamValue::Bool(match s {
                 "true" | "on" | "yes" | "1" => true,
                 "false" | "off" | "no" | "0" => false,
-                _ => return Err(format!("{key}: \"{s}\" is not true/false (or on/off, yes/no, 1/0)")),
+                _ => return Err(crate::t!("setup-not-bool", key = key.as_str(), value = s)),
             }),
             ParamKind::Choice | ParamKind::Text => ParamValue::Text(s.to_string()),
         };
@@ -218,38 +221,63 @@ impl ParamSpec {
             (ParamKind::Int, v @ ParamValue::Int(_)) => v,
             (ParamKind::Bool, v @ ParamValue::Bool(_)) => v,
             (ParamKind::Choice | ParamKind::Text, v @ ParamValue::Text(_)) => v,
-            (kind, v) => return Err(format!("{key}: expected {}, got {v}", kind.describe())),
+            (kind, v) => {
+                return Err(crate::t!(
+                    "setup-expected",
+                    key = key.as_str(),
+                    kind = kind.describe(),
+                    value = v.to_string()
+                ))
+            }
         };
         if let Some(x) = value.as_f64() {
             if !x.is_finite() {
-                return Err(format!("{key}: {x} is not finite"));
+                return Err(crate::t!("setup-not-finite", key = key.as_str(), value = x.to_string()));
             }
             if let Some(min) = self.min {
                 if x < min {
-                    return Err(format!("{key}: {value} is below the minimum {min}"));
+                    return Err(crate::t!(
+                        "setup-below-min",
+                        key = key.as_str(),
+                        value = value.to_string(),
+                        min = min.to_string()
+                    ));
                 }
             }
             if let Some(max) = self.max {
                 if x > max {
-                    return Err(format!("{key}: {value} is above the maximum {max}"));
+                    return Err(crate::t!(
+                        "setup-above-max",
+                        key = key.as_str(),
+                        value = value.to_string(),
+                        max = max.to_string()
+                    ));
                 }
             }
         }
         if let (ParamValue::Text(s), Some(choices)) = (&value, &self.choices) {
             if !choices.contains(s) {
-                return Err(format!("{key}: \"{s}\" is not one of {}", choices.join(", ")));
+                return Err(crate::t!(
+                    "setup-not-choice",
+                    key = key.as_str(),
+                    value = s.as_str(),
+                    choices = choices.join(", ")
+                ));
             }
         }
         if let (ParamKind::Text, ParamValue::Text(s)) = (self.kind, &value) {
             let max = self.text_max_len();
             let n = s.chars().count();
             if n > max {
-                return Err(format!("{key}: the text is {n} characters long; {key} takes at most {max}"));
+                return Err(crate::t!(
+                    "setup-text-too-long",
+                    key = key.as_str(),
+                    n = n.to_string(),
+                    max = max.to_string()
+                ));
             }
             if s.chars().any(char::is_control) {
-                return Err(format!(
-                    "{key}: the text must be one line (no tabs, newlines or other control characters)"
-                ));
+                return Err(crate::t!("setup-text-one-line", key = key.as_str()));
             }
         }
         Ok(value)

@@ -51,14 +51,17 @@ pub(crate) struct WarmStart {
 /// problems held out (`key` names the drill's parameter for `held`).
 pub(crate) fn check_sizes(digits: usize, max_new: usize, key: &str, held: usize) -> Result<(), String> {
     if max_new < digits + 2 {
-        return Err(format!(
-            "max_new ({max_new}) must leave room for an answer of {} digits and the end token",
-            digits + 1
-        ));
+        return Err(crate::t!("setup-max-new", max_new = max_new.to_string(), digits = (digits + 1).to_string()));
     }
     let all = 10usize.pow(2 * digits as u32);
     if held * 2 > all {
-        return Err(format!("{key} ({held}) must hold out at most half of the {all} problems with {digits} digits"));
+        return Err(crate::t!(
+            "setup-held-half",
+            key = key,
+            held = held.to_string(),
+            all = all.to_string(),
+            digits = digits.to_string()
+        ));
     }
     Ok(())
 }

@@ -358,21 +358,20 @@ impl TypedDrill for DpoPairs {
     fn validate(p: &Params) -> Result<(), String> {
         check_heads(p.d_model, p.n_heads)?;
         if (p.beta - p.beta_compare).abs() < 1e-12 {
-            return Err(format!(
-                "beta_compare ({}) must differ from beta ({}): the drill compares two β",
-                p.beta_compare, p.beta
-            ));
+            return Err(crate::t!("setup-dpo-beta", compare = p.beta_compare.to_string(), beta = p.beta.to_string()));
         }
         // Training prompts are drawn outside the held-out set: leave room for them.
         let problems = 10usize.pow(2 * p.digits as u32);
         if 2 * p.test_size > problems {
-            return Err(format!(
-                "test_size ({}) must be at most half of the {problems} distinct {}-digit problems",
-                p.test_size, p.digits
+            return Err(crate::t!(
+                "setup-dpo-test-size",
+                test = p.test_size.to_string(),
+                problems = problems.to_string(),
+                digits = p.digits.to_string()
             ));
         }
         if p.evals > p.steps {
-            return Err(format!("evals ({}) cannot exceed steps ({})", p.evals, p.steps));
+            return Err(crate::t!("setup-evals-steps", evals = p.evals.to_string(), steps = p.steps.to_string()));
         }
         Ok(())
     }
@@ -400,17 +399,16 @@ impl TypedDrill for DpoPairs {
         let held_pairs = build_pairs(&task, &sft, &test, p, false, &mut rng.fork(11))?;
         pairs_report(ctx, p, &train_set, &held_pairs);
         if train_set.pairs.is_empty() {
-            bail!(
-                "no preference pairs: on all {} prompts the SFT model's {} samples were all right or all wrong \
-                 ({} all right, {} all wrong). Change sft_steps, temperature or samples.",
-                train_set.prompts,
-                p.samples,
-                train_set.all_right,
-                train_set.all_wrong
-            );
+            bail!(crate::t!(
+                "setup-no-pairs",
+                prompts = train_set.prompts.to_string(),
+                samples = p.samples.to_string(),
+                right = train_set.all_right.to_string(),
+                wrong = train_set.all_wrong.to_string()
+            ));
         }
         if held_pairs.pairs.is_empty() {
-            bail!("no held-out pairs: raise test_size or samples, or change sft_steps");
+            bail!(crate::t!("setup-no-held-pairs"));
         }
         let held = Heldout { test, pairs: held_pairs.pairs };
 

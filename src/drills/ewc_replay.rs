@@ -198,7 +198,7 @@ impl TypedDrill for EwcReplay {
     fn validate(p: &Params) -> Result<(), String> {
         check_heads(p.d_model, p.n_heads)?;
         if p.probe > p.holdout {
-            return Err(format!("probe ({}) cannot exceed holdout ({})", p.probe, p.holdout));
+            return Err(crate::t!("setup-probe-holdout", probe = p.probe.to_string(), holdout = p.holdout.to_string()));
         }
         Ok(())
     }

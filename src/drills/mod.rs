@@ -108,7 +108,7 @@ impl<T: TypedDrill> Drill for T {
 /// `d_model` must split into `n_heads` heads (every drill that builds a GPT).
 pub fn check_heads(d_model: usize, n_heads: usize) -> Result<(), String> {
     if n_heads == 0 || !d_model.is_multiple_of(n_heads) {
-        return Err(format!("n_heads ({n_heads}) must divide d_model ({d_model})"));
+        return Err(crate::t!("setup-heads", heads = n_heads.to_string(), d_model = d_model.to_string()));
     }
     Ok(())
 }

@@ -460,19 +460,22 @@ impl TypedDrill for ModelMerging {
 
     fn validate(p: &Params) -> Result<(), String> {
         if p.mix + p.other_mix > 0.9 {
-            return Err(format!(
-                "mix ({}) + other_mix ({}) leave too little of the expert's own task (at most 0.9 together)",
-                p.mix, p.other_mix
-            ));
+            return Err(crate::t!("setup-mm-mix", mix = p.mix.to_string(), other = p.other_mix.to_string()));
         }
         if p.sweep_holdout > p.holdout {
-            return Err(format!("sweep_holdout ({}) cannot exceed holdout ({})", p.sweep_holdout, p.holdout));
+            return Err(crate::t!(
+                "setup-mm-sweep-holdout",
+                sweep = p.sweep_holdout.to_string(),
+                holdout = p.holdout.to_string()
+            ));
         }
         let words = 8usize.pow(p.word_len as u32);
         if p.holdout > words / 2 {
-            return Err(format!(
-                "holdout ({}) is more than half of the {words} words of {} letters",
-                p.holdout, p.word_len
+            return Err(crate::t!(
+                "setup-mm-holdout-words",
+                holdout = p.holdout.to_string(),
+                words = words.to_string(),
+                letters = p.word_len.to_string()
             ));
         }
         Ok(())

@@ -142,7 +142,7 @@ impl TypedDrill for PassAtKHarness {
         check_heads(p.d_model, p.n_heads)?;
         addition::check_sizes(p.digits, p.max_new, "problems", p.problems)?;
         if p.temp_low >= p.temp_high {
-            return Err(format!("temp_low ({}) must be below temp_high ({})", p.temp_low, p.temp_high));
+            return Err(crate::t!("setup-pak-temps", low = p.temp_low.to_string(), high = p.temp_high.to_string()));
         }
         Ok(())
     }

@@ -111,7 +111,15 @@ pub(crate) fn real_start(
     ctx: &mut RunCtx,
 ) -> Result<(Start, Bpe, Format)> {
     let r = crate::ml::start::real(name, rank, layers, ctx.seed, &ctx.device)?;
-    ctx.log(r.log);
+    ctx.log(crate::t!(
+        "setup-real-start",
+        name = r.name.as_str(),
+        params = r.params.to_string(),
+        vocab = r.vocab.to_string(),
+        rank = r.rank.to_string(),
+        adapted = r.adapted.to_string(),
+        total = r.layers.to_string()
+    ));
     let fmt = Format::new(&r.tokenizer, r.bos, r.eos, Some(r.chat), system);
     Ok((r.start, r.tokenizer, fmt))
 }

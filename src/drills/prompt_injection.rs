@@ -144,10 +144,7 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let injections = held_out_injections(&attacked, &held_out, p.attack, p.wordings, &mut inj_rng);
     let longest = defence.iter().chain(&marked).map(|e| e.len()).max().unwrap_or(0);
     if longest + 40 > base_model.cfg.context {
-        bail!(
-            "the longest trajectory ({longest} tokens) does not fit the base model's context of {}",
-            base_model.cfg.context
-        );
+        bail!(crate::t!("setup-too-long", longest = longest.to_string(), context = base_model.cfg.context.to_string()));
     }
     ctx.log(crate::t!(
         "view-pi-log-data",

@@ -239,10 +239,11 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
         share = format!("{:.0}", share * 100.0)
     ));
     if longest + 30 > start.model().context() {
-        bail!(
-            "the longest trajectory ({longest} tokens) does not fit the base model's context of {}",
-            start.model().context()
-        );
+        bail!(crate::t!(
+            "setup-too-long",
+            longest = longest.to_string(),
+            context = start.model().context().to_string()
+        ));
     }
     let d = Data { tools, train_tasks, eval_tasks, solved, masked, unmasked, tok, fmt, start };
     trajectory_view(ctx, &d);
@@ -266,9 +267,7 @@ fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> 
         return Ok((Start::Tiny(start), tok, fmt));
     };
     if p.start_from == StartFrom::Random {
-        bail!(
-            "start_from = random works with the tiny model only; a real model starts from its own pretrained weights"
-        );
+        bail!(crate::t!("setup-random-real"));
     }
     real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)
 }

@@ -130,7 +130,7 @@ impl TypedDrill for RolloutInfra {
         check_heads(p.d_model, p.n_heads)?;
         addition::check_sizes(p.digits, p.max_new, "test_size", p.test_size)?;
         if !p.sort_window.is_multiple_of(p.batch) {
-            return Err(format!("sort_window ({}) must be a multiple of batch ({})", p.sort_window, p.batch));
+            return Err(crate::t!("setup-ri-window", window = p.sort_window.to_string(), batch = p.batch.to_string()));
         }
         Ok(())
     }

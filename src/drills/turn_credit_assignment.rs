@@ -121,7 +121,7 @@ impl TypedDrill for TurnCreditAssignment {
 
     fn validate(p: &Params) -> Result<(), String> {
         if p.known_places >= FactTable::world().entities().len() {
-            return Err(format!("known_places ({}) must leave places that need a search", p.known_places));
+            return Err(crate::t!("setup-tca-known", known = p.known_places.to_string()));
         }
         Ok(())
     }
@@ -191,7 +191,7 @@ impl TypedDrill for TurnCreditAssignment {
         before_after_view(ctx, setup.eval_qs.len(), &before, &after);
 
         ctx.phase(crate::t!("view-tca-phase-probe"));
-        let (batch, rs) = last.ok_or_else(|| anyhow!("no RL step ran (rl_steps = 0)"))?;
+        let (batch, rs) = last.ok_or_else(|| anyhow!(crate::t!("setup-no-rl-step")))?;
         let obs_grad = gradient_probe(p, ctx, policy, &batch)?;
         episode_view(ctx, p, &setup, &batch, &rs);
 
@@ -291,7 +291,7 @@ fn known_countries(lm: &Lm, ctx: &mut RunCtx) -> Result<Vec<String>> {
         list = known.join(&crate::t!("view-list-sep"))
     ));
     if known.is_empty() {
-        bail!("the model names none of the real capitals, so it has no known places to answer from memory");
+        bail!(crate::t!("setup-no-capitals"));
     }
     Ok(known)
 }

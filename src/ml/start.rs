@@ -73,14 +73,21 @@ impl Model {
 }
 
 /// A real model loaded to start from: the start, its tokenizer and chat
-/// format's pieces, and a line for the log.
+/// format's pieces, and what a log line says about it.
 pub struct RealStart {
     pub start: Start,
     pub tokenizer: Bpe,
     pub chat: ChatTemplate,
     pub bos: Option<u32>,
     pub eos: u32,
-    pub log: String,
+    /// The model's name, its (frozen) parameter count and vocabulary size.
+    pub name: String,
+    pub params: usize,
+    pub vocab: usize,
+    /// LoRA's rank, and the layers it adapts (the top `adapted` of `layers`).
+    pub rank: usize,
+    pub adapted: usize,
+    pub layers: usize,
 }
 
 /// Load the real model `name` (anything `agentlab model` resolves) to start
@@ -88,7 +95,7 @@ pub struct RealStart {
 /// `layers` layers (0: all).
 pub fn real(name: &str, rank: usize, layers: usize, seed: u64, device: &Device) -> Result<RealStart> {
     if rank == 0 {
-        bail!("lora_rank must be at least 1 for a real model");
+        bail!(crate::t!("setup-lora-rank"));
     }
     let RealModel { model, tokenizer, chat, bos, eos, name } =
         super::gguf::load_path(&super::models::resolve(name)?, device)?;
@@ -99,10 +106,18 @@ pub fn real(name: &str, rank: usize, layers: usize, seed: u64, device: &Device) 
         from_layer: total - adapted,
         ..LoraConfig::new(rank, 2.0 * rank as f64, seed)
     };
-    let log = format!(
-        "starting from {name} ({} parameters, frozen; BPE vocabulary of {}): LoRA rank {rank} on every projection of the top {adapted} of {total} layers",
-        model.num_params(),
-        tokenizer.vocab_size(),
-    );
-    Ok(RealStart { start: Start::Real { base: Box::new(model), lora }, tokenizer, chat, bos, eos, log })
+    let (params, vocab) = (model.num_params(), tokenizer.vocab_size());
+    Ok(RealStart {
+        start: Start::Real { base: Box::new(model), lora },
+        tokenizer,
+        chat,
+        bos,
+        eos,
+        name,
+        params,
+        vocab,
+        rank,
+        adapted,
+        layers: total,
+    })
 }
