@@ -3,11 +3,16 @@
 //! show|hint|check` — Chinese is shown and none of their English is left,
 //! while `--json` and English output stay as they were.
 
+mod common;
+
 use std::process::{Command, Output};
 
 use agentlab::content::Content;
 use agentlab::exercises::{self, check};
 use agentlab::i18n::{self, Lang};
+use agentlab::tui::screens::Screen;
+use agentlab::tui::App;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn has_han(s: &str) -> bool {
     s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
@@ -211,4 +216,34 @@ fn json_stays_english_in_zh() {
     let case = v["failure"]["case"].as_str().unwrap();
     assert!(case.starts_with("edge: ") || case.starts_with("random ") || case == "finding the function", "{case}");
     assert!(!has_han(&String::from_utf8_lossy(&o.stdout)), "{}", out(&o));
+}
+
+#[test]
+fn the_tui_check_reports_in_chinese_at_both_sizes() {
+    common::isolated_home();
+    let mut a = App::new(Content::embedded().unwrap());
+    a.set_lang(Lang::Zh).unwrap();
+    common::screen_lines(&mut a, 80, 24);
+    let key = |a: &mut App, code| a.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    key(&mut a, KeyCode::Char('e'));
+    common::screen_lines(&mut a, 80, 24);
+    let pos = a.content.exercises.iter().position(|x| x.id == "discounted-returns").unwrap();
+    for _ in 0..pos {
+        key(&mut a, KeyCode::Down);
+    }
+    key(&mut a, KeyCode::Enter);
+    assert!(matches!(a.screen(), Screen::Exercise(x) if x.meta.id == "discounted-returns"), "{}", a.screen().title());
+    // The stub returns an empty array; the check runs on its own thread, in zh.
+    key(&mut a, KeyCode::Char('c'));
+    common::settle(&mut a);
+    for (w, h) in [(60, 16), (120, 40)] {
+        let s = common::screen_lines(&mut a, w, h).join("\n");
+        assert!(s.contains("未通过"), "{w}x{h}:\n{s}");
+        none_of(&s, &["FAIL", "first failing", "edge:", "got:", "returned", "it must"]);
+    }
+    let s = common::screen_lines(&mut a, 120, 40).join("\n");
+    let text: String = s.chars().filter(|c| !c.is_whitespace() && *c != '│').collect();
+    assert!(text.contains("第一个失败的用例：边界：只有最后一步有奖励"), "{s}");
+    assert!(text.contains("实际：错误：discounted_returns返回了长度为0的数组；长度必须是4"), "{s}");
+    i18n::set(Lang::En);
 }
