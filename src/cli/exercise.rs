@@ -13,7 +13,7 @@ use crate::exercises::{self, CheckReport};
 use crate::markdown::Doc;
 
 fn find<'a>(content: &'a Content, id: &str) -> std::result::Result<&'a ExerciseMeta, String> {
-    content.exercise(id).ok_or_else(|| format!("unknown exercise \"{id}\" (agentlab exercise list shows them)"))
+    content.exercise(id).ok_or_else(|| crate::t!("exercise-cli-unknown", id = id))
 }
 
 /// `agentlab exercise list`: per track, done or pending.
@@ -52,21 +52,23 @@ pub fn show(content: &Content, id: &str, width: u16) -> Result<ExitCode> {
         }
     };
     let path = exercises::ensure_file(&x.id, &x.stub)?;
-    println!("{} · track {} · exercise {}\n", x.title, x.track, x.id);
+    println!(
+        "{}\n",
+        crate::t!("exercise-cli-show-head", title = x.title.as_str(), track = x.track.to_string(), id = x.id.as_str())
+    );
     let doc = Doc::parse(&x.task, &|l| link_label(content, l));
     let open: HashSet<usize> = (0..doc.foldables).collect();
     print!("{}", doc.layout(width.max(20), &open).to_plain_text());
-    println!("\nyour file: {}", path.display());
-    println!("check it:  agentlab exercise check {}", x.id);
+    let shown = path.display().to_string();
+    println!("\n{}", crate::t!("exercise-cli-your-file", path = shown.as_str()));
+    println!("{}", crate::t!("exercise-cli-check-it", id = x.id.as_str()));
     if let (Some(d), true) = (&x.drill, x.plug) {
-        println!("train with it: agentlab drill run {d} --use {}={}", x.id, path.display());
+        println!(
+            "{}",
+            crate::t!("exercise-cli-train-with", drill = d.as_str(), id = x.id.as_str(), path = shown.as_str())
+        );
     }
-    let n = x.hints.len();
-    println!(
-        "{n} hint{} in the TUI (Exercises, h), or: agentlab exercise hint {} [N]",
-        if n == 1 { "" } else { "s" },
-        x.id
-    );
+    println!("{}", crate::t!("exercise-cli-hints", count = x.hints.len(), id = x.id.as_str()));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -81,7 +83,15 @@ pub fn hint(content: &Content, id: &str, n: Option<usize>) -> Result<ExitCode> {
     };
     let n = n.unwrap_or(x.hints.len()).clamp(1, x.hints.len());
     for (i, h) in x.hints.iter().take(n).enumerate() {
-        println!("hint {}/{}: {h}", i + 1, x.hints.len());
+        println!(
+            "{}",
+            crate::t!(
+                "exercise-cli-hint",
+                n = (i + 1).to_string(),
+                total = x.hints.len().to_string(),
+                hint = h.as_str()
+            )
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -107,8 +117,15 @@ pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, revie
             return Ok(ExitCode::from(2));
         }
     };
-    let spec = exercises::spec(&x.id).ok_or_else(|| anyhow::anyhow!("this build has no checker for {}", x.id))?;
+    let spec = exercises::spec(&x.id)
+        .ok_or_else(|| anyhow::anyhow!(crate::t!("exercise-cli-no-checker", id = x.id.as_str())))?;
+    // `--json` is for programs: its case names and messages stay English.
+    let lang = crate::i18n::current();
+    if json {
+        crate::i18n::set(crate::i18n::Lang::En);
+    }
     let report: CheckReport = exercises::check(spec, &source);
+    crate::i18n::set(lang);
     let now = chrono::Utc::now();
     let mut store = super::study::open_store(now)?;
     let mut saved = store.record_check(&x.id, x.track, report.passed, now);
@@ -119,22 +136,26 @@ pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, revie
     if json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        println!("checking {}", path.display());
+        let shown = path.display().to_string();
+        println!("{}", crate::t!("exercise-cli-checking", path = shown.as_str()));
         for l in report.lines() {
             println!("{l}");
         }
         if report.passed {
             if let (Some(d), true) = (&x.drill, x.plug) {
-                println!("now train with it: agentlab drill run {d} --use {}={}", x.id, path.display());
+                println!(
+                    "{}",
+                    crate::t!("exercise-cli-now-train", drill = d.as_str(), id = x.id.as_str(), path = shown.as_str())
+                );
             }
         } else if flag {
-            println!("added to review: {}", x.quiz.join(", "));
+            println!("{}", crate::t!("exercise-cli-flagged", items = x.quiz.join(", ")));
         } else if !x.quiz.is_empty() {
-            println!("stuck? agentlab exercise hint {} 1 · --review adds its quiz items to review", x.id);
+            println!("{}", crate::t!("exercise-cli-stuck", id = x.id.as_str()));
         }
     }
     if let Err(e) = saved {
-        eprintln!("agentlab: progress NOT saved: {e:#}");
+        eprintln!("agentlab: {}", crate::t!("exercise-cli-not-saved", error = format!("{e:#}")));
     }
     Ok(if report.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -150,7 +171,7 @@ pub fn parse_uses(
 ) -> std::result::Result<BTreeMap<String, UsedScript>, String> {
     let mut out = BTreeMap::new();
     for u in uses {
-        let (id, file) = u.split_once('=').ok_or_else(|| format!("--use expects EXERCISE=FILE, got \"{u}\""))?;
+        let (id, file) = u.split_once('=').ok_or_else(|| crate::t!("exercise-cli-use-form", arg = u.as_str()))?;
         let (id, file) = (id.trim(), file.trim());
         let x = find(content, id)?;
         let path = Path::new(file);
@@ -162,8 +183,9 @@ pub fn parse_uses(
         if let Some(spec) = exercises::spec(id) {
             let r = exercises::check(spec, &used.source);
             if !r.passed {
-                let why = r.failure.map(|f| format!("{}: got {}", f.case, f.got)).unwrap_or_default();
-                eprintln!("note: your {id} fails its check ({why}); training with it anyway");
+                let why =
+                    r.failure.map(|f| crate::t!("exercise-cli-why", case = f.case, got = f.got)).unwrap_or_default();
+                eprintln!("{}", crate::t!("exercise-cli-fails-anyway", id = id.as_str(), why = why));
             }
         }
     }

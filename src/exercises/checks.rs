@@ -72,19 +72,19 @@ pub fn discounted_returns_cases() -> Vec<Case> {
         case(name, vec![Value::floats(r), Value::Float(gamma)], Expected::Floats(want))
     };
     let mut out = vec![
-        mk("edge: a reward only at the last step", &[0.0, 0.0, 0.0, 1.0], 0.9),
-        mk("edge: γ = 0 (each step keeps its own reward)", &[1.0, -2.0, 3.0], 0.0),
-        mk("edge: γ = 1 (sum of what follows)", &[1.0, -2.0, 3.0], 1.0),
-        mk("edge: one step", &[0.5], 0.99),
-        mk("edge: no steps", &[], 0.9),
-        mk("edge: a search cost then an answer", &[-0.2, -0.2, 1.1], 0.9),
+        mk(&crate::t!("exercise-case-ret-last-only"), &[0.0, 0.0, 0.0, 1.0], 0.9),
+        mk(&crate::t!("exercise-case-ret-gamma-0"), &[1.0, -2.0, 3.0], 0.0),
+        mk(&crate::t!("exercise-case-ret-gamma-1"), &[1.0, -2.0, 3.0], 1.0),
+        mk(&crate::t!("exercise-case-one-step"), &[0.5], 0.99),
+        mk(&crate::t!("exercise-case-no-steps"), &[], 0.9),
+        mk(&crate::t!("exercise-case-ret-search-then-answer"), &[-0.2, -0.2, 1.1], 0.9),
     ];
     let mut rng = Rng::new(0xd15c);
     for i in 0..RANDOM_CASES {
         let n = 1 + rng.below(10);
         let r = uniforms(&mut rng, n, -1.0, 1.0);
         let g = uniform(&mut rng, 0.0, 1.0);
-        out.push(mk(&format!("random {}", i + 1), &r, g));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), &r, g));
     }
     out
 }
@@ -107,36 +107,12 @@ pub fn gae_cases() -> Vec<Case> {
     };
     let (r, v) = ([1.0, 0.0, -0.5, 2.0], [0.3, 0.1, 0.4, -0.2]);
     let mut out = vec![
-        mk("edge: λ = 0 (one-step TD errors)", &r, &v, &[false; 4], 0.7, 0.9, 0.0),
-        mk(
-            "edge: λ = 1 and done at the end (Monte Carlo minus V)",
-            &r,
-            &v,
-            &[false, false, false, true],
-            5.0,
-            0.9,
-            1.0,
-        ),
-        mk(
-            "edge: a done inside the rollout (the next episode must not leak back)",
-            &r,
-            &v,
-            &[false, true, false, false],
-            0.5,
-            0.95,
-            0.9,
-        ),
-        mk(
-            "edge: done at the last step (last_value must be ignored)",
-            &r,
-            &v,
-            &[false, false, false, true],
-            100.0,
-            0.99,
-            0.95,
-        ),
-        mk("edge: not done at the end (bootstrap from last_value)", &r, &v, &[false; 4], 2.0, 0.99, 0.95),
-        mk("edge: one step", &[1.0], &[0.5], &[false], 0.25, 0.9, 0.8),
+        mk(&crate::t!("exercise-case-gae-lambda-0"), &r, &v, &[false; 4], 0.7, 0.9, 0.0),
+        mk(&crate::t!("exercise-case-gae-lambda-1"), &r, &v, &[false, false, false, true], 5.0, 0.9, 1.0),
+        mk(&crate::t!("exercise-case-gae-done-inside"), &r, &v, &[false, true, false, false], 0.5, 0.95, 0.9),
+        mk(&crate::t!("exercise-case-gae-done-last"), &r, &v, &[false, false, false, true], 100.0, 0.99, 0.95),
+        mk(&crate::t!("exercise-case-gae-not-done"), &r, &v, &[false; 4], 2.0, 0.99, 0.95),
+        mk(&crate::t!("exercise-case-one-step"), &[1.0], &[0.5], &[false], 0.25, 0.9, 0.8),
     ];
     let mut rng = Rng::new(0x6ae);
     for i in 0..RANDOM_CASES {
@@ -146,7 +122,7 @@ pub fn gae_cases() -> Vec<Case> {
         let d: Vec<bool> = (0..n).map(|_| rng.bool(0.25)).collect();
         let last = uniform(&mut rng, -1.0, 1.0);
         let (gamma, lambda) = (uniform(&mut rng, 0.5, 1.0), uniform(&mut rng, 0.0, 1.0));
-        out.push(mk(&format!("random {}", i + 1), &r, &v, &d, last, gamma, lambda));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), &r, &v, &d, last, gamma, lambda));
     }
     out
 }
@@ -154,14 +130,14 @@ pub fn gae_cases() -> Vec<Case> {
 // ------------------------------------------------------------- advantages
 
 /// Rewards of groups: the edge cases every group-baseline function must get right.
-fn group_edges() -> Vec<(&'static str, Vec<f64>)> {
+fn group_edges() -> Vec<(String, Vec<f64>)> {
     vec![
-        ("edge: a group of one", vec![0.7]),
-        ("edge: every answer right (all-equal group)", vec![1.0, 1.0, 1.0, 1.0]),
-        ("edge: every answer wrong (all-equal group)", vec![0.0, 0.0, 0.0]),
-        ("edge: one right answer in four", vec![1.0, 0.0, 0.0, 0.0]),
-        ("edge: two groups' worth of 0/1 rewards", vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]),
-        ("edge: negative rewards", vec![-1.0, -0.5, -2.0]),
+        (crate::t!("exercise-case-group-of-one"), vec![0.7]),
+        (crate::t!("exercise-case-group-all-right"), vec![1.0, 1.0, 1.0, 1.0]),
+        (crate::t!("exercise-case-group-all-wrong"), vec![0.0, 0.0, 0.0]),
+        (crate::t!("exercise-case-group-one-in-four"), vec![1.0, 0.0, 0.0, 0.0]),
+        (crate::t!("exercise-case-group-two-groups"), vec![1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0]),
+        (crate::t!("exercise-case-group-negative"), vec![-1.0, -0.5, -2.0]),
     ]
 }
 
@@ -175,13 +151,13 @@ fn group_random(seed: u64) -> Vec<(String, Vec<f64>)> {
             } else {
                 uniforms(&mut rng, g, -1.0, 2.0)
             };
-            (format!("random {}", i + 1), r)
+            (crate::t!("exercise-case-random", n = (i + 1).to_string()), r)
         })
         .collect()
 }
 
 fn group_cases(seed: u64, with_eps: bool, f: impl Fn(&[f32]) -> Vec<f32>) -> Vec<Case> {
-    let edges = group_edges().into_iter().map(|(n, r)| (n.to_string(), r));
+    let edges = group_edges().into_iter();
     edges
         .chain(group_random(seed))
         .map(|(name, r)| {
@@ -215,20 +191,20 @@ pub fn ppo_clip_cases() -> Vec<Case> {
         )
     };
     let mut out = vec![
-        mk("edge: ratio inside the clip range", 1.1, 2.0, 0.2),
-        mk("edge: ratio above 1 + ε, advantage > 0 (clipped)", 1.5, 2.0, 0.2),
-        mk("edge: ratio above 1 + ε, advantage < 0 (not clipped)", 1.5, -2.0, 0.2),
-        mk("edge: ratio below 1 − ε, advantage < 0 (clipped)", 0.5, -1.0, 0.2),
-        mk("edge: ratio below 1 − ε, advantage > 0 (not clipped)", 0.5, 1.0, 0.2),
-        mk("edge: zero advantage", 3.0, 0.0, 0.2),
-        mk("edge: ratio exactly 1", 1.0, -0.7, 0.1),
+        mk(&crate::t!("exercise-case-ppo-inside"), 1.1, 2.0, 0.2),
+        mk(&crate::t!("exercise-case-ppo-above-pos"), 1.5, 2.0, 0.2),
+        mk(&crate::t!("exercise-case-ppo-above-neg"), 1.5, -2.0, 0.2),
+        mk(&crate::t!("exercise-case-ppo-below-neg"), 0.5, -1.0, 0.2),
+        mk(&crate::t!("exercise-case-ppo-below-pos"), 0.5, 1.0, 0.2),
+        mk(&crate::t!("exercise-case-ppo-zero-adv"), 3.0, 0.0, 0.2),
+        mk(&crate::t!("exercise-case-ppo-ratio-1"), 1.0, -0.7, 0.1),
     ];
     let mut rng = Rng::new(0x990);
     for i in 0..RANDOM_CASES {
         let ratio = uniform(&mut rng, 0.2, 2.5);
         let adv = uniform(&mut rng, -3.0, 3.0);
         let eps = uniform(&mut rng, 0.05, 0.4);
-        out.push(mk(&format!("random {}", i + 1), ratio, adv, eps));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), ratio, adv, eps));
     }
     out
 }
@@ -241,18 +217,18 @@ pub fn k3_cases() -> Vec<Case> {
         case(name, vec![Value::floats(lp), Value::floats(rlp)], Expected::Floats(f64s(&want)))
     };
     let mut out = vec![
-        mk("edge: the same policy (KL 0 on every token)", &[-0.5, -1.2, -3.0], &[-0.5, -1.2, -3.0]),
-        mk("edge: the policy more sure than the reference", &[-0.05, -0.1], &[-2.0, -3.0]),
-        mk("edge: the policy less sure than the reference", &[-4.0, -2.5], &[-0.1, -0.3]),
-        mk("edge: one token", &[-1.0], &[-1.5]),
-        mk("edge: no tokens", &[], &[]),
+        mk(&crate::t!("exercise-case-k3-same"), &[-0.5, -1.2, -3.0], &[-0.5, -1.2, -3.0]),
+        mk(&crate::t!("exercise-case-k3-more-sure"), &[-0.05, -0.1], &[-2.0, -3.0]),
+        mk(&crate::t!("exercise-case-k3-less-sure"), &[-4.0, -2.5], &[-0.1, -0.3]),
+        mk(&crate::t!("exercise-case-one-token"), &[-1.0], &[-1.5]),
+        mk(&crate::t!("exercise-case-no-tokens"), &[], &[]),
     ];
     let mut rng = Rng::new(0x3c3);
     for i in 0..RANDOM_CASES {
         let n = 1 + rng.below(8);
         let lp = uniforms(&mut rng, n, -5.0, -0.01);
         let rlp = uniforms(&mut rng, n, -5.0, -0.01);
-        out.push(mk(&format!("random {}", i + 1), &lp, &rlp));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), &lp, &rlp));
     }
     out
 }
@@ -268,17 +244,17 @@ pub fn dpo_cases() -> Vec<Case> {
         case(name, args, Expected::Float(want as f64))
     };
     let mut out = vec![
-        mk("edge: the policy equals the reference (loss ln 2)", -12.0, -15.0, -12.0, -15.0, 0.1),
-        mk("edge: the chosen answer gained, the rejected lost", -10.0, -20.0, -12.0, -18.0, 0.5),
-        mk("edge: both log-probs fell, the rejected one more", -30.0, -60.0, -20.0, -30.0, 0.1),
-        mk("edge: a huge margin the right way (loss ≈ 0)", -1.0, -400.0, -10.0, -10.0, 0.5),
-        mk("edge: a huge margin the wrong way (β·margin = −798: needs a stable form)", -400.0, -1.0, -10.0, -10.0, 2.0),
+        mk(&crate::t!("exercise-case-dpo-equal"), -12.0, -15.0, -12.0, -15.0, 0.1),
+        mk(&crate::t!("exercise-case-dpo-chosen-gained"), -10.0, -20.0, -12.0, -18.0, 0.5),
+        mk(&crate::t!("exercise-case-dpo-both-fell"), -30.0, -60.0, -20.0, -30.0, 0.1),
+        mk(&crate::t!("exercise-case-dpo-huge-right"), -1.0, -400.0, -10.0, -10.0, 0.5),
+        mk(&crate::t!("exercise-case-dpo-huge-wrong"), -400.0, -1.0, -10.0, -10.0, 2.0),
     ];
     let mut rng = Rng::new(0xd90);
     for i in 0..RANDOM_CASES {
         let v: Vec<f64> = uniforms(&mut rng, 4, -60.0, -2.0);
         let beta = uniform(&mut rng, 0.05, 2.0);
-        out.push(mk(&format!("random {}", i + 1), v[0], v[1], v[2], v[3], beta));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), v[0], v[1], v[2], v[3], beta));
     }
     out
 }
@@ -294,20 +270,20 @@ pub fn pass_at_k_cases() -> Vec<Case> {
         )
     };
     let mut out = vec![
-        mk("edge: no correct sample", 10, 0, 3),
-        mk("edge: k = 1 is the share correct", 10, 3, 1),
-        mk("edge: k > n − c (every k-subset holds a correct one)", 10, 8, 3),
-        mk("edge: every sample correct", 5, 5, 2),
-        mk("edge: k = n", 6, 1, 6),
-        mk("edge: n = 200 (binomials overflow: use the product form)", 200, 37, 100),
-        mk("edge: small n where the naive 1 − (1 − c/n)^k is biased", 5, 1, 3),
+        mk(&crate::t!("exercise-case-pk-none-correct"), 10, 0, 3),
+        mk(&crate::t!("exercise-case-pk-k-1"), 10, 3, 1),
+        mk(&crate::t!("exercise-case-pk-k-big"), 10, 8, 3),
+        mk(&crate::t!("exercise-case-pk-all-correct"), 5, 5, 2),
+        mk(&crate::t!("exercise-case-pk-k-n"), 6, 1, 6),
+        mk(&crate::t!("exercise-case-pk-n-200"), 200, 37, 100),
+        mk(&crate::t!("exercise-case-pk-small-n"), 5, 1, 3),
     ];
     let mut rng = Rng::new(0x9a55);
     for i in 0..RANDOM_CASES {
         let n = 1 + rng.below(60);
         let c = rng.below(n + 1);
         let k = 1 + rng.below(n);
-        out.push(mk(&format!("random {}", i + 1), n, c, k));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), n, c, k));
     }
     out
 }
@@ -328,11 +304,11 @@ pub fn ewc_cases() -> Vec<Case> {
         case(name, args, Expected::Float(want as f64))
     };
     let mut out = vec![
-        mk("edge: at the anchor (no pull)", &[0.3, -1.2, 2.0], &[0.3, -1.2, 2.0], &[1.0, 5.0, 0.1], 10.0),
-        mk("edge: one weight (mind the ½)", &[1.0], &[0.0], &[2.0], 1.0),
-        mk("edge: zero Fisher (task A does not care)", &[5.0, -5.0], &[0.0, 0.0], &[0.0, 0.0], 100.0),
-        mk("edge: λ = 0 (naive fine-tuning)", &[1.0, 2.0], &[0.0, 0.0], &[1.0, 1.0], 0.0),
-        mk("edge: the same drift weighted by different Fisher entries", &[1.0, 1.0], &[0.0, 0.0], &[10.0, 0.01], 2.0),
+        mk(&crate::t!("exercise-case-ewc-at-anchor"), &[0.3, -1.2, 2.0], &[0.3, -1.2, 2.0], &[1.0, 5.0, 0.1], 10.0),
+        mk(&crate::t!("exercise-case-ewc-one-weight"), &[1.0], &[0.0], &[2.0], 1.0),
+        mk(&crate::t!("exercise-case-ewc-zero-fisher"), &[5.0, -5.0], &[0.0, 0.0], &[0.0, 0.0], 100.0),
+        mk(&crate::t!("exercise-case-ewc-lambda-0"), &[1.0, 2.0], &[0.0, 0.0], &[1.0, 1.0], 0.0),
+        mk(&crate::t!("exercise-case-ewc-same-drift"), &[1.0, 1.0], &[0.0, 0.0], &[10.0, 0.01], 2.0),
     ];
     let mut rng = Rng::new(0xe3c);
     for i in 0..RANDOM_CASES {
@@ -341,7 +317,7 @@ pub fn ewc_cases() -> Vec<Case> {
         let star = uniforms(&mut rng, n, -2.0, 2.0);
         let fisher = uniforms(&mut rng, n, 0.0, 3.0);
         let lambda = uniform(&mut rng, 0.0, 50.0);
-        out.push(mk(&format!("random {}", i + 1), &theta, &star, &fisher, lambda));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), &theta, &star, &fisher, lambda));
     }
     out
 }
@@ -353,15 +329,15 @@ pub fn cl_metrics_cases() -> Vec<Case> {
         case(name, vec![Value::matrix(&r), Value::floats(&b)], Expected::Floats(want))
     };
     let mut out = vec![
-        mk("edge: two tasks, A forgotten", vec![vec![0.9, 0.1], vec![0.4, 0.95]], vec![0.1, 0.1]),
-        mk("edge: one task (no transfer to measure)", vec![vec![0.8]], vec![0.2]),
+        mk(&crate::t!("exercise-case-cl-a-forgotten"), vec![vec![0.9, 0.1], vec![0.4, 0.95]], vec![0.1, 0.1]),
+        mk(&crate::t!("exercise-case-cl-one-task"), vec![vec![0.8]], vec![0.2]),
         mk(
-            "edge: three tasks, no forgetting, some forward help",
+            &crate::t!("exercise-case-cl-three-tasks"),
             vec![vec![0.9, 0.3, 0.2], vec![0.9, 0.9, 0.4], vec![0.9, 0.9, 0.9]],
             vec![0.1, 0.2, 0.2],
         ),
         mk(
-            "edge: later tasks improved an earlier one (positive BWT)",
+            &crate::t!("exercise-case-cl-positive-bwt"),
             vec![vec![0.5, 0.0, 0.0], vec![0.7, 0.8, 0.0], vec![0.9, 0.8, 0.7]],
             vec![0.0, 0.0, 0.0],
         ),
@@ -371,7 +347,7 @@ pub fn cl_metrics_cases() -> Vec<Case> {
         let t = 1 + rng.below(5);
         let r: Vec<Vec<f64>> = (0..t).map(|_| uniforms(&mut rng, t, 0.0, 1.0)).collect();
         let b = uniforms(&mut rng, t, 0.0, 0.3);
-        out.push(mk(&format!("random {}", i + 1), r, b));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), r, b));
     }
     out
 }
@@ -415,12 +391,12 @@ pub fn search_reward_cases() -> Vec<Case> {
     };
     let w = (1.0, 0.1, 0.2);
     let mut out = vec![
-        mk("edge: a right answer from memory", true, true, 0, w),
-        mk("edge: a right answer after one search", true, true, 1, w),
-        mk("edge: a wrong answer still earns the format reward", true, false, 0, w),
-        mk("edge: never answered (no format reward, searches still cost)", false, false, 2, w),
-        mk("edge: never answered, whatever `correct` says", false, true, 1, w),
-        mk("edge: free searches", true, true, 3, (1.0, 0.1, 0.0)),
+        mk(&crate::t!("exercise-case-qa-from-memory"), true, true, 0, w),
+        mk(&crate::t!("exercise-case-qa-one-search"), true, true, 1, w),
+        mk(&crate::t!("exercise-case-qa-wrong-format"), true, false, 0, w),
+        mk(&crate::t!("exercise-case-qa-never-answered"), false, false, 2, w),
+        mk(&crate::t!("exercise-case-qa-never-correct"), false, true, 1, w),
+        mk(&crate::t!("exercise-case-qa-free-searches"), true, true, 3, (1.0, 0.1, 0.0)),
     ];
     let mut rng = Rng::new(0x5ea);
     for i in 0..RANDOM_CASES {
@@ -428,7 +404,7 @@ pub fn search_reward_cases() -> Vec<Case> {
         let correct = rng.bool(0.5);
         let searches = rng.below(4);
         let w = (uniform(&mut rng, 0.5, 2.0), uniform(&mut rng, 0.0, 0.3), uniform(&mut rng, 0.0, 0.5));
-        out.push(mk(&format!("random {}", i + 1), answered, correct, searches, w));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), answered, correct, searches, w));
     }
     out
 }
@@ -447,9 +423,9 @@ pub fn reservoir_cases() -> Vec<Case> {
         )
     };
     vec![
-        mk("edge: the first item", &[], 3, 0, 7),
-        mk("edge: a buffer with room", &[0, 1], 3, 2, 2),
-        mk("edge: the item that fills the buffer", &[10, 11, 12], 4, 3, 13),
+        mk(&crate::t!("exercise-case-res-first"), &[], 3, 0, 7),
+        mk(&crate::t!("exercise-case-res-room"), &[0, 1], 3, 2, 2),
+        mk(&crate::t!("exercise-case-res-fills"), &[10, 11, 12], 4, 3, 13),
     ]
 }
 
@@ -472,30 +448,38 @@ pub fn reservoir_rates(
             let args = [Value::ints(&buf), Value::Int(k as i64), Value::Int(item as i64), Value::Int(item as i64)];
             let out = script.call(function, &args)?;
             buf = out.as_i64s().ok_or_else(|| {
-                format!(
-                    "after item {item}, {function} returned {}; it must return the buffer (an array of the items)",
-                    out.describe()
+                crate::t!(
+                    "exercise-res-not-buffer-after",
+                    item = item.to_string(),
+                    function = function,
+                    what = out.describe()
                 )
             })?;
             if buf.len() > k {
-                return Err(format!("after item {item} the buffer holds {} items; the capacity is {k}", buf.len()));
+                return Err(crate::t!(
+                    "exercise-res-over-capacity",
+                    item = item.to_string(),
+                    len = buf.len().to_string(),
+                    capacity = k.to_string()
+                ));
             }
             if buf.len() < k.min(item + 1) {
-                return Err(format!(
-                    "after item {item} the buffer holds {} items; it should hold {} (it only stays short of the capacity while fewer items were seen)",
-                    buf.len(),
-                    k.min(item + 1)
+                return Err(crate::t!(
+                    "exercise-res-too-short",
+                    item = item.to_string(),
+                    len = buf.len().to_string(),
+                    want = k.min(item + 1).to_string()
                 ));
             }
             if let Some(bad) = buf.iter().find(|&&x| x < 0 || x > item as i64) {
-                return Err(format!("after item {item} the buffer holds {bad}, which was never pushed"));
+                return Err(crate::t!("exercise-res-never-pushed", item = item.to_string(), bad = bad.to_string()));
             }
         }
         let mut sorted = buf.clone();
         sorted.sort_unstable();
         sorted.dedup();
         if sorted.len() != buf.len() {
-            return Err(format!("trial {trial}: the buffer holds an item twice: {buf:?}"));
+            return Err(crate::t!("exercise-res-twice", trial = trial.to_string(), buffer = format!("{buf:?}")));
         }
         for &x in &buf {
             count[x as usize] += 1;
@@ -526,13 +510,17 @@ pub fn reservoir_same_as_lab(
         let out = script.call(function, &args)?;
         buf = out
             .as_i64s()
-            .ok_or_else(|| format!("{function} returned {}; it must return the buffer", out.describe()))?;
+            .ok_or_else(|| crate::t!("exercise-res-not-buffer", function = function, what = out.describe()))?;
         let (mut a, mut b) = (buf.clone(), lab.items().to_vec());
         a.sort_unstable();
         b.sort_unstable();
         if a != b {
-            return Err(format!(
-                "after item {item} (seed {seed}) your buffer holds {a:?}; Algorithm R with the same draws holds {b:?}"
+            return Err(crate::t!(
+                "exercise-res-differs",
+                item = item.to_string(),
+                seed = seed.to_string(),
+                yours = format!("{a:?}"),
+                lab = format!("{b:?}")
             ));
         }
     }

@@ -252,10 +252,10 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
     let fail = |case: &str, got: String| Failure { case: case.into(), inputs: vec![], expected: String::new(), got };
     let script = match Script::compile(source) {
         Ok(s) => s,
-        Err(e) => return CheckReport::failed(spec, total, 0, fail("compiling the script", e), String::new()),
+        Err(e) => return CheckReport::failed(spec, total, 0, fail(&crate::t!("exercise-compiling"), e), String::new()),
     };
     if let Err(e) = script.require(spec.function, spec.params.len()) {
-        return CheckReport::failed(spec, total, 0, fail("finding the function", e), String::new());
+        return CheckReport::failed(spec, total, 0, fail(&crate::t!("exercise-finding"), e), String::new());
     }
     for (i, c) in cases.iter().enumerate() {
         script.seed(0x5eed + i as u64);
@@ -279,7 +279,7 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
         let got = match outcome {
             Ok((true, _)) => continue,
             Ok((false, got)) => got,
-            Err(e) => format!("error: {e}"),
+            Err(e) => crate::t!("exercise-error", error = e),
         };
         let failure = Failure { case: c.name.clone(), inputs, expected, got };
         return CheckReport::failed(spec, total, i, failure, script.take_printed());
@@ -291,9 +291,9 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
         for seed in 1..=RESERVOIR_STREAMS {
             if let Err(e) = checks::reservoir_same_as_lab(&script, spec.function, 40, 6, seed) {
                 let f = Failure {
-                    case: format!("40 items through a buffer of 6, the same random draws as the lab (stream {seed})"),
+                    case: crate::t!("exercise-res-same-draws", stream = seed.to_string()),
                     inputs: vec![],
-                    expected: "the lab's buffer (one rand_below(seen + 1) per item once the buffer is full)".into(),
+                    expected: crate::t!("exercise-res-lab-buffer"),
                     got: e,
                 };
                 return CheckReport::failed(spec, total, cases.len() + seed as usize, f, script.take_printed());
@@ -319,12 +319,14 @@ const RESERVOIR_STREAMS: u64 = 5;
 /// and last ten items must be kept about as often as each other.
 fn reservoir_statistics(spec: &Spec, script: &Script) -> Option<Failure> {
     let (n, k, trials) = (60, 6, 1500);
-    let case = format!("streaming {n} items through a buffer of {k}, {trials} times");
+    let case = crate::t!("exercise-res-streaming", n = n.to_string(), k = k.to_string(), trials = trials.to_string());
     let inputs = vec![("stream".into(), format!("0, 1, …, {}", n - 1)), ("capacity".into(), k.to_string())];
     let want = k as f64 / n as f64;
     let rates = match checks::reservoir_rates(script, spec.function, n, k, trials) {
         Ok(r) => r,
-        Err(e) => return Some(Failure { case, inputs, expected: String::new(), got: format!("error: {e}") }),
+        Err(e) => {
+            return Some(Failure { case, inputs, expected: String::new(), got: crate::t!("exercise-error", error = e) })
+        }
     };
     let first: f64 = rates[..10].iter().sum::<f64>() / 10.0;
     let last: f64 = rates[n - 10..].iter().sum::<f64>() / 10.0;
@@ -334,10 +336,18 @@ fn reservoir_statistics(spec: &Spec, script: &Script) -> Option<Failure> {
         return Some(Failure {
             case,
             inputs,
-            expected: format!("every item kept with probability {k}/{n} = {want:.3}"),
-            got: format!(
-                "item {item} kept in {:.3} of the trials; the first ten items {first:.3} on average, the last ten {last:.3}",
-                rate
+            expected: crate::t!(
+                "exercise-res-want-rate",
+                k = k.to_string(),
+                n = n.to_string(),
+                want = format!("{want:.3}")
+            ),
+            got: crate::t!(
+                "exercise-res-got-rate",
+                item = item.to_string(),
+                rate = format!("{rate:.3}"),
+                first = format!("{first:.3}"),
+                last = format!("{last:.3}")
             ),
         });
     }
@@ -359,7 +369,8 @@ pub fn ensure_file(id: &str, stub: &str) -> Result<PathBuf> {
     let path = file(id)?;
     if !path.exists() {
         let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .with_context(|| crate::t!("exercise-creating", path = dir.display().to_string()))?;
         crate::fsutil::write_atomic(&path, stub.as_bytes())?;
     }
     Ok(path)
@@ -367,7 +378,7 @@ pub fn ensure_file(id: &str, stub: &str) -> Result<PathBuf> {
 
 /// Read a script file with a message that names it.
 pub fn read_script(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    std::fs::read_to_string(path).with_context(|| crate::t!("exercise-reading", path = path.display().to_string()))
 }
 
 #[cfg(test)]

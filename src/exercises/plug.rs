@@ -45,11 +45,11 @@ impl Plugs {
     pub fn new(drill: &str, uses: &BTreeMap<String, UsedScript>) -> Result<Plugs, String> {
         let mut scripts = BTreeMap::new();
         for (id, used) in uses {
-            let spec = spec(id).ok_or_else(|| format!("there is no exercise \"{id}\""))?;
+            let spec = spec(id).ok_or_else(|| crate::t!("exercise-plug-unknown", id = id.as_str()))?;
             if spec.plug_drill != Some(drill) {
                 return Err(match spec.plug_drill {
-                    Some(d) => format!("exercise {id} plugs into drill {d}, not {drill}"),
-                    None => format!("no drill trains with exercise {id} (it is checked only)"),
+                    Some(d) => crate::t!("exercise-plug-other-drill", id = id.as_str(), plugs = d, drill = drill),
+                    None => crate::t!("exercise-plug-checked-only", id = id.as_str()),
                 });
             }
             let script = Script::compile(&used.source).map_err(|e| format!("{}: {e}", used.file))?;
@@ -57,7 +57,7 @@ impl Plugs {
             scripts.insert(id.clone(), Arc::new(script));
         }
         if scripts.contains_key("grpo-advantages") && scripts.contains_key("dr-grpo-advantages") {
-            return Err("use either grpo-advantages or dr-grpo-advantages, not both".into());
+            return Err(crate::t!("exercise-plug-both-grpo"));
         }
         Ok(Plugs { scripts })
     }
@@ -120,14 +120,16 @@ fn to_f64(xs: &[f32]) -> Vec<f64> {
 /// the run with the inputs that produced it (a NaN would otherwise surface
 /// steps later as a diverged loss, far from its cause).
 fn floats(s: &Script, name: &str, args: &[Value], len: usize) -> Result<Vec<f32>> {
-    let out = s.call_f64s(name, args, Some(len)).map_err(|e| anyhow!("your {name}: {e}"))?;
+    let out =
+        s.call_f64s(name, args, Some(len)).map_err(|e| anyhow!(crate::t!("exercise-your", name = name, error = e)))?;
     if out.iter().any(|x| !x.is_finite()) {
         let inputs: Vec<String> = args.iter().map(Value::show).collect();
-        return Err(anyhow!(
-            "your {name}({}) returned {}: a value that is not a finite number (a division by a zero std?)",
-            inputs.join(", "),
-            Value::floats(&out).show()
-        ));
+        return Err(anyhow!(crate::t!(
+            "exercise-plug-not-finite",
+            name = name,
+            inputs = inputs.join(", "),
+            values = Value::floats(&out).show()
+        )));
     }
     Ok(out.into_iter().map(|x| x as f32).collect())
 }
@@ -148,15 +150,21 @@ impl<T: Clone> ScriptReservoir<T> {
         let index = self.seen.len() as i64;
         self.seen.push(item);
         let args = [Value::ints(&self.buffer), Value::Int(self.capacity as i64), Value::Int(index), Value::Int(index)];
-        let out = self.script.call("reservoir_push", &args).map_err(|e| anyhow!("your reservoir_push: {e}"))?;
-        let buf = out
-            .as_i64s()
-            .ok_or_else(|| anyhow!("your reservoir_push returned {}; it must return the buffer", out.describe()))?;
+        let out = self
+            .script
+            .call("reservoir_push", &args)
+            .map_err(|e| anyhow!(crate::t!("exercise-your", name = "reservoir_push", error = e)))?;
+        let buf =
+            out.as_i64s().ok_or_else(|| anyhow!(crate::t!("exercise-plug-res-not-buffer", what = out.describe())))?;
         if buf.len() > self.capacity {
-            return Err(anyhow!("your reservoir_push returned {} items; the capacity is {}", buf.len(), self.capacity));
+            return Err(anyhow!(crate::t!(
+                "exercise-plug-res-over-capacity",
+                len = buf.len().to_string(),
+                capacity = self.capacity.to_string()
+            )));
         }
         if let Some(bad) = buf.iter().find(|&&i| i < 0 || i > index) {
-            return Err(anyhow!("your reservoir_push returned item {bad}, which was never pushed"));
+            return Err(anyhow!(crate::t!("exercise-plug-res-never-pushed", bad = bad.to_string())));
         }
         self.buffer = buf;
         Ok(())

@@ -80,10 +80,10 @@ impl Value {
             return Ok(Value::Bool(b));
         }
         if d.is_array() {
-            let arr = d.read_lock::<Array>().ok_or("an array that could not be read")?;
+            let arr = d.read_lock::<Array>().ok_or_else(|| crate::t!("exercise-value-unreadable-array"))?;
             return arr.iter().map(Value::from_dynamic).collect::<Result<_, _>>().map(Value::Array);
         }
-        Err(format!("a value of type {}", d.type_name()))
+        Err(crate::t!("exercise-value-of-type", type_name = d.type_name()))
     }
 
     /// The value as a number (an integer counts).
@@ -133,10 +133,10 @@ impl Value {
     /// A short description of the value's shape, for "expected …, got …".
     pub fn describe(&self) -> String {
         match self {
-            Value::Float(_) => "a float".into(),
-            Value::Int(_) => "an integer".into(),
-            Value::Bool(_) => "a boolean".into(),
-            Value::Array(xs) => format!("an array of {}", xs.len()),
+            Value::Float(_) => crate::t!("exercise-value-float"),
+            Value::Int(_) => crate::t!("exercise-value-int"),
+            Value::Bool(_) => crate::t!("exercise-value-bool"),
+            Value::Array(xs) => crate::t!("exercise-value-array", len = xs.len().to_string()),
         }
     }
 }
@@ -179,7 +179,9 @@ fn engine(shared: &Arc<Shared>) -> Engine {
             return None;
         }
         let late = s.deadline.lock().ok().and_then(|d| *d).is_some_and(|d| Instant::now() > d);
-        late.then(|| Dynamic::from(format!("stopped after {:.1} s (an endless loop?)", CALL_DEADLINE.as_secs_f64())))
+        late.then(|| {
+            Dynamic::from(crate::t!("exercise-stopped-after", secs = format!("{:.1}", CALL_DEADLINE.as_secs_f64())))
+        })
     });
     let s = shared.clone();
     e.on_print(move |text| {
@@ -201,9 +203,9 @@ fn engine(shared: &Arc<Shared>) -> Engine {
     let s = shared.clone();
     e.register_fn("rand_below", move |n: INT| -> Result<INT, Box<EvalAltResult>> {
         if n <= 0 {
-            return Err(format!("rand_below({n}): n must be at least 1").into());
+            return Err(crate::t!("exercise-rand-below-n", n = n.to_string()).into());
         }
-        let mut rng = s.rng.lock().map_err(|_| "the random stream is poisoned")?;
+        let mut rng = s.rng.lock().map_err(|_| crate::t!("exercise-rand-poisoned"))?;
         Ok(rng.below(n as usize) as INT)
     });
     e
@@ -221,8 +223,15 @@ impl Script {
         let ast = engine.compile(source).map_err(|e| {
             let pos = e.position();
             match (pos.line(), pos.position()) {
-                (Some(l), Some(c)) => format!("line {l}, column {c}: {}", e.err_type()),
-                (Some(l), None) => format!("line {l}: {}", e.err_type()),
+                (Some(l), Some(c)) => crate::t!(
+                    "exercise-at-line-column",
+                    line = l.to_string(),
+                    column = c.to_string(),
+                    error = e.err_type().to_string()
+                ),
+                (Some(l), None) => {
+                    crate::t!("exercise-at-line", line = l.to_string(), error = e.err_type().to_string())
+                }
                 _ => e.err_type().to_string(),
             }
         })?;
@@ -241,10 +250,14 @@ impl Script {
     /// Check that the script defines `name` with `arity` parameters.
     pub fn require(&self, name: &str, arity: usize) -> Result<(), String> {
         match self.params_of(name) {
-            None => Err(format!("the script does not define fn {name}(…) with {arity} parameter(s)")),
-            Some(p) if p.len() != arity => {
-                Err(format!("fn {name} takes {} parameter(s) ({}); it must take {arity}", p.len(), p.join(", ")))
-            }
+            None => Err(crate::t!("exercise-no-function", name = name, arity = arity.to_string())),
+            Some(p) if p.len() != arity => Err(crate::t!(
+                "exercise-wrong-arity",
+                name = name,
+                count = p.len().to_string(),
+                params = p.join(", "),
+                arity = arity.to_string()
+            )),
             Some(_) => Ok(()),
         }
     }
@@ -271,23 +284,24 @@ impl Script {
             *d = None;
         }
         let out = out.map_err(|e| describe_error(&e))?;
-        Value::from_dynamic(&out).map_err(|what| format!("{name} returned {what}, which is not a number or an array"))
+        Value::from_dynamic(&out).map_err(|what| crate::t!("exercise-returned-other", name = name, what = what))
     }
 
     /// Call and expect one number back.
     pub fn call_f64(&self, name: &str, args: &[Value]) -> Result<f64, String> {
         let v = self.call(name, args)?;
-        v.as_f64().ok_or_else(|| format!("{name} returned {}; it must return a number", v.describe()))
+        v.as_f64().ok_or_else(|| crate::t!("exercise-must-return-number", name = name, what = v.describe()))
     }
 
     /// Call and expect `len` numbers back (any length when `len` is `None`).
     pub fn call_f64s(&self, name: &str, args: &[Value], len: Option<usize>) -> Result<Vec<f64>, String> {
         let v = self.call(name, args)?;
-        let xs = v
-            .as_f64s()
-            .ok_or_else(|| format!("{name} returned {}; it must return an array of numbers", v.describe()))?;
+        let xs =
+            v.as_f64s().ok_or_else(|| crate::t!("exercise-must-return-numbers", name = name, what = v.describe()))?;
         match len {
-            Some(n) if xs.len() != n => Err(format!("{name} returned an array of {}; it must have {n}", xs.len())),
+            Some(n) if xs.len() != n => {
+                Err(crate::t!("exercise-wrong-length", name = name, len = xs.len().to_string(), want = n.to_string()))
+            }
             _ => Ok(xs),
         }
     }
@@ -304,10 +318,10 @@ fn describe_error(e: &EvalAltResult) -> String {
     match e {
         EvalAltResult::ErrorInFunctionCall(_, _, inner, _) => describe_error(inner),
         EvalAltResult::ErrorTerminated(token, _) => {
-            token.clone().into_string().unwrap_or_else(|_| "stopped: the call ran too long".into())
+            token.clone().into_string().unwrap_or_else(|_| crate::t!("exercise-stopped-too-long"))
         }
-        EvalAltResult::ErrorTooManyOperations(_) => "stopped: too many operations (an endless loop?)".to_string(),
-        EvalAltResult::ErrorStackOverflow(_) => "stopped: calls nested too deep (endless recursion?)".into(),
+        EvalAltResult::ErrorTooManyOperations(_) => crate::t!("exercise-stopped-operations"),
+        EvalAltResult::ErrorStackOverflow(_) => crate::t!("exercise-stopped-recursion"),
         other => {
             let pos = other.position();
             let mut msg = other.to_string();
@@ -316,7 +330,9 @@ fn describe_error(e: &EvalAltResult) -> String {
                 msg.truncate(i);
             }
             match (pos.line(), pos.position()) {
-                (Some(l), Some(c)) => format!("line {l}, column {c}: {msg}"),
+                (Some(l), Some(c)) => {
+                    crate::t!("exercise-at-line-column", line = l.to_string(), column = c.to_string(), error = msg)
+                }
                 _ => msg,
             }
         }

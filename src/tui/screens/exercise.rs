@@ -249,7 +249,10 @@ impl State {
         let spec = exercises::spec(&self.meta.id).ok_or_else(|| crate::t!("exercise-no-checker"))?;
         let (cell, path) = (Arc::new(OnceLock::new()), self.path.clone());
         let out = Arc::clone(&cell);
+        // The report's case names and messages are written in the learner's language.
+        let lang = crate::i18n::current();
         std::thread::spawn(move || {
+            crate::i18n::set(lang);
             let checked = exercises::read_script(&path).map_err(|e| format!("{e:#}")).map(|code| {
                 let report = exercises::check(spec, &code);
                 (code, report)
