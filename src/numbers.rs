@@ -11,15 +11,23 @@ use std::time::Instant;
 /// message ("seed", "--limit").
 pub fn whole_number(text: &str, what: &str, min: u64, max: u64) -> Result<u64, String> {
     let t = text.trim();
-    let range = if max == u64::MAX { format!("≥ {min}") } else { format!("from {min} to {max}") };
+    let range = if max == u64::MAX {
+        crate::t!("setup-whole-at-least", min = min.to_string())
+    } else {
+        crate::t!("setup-whole-between", min = min.to_string(), max = max.to_string())
+    };
+    let got = |quoted: bool, got: &str| match quoted {
+        false => crate::t!("setup-whole-got", what = what, range = range.as_str(), got = got),
+        true => crate::t!("setup-whole-got-text", what = what, range = range.as_str(), got = got),
+    };
     match t.parse::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
-        Ok(n) => Err(format!("{what} is a whole number {range}, got {n}")),
+        Ok(n) => Err(got(false, &n.to_string())),
         Err(e) if *e.kind() == IntErrorKind::PosOverflow => {
-            Err(format!("{what} is a whole number {range}, and {t} is out of range (the largest is {max})"))
+            Err(crate::t!("setup-whole-overflow", what = what, range = range.as_str(), got = t, max = max.to_string()))
         }
-        Err(_) if is_negative_integer(t) => Err(format!("{what} is a whole number {range}, got {t}")),
-        Err(_) => Err(format!("{what} is a whole number {range}, got \"{t}\"")),
+        Err(_) if is_negative_integer(t) => Err(got(false, t)),
+        Err(_) => Err(got(true, t)),
     }
 }
 

@@ -160,4 +160,12 @@ fn refused_parameter_values_are_explained_in_chinese() {
         let e = resolve_params(meta, "quick", &set(kv)).expect_err("refused");
         assert!(e.contains(en), "{id} {kv:?}: {e}");
     }
+    agentlab::i18n::set(Lang::Zh);
+    let e = agentlab::runner::sweep::parse_seeds("1-x").unwrap_err();
+    assert!(e.contains("应为 ≥ 0 的整数") && e.contains("“x”"), "{e}");
+    agentlab::i18n::set(Lang::En);
+    assert_eq!(
+        agentlab::runner::sweep::parse_seeds("1-x").unwrap_err(),
+        "seeds: a seed is a whole number ≥ 0, got \"x\""
+    );
 }

@@ -33,7 +33,7 @@ use crate::ml::device::DeviceChoice;
 pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let num = |t: &str| crate::numbers::whole_number(t, "seeds: a seed", 0, u64::MAX);
+        let num = |t: &str| crate::numbers::whole_number(t, &crate::t!("setup-what-seeds-seed"), 0, u64::MAX);
         if part.starts_with('-') {
             num(part)?; // a negative seed: says what a seed is
         }

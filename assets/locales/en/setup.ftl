@@ -50,3 +50,13 @@ setup-no-held-pairs = no held-out pairs: raise test_size or samples, or change s
 setup-too-long = the longest trajectory ({ $longest } tokens) does not fit the base model's context of { $context }
 setup-no-rl-step = no RL step ran (rl_steps = 0)
 setup-no-capitals = the model names none of the real capitals, so it has no known places to answer from memory
+
+## A whole number a learner types (a seed, how many seeds, a flag's value)
+setup-whole-at-least = ≥ { $min }
+setup-whole-between = from { $min } to { $max }
+setup-whole-got = { $what } is a whole number { $range }, got { $got }
+setup-whole-got-text = { $what } is a whole number { $range }, got "{ $got }"
+setup-whole-overflow = { $what } is a whole number { $range }, and { $got } is out of range (the largest is { $max })
+setup-what-seed = a seed
+setup-what-sweep-seeds = sweep seeds
+setup-what-seeds-seed = seeds: a seed

@@ -48,3 +48,13 @@ setup-no-held-pairs = 没有留出的偏好对：增大 test_size 或 samples，
 setup-too-long = 最长的轨迹（{ $longest } 个 token）超出了基础模型 { $context } 的上下文长度
 setup-no-rl-step = 没有执行任何 RL 步（rl_steps = 0）
 setup-no-capitals = 模型一个真实首都也说不出，因此没有可凭记忆回答的已知地点
+
+## 学习者输入的整数（种子、种子个数、命令行选项的值）
+setup-whole-at-least = ≥ { $min }
+setup-whole-between = { $min } 到 { $max }
+setup-whole-got = { $what }应为 { $range } 的整数，实际为 { $got }
+setup-whole-got-text = { $what }应为 { $range } 的整数，实际为“{ $got }”
+setup-whole-overflow = { $what }应为 { $range } 的整数，{ $got } 超出范围（最大为 { $max }）
+setup-what-seed = 种子
+setup-what-sweep-seeds = 扫描的种子数
+setup-what-seeds-seed = 种子列表中的种子

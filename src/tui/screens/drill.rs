@@ -1170,10 +1170,12 @@ impl State {
     /// the reason (the text stays for correction).
     fn commit_edit(&mut self, text: &str) -> Action {
         let set = match self.config_row() {
-            ConfigRow::Seed => crate::numbers::whole_number(text, "a seed", 0, u64::MAX).map(|seed| {
-                self.seed = seed;
-                None
-            }),
+            ConfigRow::Seed => {
+                crate::numbers::whole_number(text, &crate::t!("setup-what-seed"), 0, u64::MAX).map(|seed| {
+                    self.seed = seed;
+                    None
+                })
+            }
             ConfigRow::SweepSeeds => parse_sweep_seeds(text).map(|n| {
                 self.sweep_seeds = n;
                 Some(crate::t!("drill-sweeps-seeds", n = n.to_string()))
@@ -1481,7 +1483,7 @@ pub fn failed_claims(r: &Report) -> String {
 
 /// "sweep seeds" from typed text: a whole number from 1 to [`SWEEP_SEEDS_MAX`].
 fn parse_sweep_seeds(text: &str) -> Result<u64, String> {
-    crate::numbers::whole_number(text, "sweep seeds", 1, SWEEP_SEEDS_MAX)
+    crate::numbers::whole_number(text, &crate::t!("setup-what-sweep-seeds"), 1, SWEEP_SEEDS_MAX)
 }
 
 /// The newest saved sweep of a drill, if any.
