@@ -143,7 +143,7 @@ fn refused_parameter_values_are_explained_in_chinese() {
     // (drill, --set values, the Chinese it says, the English it says)
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
     let cases: &[Case] = &[
-        ("sft-basics", &[("steps", "abc")], "不是整数", "is not a whole number"),
+        ("sft-basics", &[("steps", "abc")], "“abc”不是整数（steps 的范围是", "is not a whole number (steps takes"),
         ("sft-basics", &[("lr", "x")], "不是数", "is not a number"),
         ("sft-basics", &[("steps", "0")], "低于最小值", "is below the minimum"),
         ("sft-basics", &[("n_heads", "3")], "必须整除", "must divide"),

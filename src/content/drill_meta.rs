@@ -155,7 +155,8 @@ impl ParamSpec {
         let key = &self.key;
         let range = match (self.min, self.max) {
             (Some(lo), Some(hi)) => {
-                format!(" {}", crate::t!("setup-range", key = key.as_str(), lo = lo.to_string(), hi = hi.to_string()))
+                // English puts a space before its "(", Chinese none before "（".
+                crate::t!("setup-range", key = key.as_str(), lo = lo.to_string(), hi = hi.to_string())
             }
             _ => String::new(),
         };
