@@ -435,7 +435,10 @@ pub fn progress(
     let weeks: Vec<String> = s
         .weeks
         .iter()
-        .map(|w| format!("{} {} ({})", w.start.format("%m-%d"), w.sessions, duration_text(w.secs)))
+        .map(|w| {
+            let start = w.start.format("%m-%d").to_string();
+            crate::t!("cli-progress-week", start = start, sessions = w.sessions, time = duration_text(w.secs))
+        })
         .collect();
     writeln!(out, "\n{}", crate::t!("cli-progress-weeks", sessions = s.sessions, weeks = weeks.join(" · ")))?;
     writeln!(

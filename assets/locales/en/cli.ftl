@@ -192,6 +192,7 @@ cli-progress-col-drills = drills
 cli-progress-col-exercises = exercises
 cli-progress-col-time = time
 cli-progress-col-predictions = predictions right
+cli-progress-week = { $start } { $sessions } ({ $time })
 cli-progress-weeks = study sessions per week (from Monday; { $sessions } in all): { $weeks }
 cli-progress-due = due now: { $now } · next 7 days: { $week } (by day: { $days })
 cli-progress-per-day = ratings per day (last { $days } days, ✅/⚠️/❌):
