@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use agentlab::cli;
 
@@ -316,6 +316,106 @@ fn seconds(s: &str) -> Result<f64, String> {
     }
 }
 
+/// The value of `--lang LANG` or `--lang=LANG` before `--`, if it names a language
+/// (a bad one is left to the parser, which says what it takes).
+fn lang_flag(args: impl IntoIterator<Item = std::ffi::OsString>) -> Option<agentlab::i18n::Lang> {
+    let args: Vec<String> = args.into_iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let mut found = None;
+    for (i, a) in args.iter().enumerate().skip(1) {
+        if a == "--" {
+            break;
+        }
+        if a == "--lang" {
+            found = args.get(i + 1).and_then(|v| agentlab::i18n::Lang::parse(v));
+        } else if let Some(v) = a.strip_prefix("--lang=") {
+            found = agentlab::i18n::Lang::parse(v);
+        }
+    }
+    found
+}
+
+/// The command line's definition, its help in `lang`: the English is clap's
+/// derive text (the doc comments); another language takes every command's
+/// and option's help from the messages `cli-help-…` (see [`localize`]).
+fn command(lang: agentlab::i18n::Lang) -> clap::Command {
+    let cmd = Cli::command();
+    if lang == agentlab::i18n::Lang::En {
+        return cmd;
+    }
+    let mut cmd = cmd;
+    // Built first, so that the help and version flags, the `help` subcommands and
+    // the global options copied into each subcommand are there to translate.
+    cmd.build();
+    localize(cmd, "")
+}
+
+/// The message key of a command's help: `cli-help` for the program,
+/// `cli-help-drill-run` for `drill run` (and for `help drill run`, which
+/// lists the same commands); every `help` subcommand shares `cli-help-help`.
+fn about_key(path: &str) -> String {
+    let parts: Vec<&str> = path.split('-').filter(|p| !p.is_empty()).collect();
+    match parts.last() {
+        None => "cli-help".into(),
+        Some(&"help") => "cli-help-help".into(),
+        Some(_) => {
+            let named: Vec<&str> = parts.into_iter().filter(|p| *p != "help").collect();
+            format!("cli-help-{}", named.join("-"))
+        }
+    }
+}
+
+/// The message keys an option's help may come from, first found wins:
+/// the command's own (`cli-help-drill-run--seed`), then the shared one (`cli-help-arg-seed`).
+fn arg_keys(path: &str, id: &str) -> [String; 2] {
+    [format!("{}--{id}", about_key(path)), format!("cli-help-arg-{id}")]
+}
+
+/// `cmd` (at `path`, its subcommand names joined with `-`) and its subcommands
+/// with their help texts, headings and defaults in the language in force.
+fn localize(cmd: clap::Command, path: &str) -> clap::Command {
+    use agentlab::i18n::{has, message};
+    let lang = agentlab::i18n::current();
+    let text = |key: &str| message(lang, key, None);
+    let mut cmd = cmd;
+    if has(lang, &about_key(path)) {
+        cmd = cmd.about(text(&about_key(path))).long_about(None);
+    }
+    // clap's headings are `&'static str` (without its `string` feature): three
+    // short texts a command, made once in a process.
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let options = leak(text("cli-help-heading-options"));
+    let arguments = leak(text("cli-help-heading-arguments"));
+    cmd = cmd.mut_args(|a| {
+        let id = a.get_id().to_string();
+        let mut a = a;
+        let key = arg_keys(path, &id).into_iter().find(|k| has(lang, k));
+        let mut help = key.map(|k| text(&k)).or_else(|| a.get_help().map(|h| h.to_string()));
+        // The default, which clap writes in English, goes into the text.
+        let defaults: Vec<String> = a.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+        if !defaults.is_empty() && a.get_action().takes_values() && !a.is_hide_default_value_set() {
+            let mut args = agentlab::i18n::FluentArgs::new();
+            args.set("value", defaults.join(", "));
+            let default = message(lang, "cli-help-default-value", Some(&args));
+            help = Some(format!("{}{default}", help.unwrap_or_default()));
+            a = a.hide_default_value(true);
+        }
+        if let Some(help) = help {
+            a = a.help(help).long_help(None);
+        }
+        let heading = if a.is_positional() { arguments } else { options };
+        a.help_heading(heading)
+    });
+    cmd = cmd.subcommand_help_heading(leak(text("cli-help-heading-commands"))).help_template(format!(
+        "{{before-help}}{{about-with-newline}}\n{}{{usage}}\n\n{{all-args}}{{after-help}}",
+        text("cli-help-heading-usage")
+    ));
+    let path = path.to_string();
+    cmd.mut_subcommands(|c| {
+        let sub = if path.is_empty() { c.get_name().to_string() } else { format!("{path}-{}", c.get_name()) };
+        localize(c, &sub)
+    })
+}
+
 /// Run a headless study session on stdin/stdout with the learner's store.
 fn study(
     f: impl FnOnce(&mut agentlab::progress::Store, &mut cli::study::Session) -> anyhow::Result<ExitCode>,
@@ -350,23 +450,34 @@ fn main() -> ExitCode {
     sigpipe(true);
     agentlab::tune_allocator();
     agentlab::ml::device::init_cpu_threads();
-    let args = Cli::parse();
-    let content = match agentlab::content::Content::load(args.content.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("agentlab: cannot load content: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let lang = match agentlab::i18n::resolve(
-        args.lang,
+    // The language is chosen before the arguments are parsed, so that `--help` speaks it.
+    let asked = agentlab::i18n::resolve(
+        lang_flag(std::env::args_os()),
         std::env::var("AGENTLAB_LANG").ok().as_deref(),
         agentlab::progress::store::Store::saved_lang(),
         agentlab::i18n::Lang::from_locale(|k| std::env::var(k).ok()),
-    ) {
+    );
+    agentlab::i18n::set_default(asked.clone().unwrap_or_default());
+    let matches = command(agentlab::i18n::current()).get_matches();
+    let args = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
+    let asked = match args.lang {
+        Some(l) => Ok(l),
+        None => asked,
+    };
+    if let Ok(l) = asked {
+        agentlab::i18n::set_default(l);
+    }
+    let content = match agentlab::content::Content::load(args.content.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("agentlab: {}", agentlab::t!("cli-cannot-load-content", error = e.to_string()));
+            return ExitCode::from(2);
+        }
+    };
+    let lang = match asked {
         Ok(l) if content.languages().contains(&l) => l,
         Ok(l) => {
-            eprintln!("agentlab: this content has no {} translation; English it is", l.name());
+            eprintln!("agentlab: {}", agentlab::t!("cli-no-translation", lang = l.name()));
             agentlab::i18n::Lang::En
         }
         Err(m) => {
@@ -459,5 +570,61 @@ fn main() -> ExitCode {
             eprintln!("agentlab: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agentlab::i18n::{has, Lang};
+
+    /// The keys a command and its options lack in `lang`: every command, and every option
+    /// that has a help text in English, has one in each language.
+    fn missing(cmd: &clap::Command, path: &str, lang: Lang, out: &mut Vec<String>) {
+        if !has(lang, &about_key(path)) {
+            out.push(about_key(path));
+        }
+        for a in cmd.get_arguments().filter(|a| a.get_help().is_some()) {
+            let keys = arg_keys(path, a.get_id().as_str());
+            if !keys.iter().any(|k| has(lang, k)) {
+                out.push(keys.join(" or "));
+            }
+        }
+        for s in cmd.get_subcommands() {
+            let sub = if path.is_empty() { s.get_name().to_string() } else { format!("{path}-{}", s.get_name()) };
+            missing(s, &sub, lang, out);
+        }
+    }
+
+    #[test]
+    fn every_command_and_option_has_its_help_in_every_language() {
+        let mut cmd = Cli::command();
+        cmd.build();
+        for lang in Lang::ALL {
+            let mut out = Vec::new();
+            missing(&cmd, "", lang, &mut out);
+            assert!(out.is_empty(), "{lang} lacks {out:#?}");
+        }
+    }
+
+    #[test]
+    fn the_chinese_command_line_parses_as_the_english_one() {
+        agentlab::i18n::set(Lang::Zh);
+        let cmd = command(Lang::Zh);
+        cmd.clone().debug_assert();
+        let m = cmd.try_get_matches_from(["agentlab", "drill", "run", "sft-basics", "--seed", "3"]).unwrap();
+        let args = Cli::from_arg_matches(&m).unwrap();
+        assert!(matches!(args.command, Some(Command::Drill { cmd: DrillCmd::Run { seed: 3, .. } })));
+        agentlab::i18n::set(Lang::En);
+    }
+
+    #[test]
+    fn the_language_flag_is_found_before_the_parse() {
+        let args = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(lang_flag(args(&["agentlab", "--lang", "zh", "--help"])), Some(Lang::Zh));
+        assert_eq!(lang_flag(args(&["agentlab", "drill", "--lang=zh"])), Some(Lang::Zh));
+        assert_eq!(lang_flag(args(&["agentlab", "--lang", "klingon"])), None);
+        assert_eq!(lang_flag(args(&["agentlab", "--", "--lang", "zh"])), None);
+        assert_eq!(lang_flag(args(&["agentlab", "sheets"])), None);
     }
 }

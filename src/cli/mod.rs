@@ -33,9 +33,8 @@ pub fn sheets(content: &Content) -> Result<ExitCode> {
 
 /// `agentlab sheet TRACK`: the sheet rendered as plain text, answers unfolded.
 pub fn sheet(content: &Content, track: &str, width: u16) -> Result<ExitCode> {
-    let t =
-        parse_track(track).ok_or_else(|| anyhow!("unknown track \"{track}\": use 0–7 or a slug such as agentic-rl"))?;
-    let sheet = content.sheet(t.number).ok_or_else(|| anyhow!("track {} has no sheet", t.number))?;
+    let t = parse_track(track).ok_or_else(|| anyhow!("{}", crate::t!("cli-unknown-track", track = track)))?;
+    let sheet = content.sheet(t.number).ok_or_else(|| anyhow!("{}", crate::t!("cli-no-sheet", track = t.number)))?;
     let doc = Doc::parse(&sheet.body, &|l| link_label(content, l));
     let open: HashSet<usize> = (0..doc.foldables).collect();
     print!("{}", doc.layout(width.max(20), &open).to_plain_text());
@@ -271,8 +270,12 @@ pub fn bench(
 /// `agentlab drill list`
 pub fn drill_list(content: &Content) -> Result<ExitCode> {
     for d in &content.drills {
-        let ready = if crate::drills::find(&d.id).is_some() { "" } else { "  (not in this build)" };
-        println!("{:<24} track {}  {}{ready}", d.id, d.track, d.title);
+        let ready = if crate::drills::find(&d.id).is_some() {
+            String::new()
+        } else {
+            format!("  {}", crate::t!("cli-drill-not-built"))
+        };
+        println!("{:<24} {}  {}{ready}", d.id, crate::t!("cli-drill-track", track = d.track), d.title);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -280,33 +283,39 @@ pub fn drill_list(content: &Content) -> Result<ExitCode> {
 /// `agentlab drill show ID`
 pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
     let Some(d) = content.drill(id) else {
-        eprintln!("agentlab: unknown drill \"{id}\" (agentlab drill list shows them)");
+        eprintln!("agentlab: {}", crate::t!("cli-unknown-drill", id = id));
         return Ok(ExitCode::from(2));
     };
-    println!("{} — {}\ntrack {} · {}\n", d.id, d.title, d.track, d.objective);
-    println!("parameters (quick preset values):");
+    println!("{} — {}\n{} · {}\n", d.id, d.title, crate::t!("cli-drill-track", track = d.track), d.objective);
+    println!("{}", crate::t!("cli-show-params"));
     let quick = d.preset_values("quick").unwrap_or_default();
     for p in &d.params {
         let range = match (p.min, p.max, &p.choices) {
-            _ if p.kind == crate::content::ParamKind::Text => format!("text ≤ {} chars", p.text_max_len()),
-            (_, _, Some(c)) => format!("one of {}", c.join(", ")),
+            _ if p.kind == crate::content::ParamKind::Text => crate::t!("cli-show-text-max", max = p.text_max_len()),
+            (_, _, Some(c)) => crate::t!("cli-show-one-of", choices = c.join(", ")),
             (Some(lo), Some(hi), _) => format!("{lo} … {hi}"),
             _ => String::new(),
         };
         let v = quick.get(&p.key).map(|v| v.to_string()).unwrap_or_default();
-        println!("  {:<16} {:<10} {:<18} {}", p.key, v, range, p.help);
+        println!("  {:<16} {:<10} {} {}", p.key, v, crate::tui::widgets::pad_right(&range, 18), p.help);
     }
-    println!("\npresets: {}", d.presets.keys().cloned().collect::<Vec<_>>().join(", "));
-    println!("claims:");
+    let presets = d.presets.keys().cloned().collect::<Vec<_>>().join(", ");
+    println!("\n{}", crate::t!("cli-show-presets", presets = presets));
+    println!("{}", crate::t!("cli-show-claims"));
     for c in &d.claims {
-        let only = if c.presets.is_empty() { String::new() } else { format!(" (preset {})", c.presets.join(", ")) };
+        let only = if c.presets.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", crate::t!("cli-show-claim-presets", presets = c.presets.join(", ")))
+        };
         println!("  {:<22} {} {} {}{only}", c.id, c.text, c.op.symbol(), c.threshold);
     }
     let plugs: Vec<_> = content.exercises.iter().filter(|x| x.plug && x.drill.as_deref() == Some(id)).collect();
     if !plugs.is_empty() {
-        println!("train with your own function (exercises):");
+        println!("{}", crate::t!("cli-show-use-head"));
         for x in plugs {
-            println!("  --use {}=FILE   your {} (agentlab exercise show {})", x.id, x.function, x.id);
+            let yours = crate::t!("cli-show-use", function = x.function.as_str(), id = x.id.as_str());
+            println!("  --use {}=FILE   {yours}", x.id);
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -324,15 +333,15 @@ fn drill_params<'a>(
     model: Option<&str>,
     device: crate::ml::device::DeviceChoice,
 ) -> std::result::Result<(&'a crate::content::DrillMeta, crate::drills::ParamMap), String> {
-    let meta = content.drill(id).ok_or_else(|| format!("unknown drill \"{id}\" (agentlab drill list shows them)"))?;
+    let meta = content.drill(id).ok_or_else(|| crate::t!("cli-unknown-drill", id = id))?;
     let sets = model::model_sets(content, meta, model, sets)?;
     if crate::drills::find(id).is_none() {
-        return Err(format!("drill \"{id}\" is not implemented in this build"));
+        return Err(crate::t!("cli-drill-not-implemented", id = id));
     }
     crate::ml::device::check_compiled(device)?;
     let mut pairs = Vec::new();
     for s in &sets {
-        let (k, v) = s.split_once('=').ok_or_else(|| format!("--set expects key=value, got \"{s}\""))?;
+        let (k, v) = s.split_once('=').ok_or_else(|| crate::t!("cli-set-expects", got = s.as_str()))?;
         pairs.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = crate::runner::resolve_params(meta, preset, &pairs)?;
@@ -375,11 +384,8 @@ pub fn drill_sweep(
     let mut record = match sweep::resumable(&sweeps_root, &config) {
         Some((path, saved)) => sweep::Record::resume(path, &saved),
         None if resume => {
-            eprintln!(
-                "agentlab: --resume: no unfinished sweep of {id} with preset {preset}, these parameters and seeds {} \
-                 (leave --resume out to start one)",
-                sweep::seeds_label(&config.seeds)
-            );
+            let seeds = sweep::seeds_label(&config.seeds);
+            eprintln!("agentlab: {}", crate::t!("cli-sweep-no-resume", id = id, preset = preset, seeds = seeds));
             return Ok(ExitCode::from(2));
         }
         None => sweep::Record::fresh(&sweeps_root),
@@ -387,24 +393,28 @@ pub fn drill_sweep(
     // What is resumed goes to stderr under --json: stdout stays one JSON line per seed, then the sweep.
     let say = |line: String| if json { eprintln!("{line}") } else { println!("{line}") };
     if !json {
-        println!(
-            "▶ sweep of {id} · preset {preset} · {n} seeds ({}) · {jobs} at a time",
-            sweep::seeds_label(&config.seeds)
-        );
+        let seeds = sweep::seeds_label(&config.seeds);
+        println!("▶ {}", crate::t!("cli-sweep-head", id = id, preset = preset, n = n, seeds = seeds, jobs = jobs));
     }
     if let Some(path) = &record.path {
         let done: Vec<u64> = record.done.iter().map(|r| r.seed).collect();
         let pending = record.pending(&config);
+        let what = match done.len() {
+            0 => crate::t!("cli-sweep-no-seed"),
+            1 => crate::t!("cli-sweep-one-seed", seed = done[0].to_string()),
+            _ => crate::t!("cli-sweep-seeds", seeds = sweep::seeds_label(&done)),
+        };
+        let running = if pending.is_empty() { crate::t!("cli-sweep-none") } else { sweep::seeds_label(&pending) };
         say(format!(
-            "↻ resuming {}: {} already done ({} of {n}); running {}",
-            path.display(),
-            match done.len() {
-                0 => "no seed".into(),
-                1 => format!("seed {}", done[0]),
-                _ => format!("seeds {}", sweep::seeds_label(&done)),
-            },
-            done.len(),
-            if pending.is_empty() { "none".into() } else { sweep::seeds_label(&pending) },
+            "↻ {}",
+            crate::t!(
+                "cli-sweep-resuming",
+                path = path.display().to_string(),
+                what = what,
+                done = done.len(),
+                n = n,
+                running = running
+            )
         ));
     }
     let cancel = std::sync::atomic::AtomicBool::new(false);
@@ -422,13 +432,14 @@ pub fn drill_sweep(
                 .iter()
                 .map(|c| format!("{} {}{}", c.id, crate::drills::fmt_value(c.measured), if c.pass { "" } else { " ✗" }))
                 .collect();
-            println!(
-                "   [{done}/{n}] seed {:>3} · {:>5.1} s · {} · {}",
-                r.seed,
-                r.wall_s,
-                r.status,
-                values.join(" · ")
+            let row = crate::t!(
+                "cli-sweep-row",
+                seed = format!("{:>3}", r.seed),
+                secs = format!("{:>5.1}", r.wall_s),
+                status = r.status.to_string(),
+                values = values.join(" · ")
             );
+            println!("   [{done}/{n}] {row}");
         }
     })?;
     let path = match record.finish(&result)? {
@@ -438,7 +449,7 @@ pub fn drill_sweep(
     if json {
         println!("{}", serde_json::to_string(&result)?);
     } else {
-        println!("\n{}saved in {}", result.table(), path.display());
+        println!("\n{}{}", result.table(), crate::t!("cli-saved-in", path = path.display().to_string()));
     }
     Ok(if result.all_held() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -464,14 +475,11 @@ pub fn drill_run(
 ) -> Result<ExitCode> {
     use crate::drills::{Event, RunStatus};
     if predict && json {
-        eprintln!("agentlab: --predict asks its questions on the terminal; it does not go with --json");
+        eprintln!("agentlab: {}", crate::t!("cli-predict-no-json"));
         return Ok(ExitCode::from(2));
     }
     if predict && (!sets.is_empty() || model.is_some() || !uses.is_empty()) {
-        eprintln!(
-            "agentlab: --predict asks about preset {preset} as declared; --set, --model and --use change the run, \
-             so its numbers would not answer them (run the preset as it is to predict)"
-        );
+        eprintln!("agentlab: {}", crate::t!("cli-predict-no-sets", preset = preset));
         return Ok(ExitCode::from(2));
     }
     let parsed = drill_params(content, id, preset, sets, model, device)
@@ -504,7 +512,14 @@ pub fn drill_run(
         } else {
             match &event {
                 Event::Started { device, preset, seed, .. } => {
-                    println!("▶ {id} · preset {preset} · seed {seed} · {device}")
+                    let head = crate::t!(
+                        "cli-run-head",
+                        id = id,
+                        preset = preset.as_str(),
+                        seed = seed.to_string(),
+                        device = device.to_string()
+                    );
+                    println!("▶ {head}")
                 }
                 Event::Phase(p) => println!("── {p}  [{:.1} s]", started.elapsed().as_secs_f64()),
                 Event::Log(l) => println!("   {l}"),
@@ -516,21 +531,22 @@ pub fn drill_run(
                         last_print = std::time::Instant::now();
                         let vals: Vec<String> = fresh.iter().take(6).map(|(k, v)| format!(" · {k} {v:.4}")).collect();
                         fresh.clear();
-                        println!("   step {step}/{total}{}", vals.concat());
+                        println!("   {}{}", crate::t!("cli-run-step", step = *step, total = *total), vals.concat());
                     }
                 }
                 Event::Claim(c) => println!(
-                    "   claim {:<20} {:>10} {} {:<8} {}",
+                    "   {} {:<20} {:>10} {} {:<8} {}",
+                    crate::t!("cli-run-claim"),
                     c.id,
                     crate::drills::fmt_value(c.measured),
                     c.op.symbol(),
                     c.threshold,
                     if c.observation {
-                        "observed"
+                        crate::t!("cli-result-observed")
                     } else if c.pass {
-                        "PASS"
+                        crate::t!("cli-result-pass-caps")
                     } else {
-                        "FAIL"
+                        crate::t!("cli-result-fail")
                     }
                 ),
                 Event::View(_) => {}
@@ -543,13 +559,21 @@ pub fn drill_run(
     }
     handle.join();
     let Some(report) = report else {
-        eprintln!("agentlab: the run ended without a report");
+        eprintln!("agentlab: {}", crate::t!("cli-run-no-report"));
         return Ok(ExitCode::from(1));
     };
     if !json {
         // A run stopped by a failed setup check has no claims to show.
         if !report.claims.is_empty() {
-            println!("\n{:<22} {:>12} {:>3} {:<10} result", "claim", "measured", "", "threshold");
+            use crate::tui::widgets::{pad_left, pad_right};
+            println!(
+                "\n{} {} {:>3} {} {}",
+                pad_right(&crate::t!("cli-table-claim"), 22),
+                pad_left(&crate::t!("cli-table-measured"), 12),
+                "",
+                pad_right(&crate::t!("cli-table-threshold"), 10),
+                crate::t!("cli-table-result")
+            );
         }
         for c in &report.claims {
             println!(
@@ -559,15 +583,15 @@ pub fn drill_run(
                 c.op.symbol(),
                 c.threshold,
                 if c.observation {
-                    "observed"
+                    crate::t!("cli-result-observed")
                 } else if c.pass {
-                    "pass"
+                    crate::t!("cli-result-pass")
                 } else {
-                    "FAIL"
+                    crate::t!("cli-result-fail")
                 }
             );
         }
-        println!("{} · saved in {}", report.outcome(), handle.dir.display());
+        println!("{} · {}", report.outcome(), crate::t!("cli-saved-in", path = handle.dir.display().to_string()));
         if !answers.is_empty() {
             tell_predictions(meta, preset, &answers, &report, &mut std::io::stdout())?;
         }
@@ -591,10 +615,10 @@ pub fn ask_predictions(
     let specs = crate::runner::predict::for_preset(meta, preset);
     let mut answers = Vec::new();
     if specs.is_empty() {
-        writeln!(out, "{} asks no predictions for preset {preset}", meta.id)?;
+        writeln!(out, "{}", crate::t!("cli-predict-none", id = meta.id.as_str(), preset = preset))?;
         return Ok(answers);
     }
-    writeln!(out, "Predict before you run ({} questions; Enter skips one, s skips the rest)", specs.len())?;
+    writeln!(out, "{}", crate::t!("cli-predict-head", n = specs.len()))?;
     'questions: for (i, spec) in specs.iter().enumerate() {
         writeln!(out, "\n{}. {}", i + 1, spec.question)?;
         if spec.kind == PredictKind::Choice {
@@ -604,8 +628,8 @@ pub fn ask_predictions(
         }
         loop {
             match spec.kind {
-                PredictKind::Choice => write!(out, "your answer (1–{}): ", spec.choices.len())?,
-                PredictKind::Number => write!(out, "your answer (a number): ")?,
+                PredictKind::Choice => write!(out, "{} ", crate::t!("cli-predict-choice", n = spec.choices.len()))?,
+                PredictKind::Number => write!(out, "{} ", crate::t!("cli-predict-number"))?,
             }
             out.flush()?;
             let mut line = String::new();
@@ -651,12 +675,12 @@ fn tell_predictions(
 ) -> Result<()> {
     use crate::runner::predict as p;
     if report.status == crate::drills::RunStatus::Cancelled {
-        writeln!(out, "the run was cancelled: your predictions stay open")?;
+        writeln!(out, "{}", crate::t!("cli-predict-cancelled"))?;
         return Ok(());
     }
     let now = chrono::Utc::now();
     let mut records = Vec::new();
-    writeln!(out, "\nYour predictions")?;
+    writeln!(out, "\n{}", crate::t!("cli-predict-yours"))?;
     for (spec, answer) in answers {
         writeln!(out, "\n{}", spec.question)?;
         match p::measured(spec, report) {
@@ -664,11 +688,7 @@ fn tell_predictions(
                 writeln!(out, "{}", p::verdict_line(spec, *answer, m))?;
                 records.push(p::record(meta, preset, spec, *answer, m, now));
             }
-            None => writeln!(
-                out,
-                "you predicted {} · not measured: the run ended before it",
-                p::answer_text(spec, *answer)
-            )?,
+            None => writeln!(out, "{}", crate::t!("cli-predict-not-measured", answer = p::answer_text(spec, *answer)))?,
         }
         writeln!(out, "{}", spec.explain)?;
     }
@@ -679,12 +699,12 @@ fn tell_predictions(
         Ok(mut store) => {
             for r in records {
                 if let Err(e) = store.record_prediction(r) {
-                    eprintln!("agentlab: predictions NOT saved: {e:#}");
+                    eprintln!("agentlab: {}", crate::t!("cli-predict-not-saved", error = format!("{e:#}")));
                     break;
                 }
             }
         }
-        Err(e) => eprintln!("agentlab: predictions NOT saved: {e:#}"),
+        Err(e) => eprintln!("agentlab: {}", crate::t!("cli-predict-not-saved", error = format!("{e:#}"))),
     }
     Ok(())
 }
@@ -707,22 +727,18 @@ pub fn export(
     if !run_dir.join("metrics.jsonl").is_file() {
         let is_sweep = path.is_dir() || path.extension().is_some_and(|e| e == "json");
         if !path.exists() || !is_sweep {
-            return Err(anyhow!(
-                "{} is neither a run directory (no metrics.jsonl) nor a sweep (a .json file under \
-                 sweeps/<drill>/, or that folder): use a path that `agentlab drill run` or `agentlab drill sweep` printed",
-                path.display()
-            ));
+            return Err(anyhow!("{}", crate::t!("cli-export-not-a-run", path = path.display().to_string())));
         }
         return export_sweep(content, path, svg, csv, out, chart);
     }
     if chart.is_some() {
-        return Err(anyhow!("--chart picks among a sweep's band charts; a run's export draws every series"));
+        return Err(anyhow!("{}", crate::t!("cli-export-chart-run")));
     }
     let (kind, ext, to_stdout) = export_target(svg, csv, out)?;
     let record = crate::runner::load_run(run_dir);
     let events = crate::runner::load_events(run_dir)?;
     if let Some(note) = crate::runner::incomplete(&record, &events) {
-        eprintln!("agentlab: this run was {note}; the export shows what was saved");
+        eprintln!("agentlab: {}", crate::t!("cli-export-incomplete", note = note));
     }
     let bytes = match kind {
         "CSV" => crate::plot::csv(run_dir)?.into_bytes(),
@@ -746,10 +762,7 @@ fn export_target(svg: bool, csv: bool, out: Option<&std::path::Path>) -> Result<
     };
     let to_stdout = out.is_some_and(|p| p.as_os_str() == "-");
     if to_stdout && kind == "PNG" {
-        return Err(anyhow!(
-            "a PNG is not written to stdout (--out -): give a file name ending in .png, \
-             or use --svg or --csv, which --out - prints"
-        ));
+        return Err(anyhow!("{}", crate::t!("cli-export-png-stdout")));
     }
     if let Some(path) = out.filter(|_| !to_stdout) {
         check_out_path(path, kind, ext)?;
@@ -772,7 +785,9 @@ fn write_export(
         return Ok(ExitCode::SUCCESS);
     }
     let path = out.map(std::path::Path::to_path_buf).unwrap_or(default);
-    std::fs::write(&path, bytes).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    std::fs::write(&path, bytes).map_err(|e| {
+        anyhow!("{}", crate::t!("cli-export-cannot-write", path = path.display().to_string(), error = e.to_string()))
+    })?;
     println!("{}", path.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -791,41 +806,33 @@ fn export_sweep(
     use crate::plot::band;
     use crate::runner::sweep;
     let (kind, ext, to_stdout) = export_target(svg, csv, out)?;
-    let (file, sw) = sweep::load(path).map_err(|e| {
-        anyhow!(
-            "{e:#}: export takes a run directory (with metrics.jsonl) or a sweep (a .json record under \
-             sweeps/<drill>/, or that folder)"
-        )
-    })?;
+    let (file, sw) =
+        sweep::load(path).map_err(|e| anyhow!("{}", crate::t!("cli-export-takes", error = format!("{e:#}"))))?;
     if path.is_dir() {
-        eprintln!("agentlab: the newest sweep in {}: {}", path.display(), file.display());
+        let newest =
+            crate::t!("cli-export-newest", dir = path.display().to_string(), file = file.display().to_string());
+        eprintln!("agentlab: {newest}");
     }
     let drill = &sw.config.drill;
-    let meta = content
-        .drill(drill)
-        .ok_or_else(|| anyhow!("{} is a sweep of \"{drill}\", which this lab has no drill of", file.display()))?;
+    let meta = content.drill(drill).ok_or_else(|| {
+        anyhow!("{}", crate::t!("cli-export-no-drill", file = file.display().to_string(), drill = drill.as_str()))
+    })?;
     if let Some(p) = sw.partial() {
-        eprintln!("agentlab: this sweep is partial ({p}); the export shows the seeds it finished");
+        eprintln!("agentlab: {}", crate::t!("cli-export-partial", what = p));
     }
     let streams = sweep::SeedStreams::load(&sw, Some(&file));
     if !streams.missing.is_empty() {
-        eprintln!(
-            "agentlab: seeds {} are left out: their runs' metrics.jsonl cannot be read",
-            sweep::seeds_label(&streams.missing)
-        );
+        eprintln!("agentlab: {}", crate::t!("cli-export-seeds-missing", seeds = sweep::seeds_label(&streams.missing)));
     }
     if streams.seeds.is_empty() {
-        return Err(anyhow!(
-            "{}: no seed of this sweep finished with its metrics on disk: nothing to draw",
-            file.display()
-        ));
+        return Err(anyhow!("{}", crate::t!("cli-export-no-seed", file = file.display().to_string())));
     }
     let mut charts = band::band_charts(meta, &streams.series);
     if let Some(q) = chart {
         let titles: Vec<String> = charts.iter().map(|c| format!("\"{}\"", c.title)).collect();
         charts.retain(|c| c.matches(q));
         if charts.is_empty() {
-            return Err(anyhow!("no chart of this sweep matches --chart \"{q}\" (its charts: {})", titles.join(", ")));
+            return Err(anyhow!("{}", crate::t!("cli-export-no-chart", chart = q, charts = titles.join(", "))));
         }
     }
     let title = format!(
@@ -847,10 +854,10 @@ fn export_sweep(
 /// does not exist, a folder given as the file.
 fn check_out_path(path: &std::path::Path, kind: &str, ext: &str) -> Result<()> {
     if path.is_dir() {
+        let example = path.join(format!("charts.{ext}")).display().to_string();
         return Err(anyhow!(
-            "{} is a directory: give a file name, e.g. {}",
-            path.display(),
-            path.join(format!("charts.{ext}")).display()
+            "{}",
+            crate::t!("cli-export-out-dir", path = path.display().to_string(), example = example)
         ));
     }
     let given = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
@@ -863,26 +870,31 @@ fn check_out_path(path: &std::path::Path, kind: &str, ext: &str) -> Result<()> {
         Some(e) if e == ext => {}
         Some(e @ ("png" | "svg" | "csv")) => {
             return Err(anyhow!(
-                "{} is a .{e} name but this writes {kind}: use {} for a .{e} file, or a name ending in .{ext}",
-                path.display(),
-                other(e)
+                "{}",
+                crate::t!(
+                    "cli-export-wrong-ext",
+                    path = path.display().to_string(),
+                    given = e,
+                    kind = kind,
+                    flag = other(e),
+                    ext = ext
+                )
             ))
         }
         _ if kind == "PNG" => {
-            return Err(anyhow!(
-                "cannot write a PNG to {}: the file name must end in .png (--svg writes SVG, --csv writes CSV, \
-                 to any name)",
-                path.display()
-            ))
+            return Err(anyhow!("{}", crate::t!("cli-export-png-name", path = path.display().to_string())))
         }
         _ => {}
     }
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         if !parent.is_dir() {
             return Err(anyhow!(
-                "cannot write {}: the directory {} does not exist (create it first, or choose another --out)",
-                path.display(),
-                parent.display()
+                "{}",
+                crate::t!(
+                    "cli-export-no-parent",
+                    path = path.display().to_string(),
+                    dir = parent.display().to_string()
+                )
             ));
         }
     }

@@ -15,19 +15,26 @@ pub fn add(content: &Content, source: &Path, name: Option<&str>) -> Result<ExitC
     let e = match models::add(source, name) {
         Ok(e) => e,
         Err(err) => {
-            eprintln!("agentlab: cannot add {}: {err:#}", source.display());
+            let msg =
+                crate::t!("cli-model-cannot-add", source = source.display().to_string(), error = format!("{err:#}"));
+            eprintln!("agentlab: {msg}");
             return Ok(ExitCode::from(2));
         }
     };
     let what = match e.kind {
-        Kind::Gguf => "GGUF file",
-        Kind::HfDir => "Hugging Face checkpoint",
+        Kind::Gguf => crate::t!("cli-model-gguf"),
+        Kind::HfDir => crate::t!("cli-model-hf"),
     };
-    let verb = if before.iter().any(|b| b.name == e.name) { "replaced" } else { "added" };
-    println!("{verb} model {} ({what}, {}): {}", e.name, human_size(e.size), e.path.display());
+    let args = (e.name.as_str(), what, human_size(e.size), e.path.display().to_string());
+    let line = if before.iter().any(|b| b.name == e.name) {
+        crate::t!("cli-model-replaced", name = args.0, what = args.1, size = args.2, path = args.3)
+    } else {
+        crate::t!("cli-model-added", name = args.0, what = args.1, size = args.2, path = args.3)
+    };
+    println!("{line}");
     match model_drills(content).first() {
-        Some(d) => println!("use it: agentlab drill run {d} --model {}", e.name),
-        None => println!("use it with --model {} on a drill that has a `model` parameter", e.name),
+        Some(d) => println!("{}", crate::t!("cli-model-use", drill = *d, name = e.name.as_str())),
+        None => println!("{}", crate::t!("cli-model-use-any", name = e.name.as_str())),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -40,15 +47,18 @@ pub fn list(json: bool) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if entries.is_empty() {
-        println!(
-            "no models registered (in {}): scripts/get-smollm2.sh downloads and adds SmolLM2-135M-Instruct; \
-             agentlab model add FILE.gguf|DIR [--name NAME] adds your own",
-            crate::paths::models_dir()?.display()
-        );
+        println!("{}", crate::t!("cli-model-none", dir = crate::paths::models_dir()?.display().to_string()));
         return Ok(ExitCode::SUCCESS);
     }
     let w = entries.iter().map(|e| e.name.len()).max().unwrap_or(4).max(4);
-    println!("{:<w$}  {:<6}  {:>9}  path", "name", "kind", "size");
+    use crate::tui::widgets::{pad_left, pad_right};
+    println!(
+        "{}  {}  {}  {}",
+        pad_right(&crate::t!("cli-model-col-name"), w),
+        pad_right(&crate::t!("cli-model-col-kind"), 6),
+        pad_left(&crate::t!("cli-model-col-size"), 9),
+        crate::t!("cli-model-col-path")
+    );
     for e in &entries {
         println!("{:<w$}  {:<6}  {:>9}  {}", e.name, e.kind, human_size(e.size), e.path.display());
     }
@@ -78,11 +88,11 @@ pub fn model_sets(
     let Some(spec) = model else { return Ok(sets) };
     if meta.param(MODEL_PARAM).is_none_or(|p| p.kind != ParamKind::Text) {
         let with = model_drills(content);
-        let with = if with.is_empty() { "no drill of this content yet".to_string() } else { with.join(", ") };
-        return Err(format!("drill {} runs only the lab's tiny GPT; --model works with: {with}", meta.id));
+        let with = if with.is_empty() { crate::t!("cli-model-no-drill-yet") } else { with.join(", ") };
+        return Err(crate::t!("cli-model-tiny-only", id = meta.id.as_str(), with = with));
     }
     if sets.iter().any(|s| s.split_once('=').is_some_and(|(k, _)| k.trim() == MODEL_PARAM)) {
-        return Err(format!("--model and --set {MODEL_PARAM}=… both set the model: give one"));
+        return Err(crate::t!("cli-model-twice", param = MODEL_PARAM));
     }
     sets.push(format!("{MODEL_PARAM}={spec}"));
     Ok(sets)

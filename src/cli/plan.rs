@@ -15,9 +15,7 @@ use crate::progress::summary::drills_passed;
 /// `agentlab study [--minutes N] [--track T] [--plan]`
 pub fn study(content: Content, minutes: u32, track: Option<&str>, print: bool) -> Result<ExitCode> {
     let track = match track {
-        Some(t) => {
-            Some(parse_track(t).ok_or_else(|| anyhow!("no track \"{t}\" (0–7 or a slug, e.g. agentic-rl)"))?.number)
-        }
+        Some(t) => Some(parse_track(t).ok_or_else(|| anyhow!("{}", crate::t!("cli-plan-no-track", track = t)))?.number),
         None => None,
     };
     if !print {
@@ -42,42 +40,45 @@ pub fn write_plan(
     plan: &Plan,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let on = plan.track.map_or("the tracks in order".to_string(), |t| format!("track {t}"));
-    writeln!(out, "A {}-minute session on {on} (planned {} min):", plan.minutes, plan.planned_minutes())?;
+    let on = plan.track.map_or(crate::t!("cli-plan-on-all"), |t| crate::t!("cli-plan-on-track", track = t));
+    let head = crate::t!("cli-plan-head", minutes = plan.minutes, on = on, planned = plan.planned_minutes());
+    writeln!(out, "{head}")?;
     if plan.is_empty() {
-        writeln!(out, "  nothing: no review is due and the path is done")?;
+        writeln!(out, "  {}", crate::t!("cli-plan-nothing"))?;
     }
     let mut k = 1;
     if !plan.review.is_empty() {
-        writeln!(out, "  {k}. {:>3} min  review {} due item(s)", plan.review_minutes(), plan.review.len())?;
+        let minutes = format!("{:>3}", plan.review_minutes());
+        writeln!(out, "  {k}. {}", crate::t!("cli-plan-review", minutes = minutes, count = plan.review.len()))?;
         k += 1;
     }
     if plan.review_left_out > 0 {
-        writeln!(
-            out,
-            "     ({} more due item(s) left for later: review takes at most {:.0}% of the time)",
-            plan.review_left_out,
-            study::REVIEW_SHARE * 100.0
-        )?;
+        let share = format!("{:.0}", study::REVIEW_SHARE * 100.0);
+        let line = crate::t!("cli-plan-left-out", count = plan.review_left_out, share = share);
+        writeln!(out, "     {line}")?;
     }
     for s in &plan.steps {
-        writeln!(out, "  {k}. {:>3} min  {} · track {}", s.minutes(), s.label, s.track)?;
+        let minutes = format!("{:>3}", s.minutes());
+        let line = crate::t!("cli-plan-step", minutes = minutes, label = s.label.as_str(), track = s.track);
+        writeln!(out, "  {k}. {line}")?;
         k += 1;
     }
     writeln!(out)?;
-    writeln!(out, "Study paths (steps done / steps, minutes left, next step):")?;
+    writeln!(out, "{}", crate::t!("cli-plan-paths"))?;
     for t in TRACKS.iter() {
+        let title = crate::tui::widgets::pad_right(&content.track_title(t.number), 32);
         let steps = study::path(content, progress, passed, t.number);
         if steps.is_empty() {
-            writeln!(out, "  {} {:<32} no path", t.number, t.title)?;
+            writeln!(out, "  {} {title} {}", t.number, crate::t!("cli-plan-no-path"))?;
             continue;
         }
         let (done, total, left) = study::path_progress(&steps);
-        let next = steps
-            .iter()
-            .find(|s| !s.done)
-            .map_or("done".to_string(), |s| format!("next: {} ({} min)", s.label, s.minutes()));
-        writeln!(out, "  {} {:<32} {done}/{total} · {left:>3} min left · {next}", t.number, t.title)?;
+        let next = steps.iter().find(|s| !s.done).map_or(crate::t!("cli-plan-done"), |s| {
+            crate::t!("cli-plan-next", label = s.label.as_str(), minutes = s.minutes())
+        });
+        let left = format!("{left:>3}");
+        let line = crate::t!("cli-plan-path", done = done, total = total, left = left, next = next);
+        writeln!(out, "  {} {title} {line}", t.number)?;
     }
     Ok(())
 }

@@ -53,23 +53,14 @@ pub fn open_store(now: DateTime<Utc>) -> Result<Store> {
 pub fn parse_filters(track: Option<&str>, level: Option<&str>) -> Result<(Option<u8>, Option<Level>)> {
     let t = match track {
         None => None,
-        Some(s) => Some(
-            parse_track(s)
-                .ok_or_else(|| anyhow!("unknown track \"{s}\": use 0–7 or a slug such as agentic-rl"))?
-                .number,
-        ),
+        Some(s) => Some(parse_track(s).ok_or_else(|| anyhow!("{}", crate::t!("cli-unknown-track", track = s)))?.number),
     };
     let l = match level {
         None => None,
         Some(s) if s.eq_ignore_ascii_case("all") => None,
-        Some(s) => Some(Level::parse(s).ok_or_else(|| anyhow!("unknown level \"{s}\": use L1, L2, L3 or all"))?),
+        Some(s) => Some(Level::parse(s).ok_or_else(|| anyhow!("{}", crate::t!("cli-unknown-level", level = s)))?),
     };
     Ok((t, l))
-}
-
-/// "1 item", "3 items".
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A lab link as plain text, named the way the commands take it:
@@ -79,17 +70,17 @@ pub fn link_text(content: &Content, link: &Link) -> String {
         Link::Sheet { track, section } => {
             let sheet = content.sheet(*track);
             match section.as_deref().and_then(|s| sheet.and_then(|sh| sh.section(s))) {
-                Some(sec) => format!("sheet {track}, § {}", sec.title),
+                Some(sec) => crate::t!("cli-link-section", track = *track, section = sec.title.as_str()),
                 None => match sheet {
-                    Some(sh) => format!("sheet {track} ({})", sh.meta.title),
-                    None => format!("sheet {track}"),
+                    Some(sh) => crate::t!("cli-link-sheet-titled", track = *track, title = sh.meta.title.as_str()),
+                    None => crate::t!("cli-link-sheet", track = *track),
                 },
             }
         }
-        Link::Drill(id) => format!("drill {id}"),
-        Link::Exercise(id) => format!("exercise {id}"),
-        Link::Quiz { track, level: Some(l) } => format!("quiz on track {track}, {l}"),
-        Link::Quiz { track, level: None } => format!("quiz on track {track}"),
+        Link::Drill(id) => crate::t!("cli-link-drill", id = id.as_str()),
+        Link::Exercise(id) => crate::t!("cli-link-exercise", id = id.as_str()),
+        Link::Quiz { track, level: Some(l) } => crate::t!("cli-link-quiz-level", track = *track, level = l.to_string()),
+        Link::Quiz { track, level: None } => crate::t!("cli-link-quiz", track = *track),
     }
 }
 
@@ -345,10 +336,11 @@ pub fn review(
             return Ok(ExitCode::from(2));
         }
         if let Err(e) = store.set_retention(r) {
-            eprintln!("agentlab: {e:#}. The desired retention is NOT saved.");
+            eprintln!("agentlab: {}", crate::t!("cli-retention-not-saved", error = format!("{e:#}")));
             return Ok(ExitCode::FAILURE);
         }
-        writeln!(io.out, "desired retention set to {:.2} (saved)", store.progress.settings.desired_retention)?;
+        let r = format!("{:.2}", store.progress.settings.desired_retention);
+        writeln!(io.out, "{}", crate::t!("cli-retention-set", retention = r))?;
     }
     let now = (io.now)();
     let mut ids = due_now(&store.progress, content, now);
@@ -358,34 +350,25 @@ pub fn review(
         ids.extend(weak.iter().cloned());
     }
     if ids.is_empty() {
-        writeln!(io.out, "nothing is due now.")?;
+        writeln!(io.out, "{}", crate::t!("cli-review-nothing"))?;
         if !weak.is_empty() {
-            writeln!(
-                io.out,
-                "{} ⚠️/❌ {} not yet due: `agentlab review --all` reviews {} now.",
-                weak.len(),
-                if weak.len() == 1 { "item is" } else { "items are" },
-                if weak.len() == 1 { "it" } else { "them" }
-            )?;
+            writeln!(io.out, "{}", crate::t!("cli-review-weak", count = weak.len()))?;
         }
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(
-        io.out,
-        "review: {} due now{} · desired retention {:.2}",
-        count(due, "item", "items"),
-        if all { format!(" + {} ⚠️/❌ not yet due", ids.len() - due) } else { String::new() },
-        store.progress.settings.desired_retention
-    )?;
-    let (passes, ended) = run_passes(io, content, store, ids, true, "review")?;
+    let extra =
+        if all { format!(" {}", crate::t!("cli-review-extra", count = ids.len() - due)) } else { String::new() };
+    let head = crate::t!(
+        "cli-review-head",
+        items = crate::t!("count-items", count = due),
+        extra = extra,
+        retention = format!("{:.2}", store.progress.settings.desired_retention)
+    );
+    writeln!(io.out, "{head}")?;
+    let (passes, ended) = run_passes(io, content, store, ids, true, &crate::t!("cli-review-label"))?;
     let code = report(io, &passes, ended, store)?;
     if !all && !ended && !weak.is_empty() {
-        writeln!(
-            io.out,
-            "{} more ⚠️/❌ {} not yet due: `agentlab review --all`.",
-            weak.len(),
-            if weak.len() == 1 { "item is" } else { "items are" }
-        )?;
+        writeln!(io.out, "{}", crate::t!("cli-review-more", count = weak.len()))?;
     }
     Ok(code)
 }
@@ -412,11 +395,19 @@ pub fn progress(
         writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(out, "mastery = share of items rated ✅ and not due again yet (all: of the track's items, as on Home)")?;
+    use crate::tui::widgets::{pad_left, pad_right};
+    writeln!(out, "{}", crate::t!("cli-progress-mastery"))?;
     writeln!(
         out,
-        "{:<36} {:>5} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
-        "track", "all", "L1", "L2", "L3", "due", "drills", "exercises"
+        "{} {} {:>10} {:>10} {:>10} {} {} {}",
+        pad_right(&crate::t!("cli-progress-col-track"), 36),
+        pad_left(&crate::t!("cli-progress-col-all"), 5),
+        "L1",
+        "L2",
+        "L3",
+        pad_left(&crate::t!("cli-progress-col-due"), 5),
+        pad_left(&crate::t!("cli-progress-col-drills"), 7),
+        pad_left(&crate::t!("cli-progress-col-exercises"), 9)
     )?;
     for row in &s.tracks {
         let cells: Vec<String> = row
@@ -444,20 +435,30 @@ pub fn progress(
     let weeks: Vec<String> = s
         .weeks
         .iter()
-        .map(|w| format!("{} {} ({})", w.start.format("%m-%d"), w.sessions, duration_text(w.secs)))
+        .map(|w| {
+            let start = w.start.format("%m-%d").to_string();
+            crate::t!("cli-progress-week", start = start, sessions = w.sessions, time = duration_text(w.secs))
+        })
         .collect();
-    writeln!(out, "\nstudy sessions per week (from Monday; {} in all): {}", s.sessions, weeks.join(" · "))?;
-    writeln!(out, "{:<36} {:>8} {:>16}", "track", "time", "predictions right")?;
+    writeln!(out, "\n{}", crate::t!("cli-progress-weeks", sessions = s.sessions, weeks = weeks.join(" · ")))?;
+    writeln!(
+        out,
+        "{} {} {}",
+        pad_right(&crate::t!("cli-progress-col-track"), 36),
+        pad_left(&crate::t!("cli-progress-col-time"), 8),
+        pad_left(&crate::t!("cli-progress-col-predictions"), 16)
+    )?;
     for row in &s.tracks {
         let title = crate::tui::widgets::pad_right(&crate::tui::widgets::ellipsize(&row.title, 33), 34);
         writeln!(out, "{} {title} {:>8} {:>16}", row.track, duration_text(row.secs), row.calibration_text())?;
     }
     let week: Vec<String> = s.due_next.iter().map(|n| n.to_string()).collect();
-    writeln!(out, "\ndue now: {} · next 7 days: {} (by day: {})", s.due_now, s.due_week(), week.join(" "))?;
-    writeln!(out, "ratings per day (last {} days, ✅/⚠️/❌):", s.history.len())?;
+    let due = crate::t!("cli-progress-due", now = s.due_now, week = s.due_week(), days = week.join(" "));
+    writeln!(out, "\n{due}")?;
+    writeln!(out, "{}", crate::t!("cli-progress-per-day", days = s.history.len()))?;
     let active: Vec<_> = s.history.iter().filter(|d| d.know + d.fuzzy + d.dont > 0).collect();
     if active.is_empty() {
-        writeln!(out, "  none yet: `agentlab quiz --track 3 --level L1` is a good start")?;
+        writeln!(out, "  {}", crate::t!("cli-progress-none-yet"))?;
     }
     for d in active {
         writeln!(
@@ -472,7 +473,8 @@ pub fn progress(
             d.dont
         )?;
     }
-    writeln!(out, "desired retention {:.2} · state file {}", s.desired_retention, store.path.display())?;
+    let r = format!("{:.2}", s.desired_retention);
+    writeln!(out, "{}", crate::t!("cli-progress-retention", retention = r, path = store.path.display().to_string()))?;
     Ok(ExitCode::SUCCESS)
 }
 
