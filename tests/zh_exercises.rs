@@ -140,7 +140,7 @@ fn every_shipped_mistake_fails_on_a_chinese_case_and_solutions_pass() {
 fn run(home: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agentlab"))
         .env("AGENTLAB_HOME", home)
-        .env_remove("AGENTLAB_LANG")
+        .env("AGENTLAB_LANG", "en")
         .args(args)
         .output()
         .unwrap()
