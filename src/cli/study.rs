@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 
 use crate::content::tracks::parse_track;
 use crate::content::{Answer, Content, Level, Link, QuizItem};
+use crate::markdown::math::inline;
 use crate::progress::grade::{self, letter, Response};
 use crate::progress::session::{due_now, quiz_items, weak_not_due, Passes};
 use crate::progress::summary::{duration_text, pct_text, summarize_with_runs};
@@ -101,12 +102,12 @@ fn ask_item(
         describe = level
     );
     writeln!(out, "\n── {head} ──")?;
-    writeln!(out, "{}", item.prompt)?;
+    writeln!(out, "{}", inline(&item.prompt))?;
     let shown = grade::order_shuffle(item);
     let prompt = match &item.answer {
         Answer::Choice { choices, correct } => {
             for (i, c) in choices.iter().enumerate() {
-                writeln!(out, "  {}) {c}", letter(i))?;
+                writeln!(out, "  {}) {}", letter(i), inline(c))?;
             }
             if correct.len() > 1 {
                 crate::t!("cli-answer-several", last = letter(choices.len() - 1).to_string())
@@ -118,7 +119,7 @@ fn ask_item(
         Answer::Order { steps } => {
             writeln!(out, "{}", crate::t!("cli-order-prompt"))?;
             for (row, &s) in shown.iter().enumerate() {
-                writeln!(out, "  {}) {}", row + 1, steps[s])?;
+                writeln!(out, "  {}) {}", row + 1, inline(&steps[s]))?;
             }
             crate::t!("cli-answer-order", example = example(steps.len()))
         }
@@ -143,7 +144,8 @@ fn ask_item(
     match (&item.answer, correct) {
         (_, Some(true)) => writeln!(out, "{}", crate::t!("cli-correct"))?,
         (Answer::Choice { choices, correct }, _) => {
-            let right: Vec<String> = correct.iter().map(|&i| format!("{}) {}", letter(i), choices[i])).collect();
+            let right: Vec<String> =
+                correct.iter().map(|&i| format!("{}) {}", letter(i), inline(&choices[i]))).collect();
             writeln!(out, "{}", crate::t!("cli-wrong-answer", answer = right.join(" + ")))?
         }
         (Answer::Numeric { value, tolerance }, _) => {
@@ -152,14 +154,14 @@ fn ask_item(
         (Answer::Order { steps }, _) => {
             writeln!(out, "{}", crate::t!("cli-wrong-order"))?;
             for (i, s) in steps.iter().enumerate() {
-                writeln!(out, "  {}. {s}", i + 1)?;
+                writeln!(out, "  {}. {}", i + 1, inline(s))?;
             }
         }
-        (Answer::Open { reference }, _) => writeln!(out, "{}\n{reference}", crate::t!("cli-reference"))?,
+        (Answer::Open { reference }, _) => writeln!(out, "{}\n{}", crate::t!("cli-reference"), inline(reference))?,
     }
     // Links read as text ("→ sheet 7, § Prompt injection"), never as their raw `[sheet:7#…]` form.
     let why = crate::content::links::with_link_labels(&item.explanation, &|l| Some(link_text(content, l)));
-    writeln!(out, "{}", crate::t!("cli-why", why = why))?;
+    writeln!(out, "{}", crate::t!("cli-why", why = inline(&why)))?;
     let mut see = Vec::new();
     if let Some(l) = item.sheet.as_deref().and_then(|s| Link::parse(&format!("sheet:{s}"))) {
         see.push(link_text(content, &l));

@@ -51,6 +51,37 @@ pub fn to_unicode(latex: &str) -> String {
     unwrap_single(&out).nfc().collect()
 }
 
+/// Text with `$…$` (or `$$…$$`) formulas in it, the formulas converted and
+/// the rest kept: for the short texts that are not laid out as markdown (a
+/// quiz item's choices and steps, the prompt printed by `agentlab quiz`).
+/// A `$` without a partner, or `\$`, stays as written.
+pub fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = unescaped_dollar(rest, 0) {
+        let delim = if rest[open..].starts_with("$$") { 2 } else { 1 };
+        let body_at = open + delim;
+        let close = match unescaped_dollar(rest, body_at) {
+            Some(c) if c > body_at && (delim == 1 || rest[c..].starts_with("$$")) => c,
+            _ => break,
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&to_unicode(&rest[body_at..close]));
+        rest = &rest[close + delim..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The byte index of the first `$` at or after `from` that no backslash escapes.
+fn unescaped_dollar(s: &str, from: usize) -> Option<usize> {
+    s[from..]
+        .char_indices()
+        .map(|(i, c)| (i + from, c))
+        .find(|&(i, c)| c == '$' && !s[..i].ends_with('\\'))
+        .map(|(i, _)| i)
+}
+
 /// `\log \frac{A}{B}` → `\log[\frac{A}{B}]`: written on one line, `log (A)/(B)`
 /// reads as `(log A)/B`; the bracket keeps the fraction inside the log.
 fn bracket_log_fractions(s: &str) -> String {
@@ -147,13 +178,24 @@ fn replace_command(s: &str, from: &str, to: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::to_unicode;
+    use super::{inline, to_unicode};
 
     #[test]
     fn greek_subscripts_and_sums() {
         assert_eq!(to_unicode(r"\theta_{t+1}"), "θₜ₊₁");
         assert_eq!(to_unicode(r"\sum_{i=1}^{n} x_i"), "∑ᵢ₌₁ⁿ xᵢ");
         assert_eq!(to_unicode(r"\gamma^k r_{t+k}"), "γᵏ rₜ₊ₖ");
+    }
+
+    #[test]
+    fn inline_formulas_in_plain_text() {
+        let f = r"\sigma(r_c - r_r)";
+        assert_eq!(inline(&format!("${f}$, the logistic")), format!("{}, the logistic", to_unicode(f)));
+        assert!(!inline(&format!("${f}$")).contains('\\'));
+        assert_eq!(inline("no formula"), "no formula");
+        assert_eq!(inline("a lone $ stays"), "a lone $ stays");
+        assert_eq!(inline(r"costs \$5 and $x$"), r"costs \$5 and x");
+        assert_eq!(inline(r"$$\alpha$$ then $\beta$"), "α then β");
     }
 
     #[test]

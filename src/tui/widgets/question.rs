@@ -350,7 +350,8 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 };
                 // Wrapped under its own first word, not under the letter.
                 let indent = 2 + 3 + mark.chars().count();
-                let parts = super::wrap_words(c, (body.width as usize).saturating_sub(indent).max(8));
+                let c = crate::markdown::math::inline(c);
+                let parts = super::wrap_words(&c, (body.width as usize).saturating_sub(indent).max(8));
                 for (k, part) in parts.into_iter().enumerate() {
                     let mut spans = if k == 0 {
                         vec![
@@ -405,12 +406,13 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 };
                 lines.push(Line::from(vec![
                     Span::raw(if sel { "▶ " } else { "  " }),
-                    Span::styled(format!("{}. {}", row + 1, steps[s]), style),
+                    Span::styled(format!("{}. {}", row + 1, crate::markdown::math::inline(&steps[s])), style),
                 ]));
             }
             if graded.is_some() {
                 lines.push(Line::from(Span::styled(crate::t!("question-correct-order"), dim())));
                 for (i, s) in steps.iter().enumerate() {
+                    let s = crate::markdown::math::inline(s);
                     lines.push(Line::from(Span::styled(format!("  {}. {s}", i + 1), good())));
                 }
             }
