@@ -223,3 +223,17 @@ fn review_done_counts_items_and_ratings_apart() {
     assert!(s.contains("First pass: 2 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 0 don't"), "{s}");
     assert!(s.contains("Pass 2 (⚠/❌ again): 1 item · ✅ 1 know"), "{s}");
 }
+
+/// A formula in an item's choices and explanation reads as math (σ, −log),
+/// never as the LaTeX it is written in.
+#[test]
+fn formulas_in_choices_and_explanations_are_drawn_as_unicode() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    quiz_over(&mut a, &["pre-l1-bradley-terry"]);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("a) σ(r") && !s.contains("\\sigma") && !s.contains('$'), "{s}");
+    keys(&mut a, "d");
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("as σ(r") && !s.contains("\\sigma") && !s.contains("\\log"), "{s}");
+}

@@ -19,6 +19,7 @@ use ratatui::Frame;
 
 use crate::content::links::link_label;
 use crate::content::{Answer, Content, Link, QuizItem};
+use crate::markdown::math::inline;
 use crate::markdown::Target;
 use crate::progress::grade::{self, letter, Response};
 use crate::progress::session::Passes;
@@ -316,7 +317,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
 
     let mut lines: Vec<Line> = Vec::new();
     for l in q.item.prompt.lines() {
-        lines.push(Line::from(Span::styled(l.to_string(), Style::default().add_modifier(Modifier::BOLD))));
+        lines.push(Line::from(Span::styled(inline(l), Style::default().add_modifier(Modifier::BOLD))));
     }
     lines.push(Line::raw(""));
     let graded = match &q.phase {
@@ -350,7 +351,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 };
                 // Wrapped under its own first word, not under the letter.
                 let indent = 2 + 3 + mark.chars().count();
-                let c = crate::markdown::math::inline(c);
+                let c = inline(c);
                 let parts = super::wrap_words(&c, (body.width as usize).saturating_sub(indent).max(8));
                 for (k, part) in parts.into_iter().enumerate() {
                     let mut spans = if k == 0 {
@@ -406,13 +407,13 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 };
                 lines.push(Line::from(vec![
                     Span::raw(if sel { "▶ " } else { "  " }),
-                    Span::styled(format!("{}. {}", row + 1, crate::markdown::math::inline(&steps[s])), style),
+                    Span::styled(format!("{}. {}", row + 1, inline(&steps[s])), style),
                 ]));
             }
             if graded.is_some() {
                 lines.push(Line::from(Span::styled(crate::t!("question-correct-order"), dim())));
                 for (i, s) in steps.iter().enumerate() {
-                    let s = crate::markdown::math::inline(s);
+                    let s = inline(s);
                     lines.push(Line::from(Span::styled(format!("  {}. {s}", i + 1), good())));
                 }
             }
@@ -430,7 +431,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                     accent().add_modifier(Modifier::BOLD),
                 )));
                 for l in reference.lines() {
-                    lines.push(Line::raw(l.to_string()));
+                    lines.push(Line::raw(inline(l)));
                 }
             }
         }
@@ -447,7 +448,7 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
         lines.push(Line::from(Span::styled(crate::t!("question-why"), accent().add_modifier(Modifier::BOLD))));
         let explanation = crate::content::links::with_link_labels(&q.item.explanation, &|l| link_label(content, l));
         for l in explanation.lines() {
-            lines.push(Line::raw(l.to_string()));
+            lines.push(Line::raw(inline(l)));
         }
         let mut see = vec![Span::styled(crate::t!("question-see", links = ""), dim())];
         if let Some(l) = q.sheet_link() {
