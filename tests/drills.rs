@@ -507,15 +507,15 @@ fn reward_model_overopt_quick_passes() {
     quick_passes("reward-model-overopt", 1);
 }
 
-/// Pairs drawn with no preference for the longer answer: the dots no longer
-/// predict the label, the reward models do not learn to pay for them, and
-/// best-of-n finds no tail to exploit — the gold reward does not fall.
+/// Best-of-4 at most (KL_bon 0.64 nats): the selection stops before the
+/// reward models' errors in the tail decide the pick, so the gold reward has
+/// not fallen from its peak.
 #[test]
-fn reward_model_overopt_gold_does_not_fall_without_the_length_bias() {
+fn reward_model_overopt_gold_does_not_fall_before_the_tail() {
     breaks(
         "reward-model-overopt",
         1,
-        ("length_bias", "0"),
+        ("samples", "4"),
         &["large_gold_falls_after_peak", "small_gold_falls_after_peak"],
     );
 }
