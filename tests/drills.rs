@@ -502,3 +502,43 @@ fn prompt_injection_same_seed_same_numbers() {
         assert!(x.0 == y.0 && x.1 == y.1 && x.2.to_bits() == y.2.to_bits(), "{x:?} vs {y:?}");
     }
 }
+
+#[test]
+fn reward_model_overopt_quick_passes() {
+    quick_passes("reward-model-overopt", 1);
+}
+
+/// Best-of-4 at most (KL_bon 0.64 nats): the selection stops before the
+/// reward models' errors in the tail decide the pick, so the gold reward has
+/// not fallen from its peak.
+#[test]
+fn reward_model_overopt_gold_does_not_fall_before_the_tail() {
+    breaks(
+        "reward-model-overopt",
+        1,
+        ("samples", "4"),
+        &["large_gold_falls_after_peak", "small_gold_falls_after_peak"],
+    );
+}
+
+/// Both reward models trained on the same 16 pairs are the same model: the
+/// larger set's advantage reads exactly 0, and neither learns the sums.
+#[test]
+fn reward_model_overopt_remedy_needs_more_pairs() {
+    let (_, r) = run_with("reward-model-overopt", 1, &[("pairs_large", "16")]);
+    let c = claim(&r, "large_set_higher_peak");
+    assert!(!c.pass && c.measured.abs() < 1e-12, "{c:?}");
+    assert!(!claim(&r, "large_rm_heldout_accuracy").pass, "{:?}", r.claims);
+}
+
+/// The learner's `bradley_terry` trains the reward models: with chosen and
+/// rejected swapped in the loss, the large-set model ranks held-out pairs
+/// the wrong way.
+#[test]
+fn your_bradley_terry_trains_the_reward_models() {
+    let content = Content::embedded().unwrap();
+    let x = content.exercise("bradley-terry").unwrap();
+    let swapped = x.mistakes.iter().find(|m| m.name.contains("swapped")).expect("the swapped mistake");
+    let r = run_using("reward-model-overopt", 1, &[], "bradley-terry", &swapped.script);
+    assert!(!claim(&r, "large_rm_heldout_accuracy").pass, "{:?}", claim(&r, "large_rm_heldout_accuracy"));
+}

@@ -32,6 +32,8 @@ pub const FUNCTIONS: &[&str] = &[
     "dpo_loss",
     "dpo_grad_weight",
     "bradley_terry",
+    "kl_bon",
+    "best_of_n",
     "ppo_clip_objective",
     "kl_k3",
     "grpo_token_weight",
@@ -203,6 +205,16 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
             let delta = scalar((a.f("r_chosen")? - a.f("r_rejected")?) as f32)?;
             let nls = crate::rl::dpo::neg_log_sigmoid(&delta).map_err(err)?.to_vec1::<f32>().map_err(err)?[0];
             Ok((-(nls as f64)).exp())
+        }
+        "kl_bon" => Ok(crate::rl::reward_model::kl_bon(a.u("n")?)),
+        "best_of_n" => {
+            // The expected `value` of the highest-`proxy` sample among n drawn without replacement.
+            let (proxy, value) = (a.list("proxy")?, a.list("value")?);
+            let n = a.u("n")?;
+            if proxy.len() != value.len() || n == 0 || n > proxy.len() {
+                return Err(format!("best_of_n needs proxy and value of one length ≥ n ≥ 1 (n = {n})"));
+            }
+            Ok(crate::rl::reward_model::best_of_n_curve(&proxy, &value)[n - 1])
         }
         "ppo_clip_objective" => Ok(clip_objective(a.f("ratio")?, a.f("advantage")?, a.f("eps")?)),
         "kl_k3" => {

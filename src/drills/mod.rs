@@ -40,6 +40,7 @@ pub mod pass_at_k_harness;
 pub(crate) mod pipeline;
 pub mod prompt_injection;
 pub mod react_tool_call_loop;
+pub mod reward_model_overopt;
 pub mod rollout_infra;
 pub mod self_refine_loop;
 pub mod sft_basics;
@@ -127,6 +128,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &pass_at_k_harness::PassAtKHarness,
         &prompt_injection::PromptInjection,
         &rollout_infra::RolloutInfra,
+        &reward_model_overopt::RewardModelOveropt,
     ]
 }
 

@@ -259,6 +259,26 @@ pub fn dpo_cases() -> Vec<Case> {
     out
 }
 
+pub fn bradley_terry_cases() -> Vec<Case> {
+    let mk = |name: &str, c: f64, r: f64| -> Case {
+        let want = crate::rl::reward_model::bt_loss_one(c, r);
+        case(name, vec![Value::Float(c), Value::Float(r)], Expected::Float(want))
+    };
+    let mut out = vec![
+        mk("edge: equal scores (loss ln 2)", 0.7, 0.7),
+        mk("edge: the chosen one scored higher by 1", 1.5, 0.5),
+        mk("edge: the pair ordered the wrong way", -1.0, 2.0),
+        mk("edge: a huge margin the right way (loss ≈ 0)", 400.0, -400.0),
+        mk("edge: a huge margin the wrong way (h = −800: needs a stable form)", -400.0, 400.0),
+    ];
+    let mut rng = Rng::new(0xb7e);
+    for i in 0..RANDOM_CASES {
+        let v = uniforms(&mut rng, 2, -8.0, 8.0);
+        out.push(mk(&format!("random {}", i + 1), v[0], v[1]));
+    }
+    out
+}
+
 // ------------------------------------------------------------- evaluation
 
 pub fn pass_at_k_cases() -> Vec<Case> {

@@ -110,6 +110,14 @@ const SPECS: &[Spec] = &[
         tol: 1e-4,
     },
     Spec {
+        id: "bradley-terry",
+        function: "bradley_terry",
+        params: &["r_chosen", "r_rejected"],
+        plug_drill: Some("reward-model-overopt"),
+        cases: checks::bradley_terry_cases,
+        tol: 1e-9,
+    },
+    Spec {
         id: "pass-at-k",
         function: "pass_at_k",
         params: &["n", "c", "k"],

@@ -95,6 +95,37 @@ impl Plugs {
         Some(floats(s, "dr_grpo_advantages", &[r], rewards.len()))
     }
 
+    /// The learner's `bradley_terry(r_chosen, r_rejected)` on each pair of a
+    /// batch, when plugged in: every pair's loss and its derivatives with
+    /// respect to both scores (central differences of the learner's function,
+    /// step `1e-3`), so a reward model can train on it.
+    #[allow(clippy::type_complexity)]
+    pub fn bradley_terry(&self, chosen: &[f32], rejected: &[f32]) -> Option<Result<(Vec<f32>, Vec<f32>, Vec<f32>)>> {
+        let s = self.get("bradley-terry")?;
+        Some((|| {
+            let call = |c: f64, r: f64| -> Result<f64> {
+                let args = [Value::Float(c), Value::Float(r)];
+                let v = s.call_f64("bradley_terry", &args).map_err(|e| anyhow!("your bradley_terry: {e}"))?;
+                if !v.is_finite() {
+                    return Err(anyhow!(
+                        "your bradley_terry({c:.4}, {r:.4}) returned {v}: a value that is not a finite number \
+                         (e^(−h) overflows for a pair ordered the wrong way by a wide margin)"
+                    ));
+                }
+                Ok(v)
+            };
+            const H: f64 = 1e-3;
+            let (mut values, mut dc, mut dr) = (Vec::new(), Vec::new(), Vec::new());
+            for (&c, &r) in chosen.iter().zip(rejected) {
+                let (c, r) = (c as f64, r as f64);
+                values.push(call(c, r)? as f32);
+                dc.push(((call(c + H, r)? - call(c - H, r)?) / (2.0 * H)) as f32);
+                dr.push(((call(c, r + H)? - call(c, r - H)?) / (2.0 * H)) as f32);
+            }
+            Ok((values, dc, dr))
+        })())
+    }
+
     /// A replay buffer run by the learner's `reservoir_push`, when plugged in.
     pub fn reservoir<T: Clone>(&self, capacity: usize, seed: u64) -> Option<ScriptReservoir<T>> {
         let s = self.scripts.get("reservoir")?.clone();

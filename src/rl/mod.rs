@@ -14,6 +14,7 @@ pub mod kl;
 pub mod pg;
 pub mod ppo;
 pub mod returns;
+pub mod reward_model;
 pub mod rollout;
 pub mod sequences;
 pub mod token_batch;
