@@ -302,13 +302,14 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
     let presets = d.presets.keys().cloned().collect::<Vec<_>>().join(", ");
     println!("\n{}", crate::t!("cli-show-presets", presets = presets));
     println!("{}", crate::t!("cli-show-claims"));
+    let claim_width = d.claims.iter().map(|c| c.id.len()).max().unwrap_or(0).max(22);
     for c in &d.claims {
         let only = if c.presets.is_empty() {
             String::new()
         } else {
             format!(" {}", crate::t!("cli-show-claim-presets", presets = c.presets.join(", ")))
         };
-        println!("  {:<22} {} {} {}{only}", c.id, c.text, c.op.symbol(), c.threshold);
+        println!("  {:<w$} {} {} {}{only}", c.id, c.text, c.op.symbol(), c.threshold, w = claim_width);
     }
     let plugs: Vec<_> = content.exercises.iter().filter(|x| x.plug && x.drill.as_deref() == Some(id)).collect();
     if !plugs.is_empty() {
@@ -501,6 +502,9 @@ pub fn drill_run(
         crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params, uses };
     let mut handle = crate::runner::start(meta, config, &crate::paths::runs_dir()?)?;
     let mut report = None;
+    // The claim id columns (live lines, the table): as wide as before, or the longest id.
+    let longest = meta.claims.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    let (live_width, id_width) = (longest.max(20), longest.max(22));
     let started = std::time::Instant::now();
     let mut last_print = std::time::Instant::now() - std::time::Duration::from_secs(10);
     // Metrics reported since the last progress line: a series that stopped
@@ -535,7 +539,7 @@ pub fn drill_run(
                     }
                 }
                 Event::Claim(c) => println!(
-                    "   {} {:<20} {:>10} {} {:<8} {}",
+                    "   {} {:<live_width$} {:>10} {} {:<8} {}",
                     crate::t!("cli-run-claim"),
                     c.id,
                     crate::drills::fmt_value(c.measured),
@@ -568,7 +572,7 @@ pub fn drill_run(
             use crate::tui::widgets::{pad_left, pad_right};
             println!(
                 "\n{} {} {:>3} {} {}",
-                pad_right(&crate::t!("cli-table-claim"), 22),
+                pad_right(&crate::t!("cli-table-claim"), id_width),
                 pad_left(&crate::t!("cli-table-measured"), 12),
                 "",
                 pad_right(&crate::t!("cli-table-threshold"), 10),
@@ -577,7 +581,7 @@ pub fn drill_run(
         }
         for c in &report.claims {
             println!(
-                "{:<22} {:>12} {:>3} {:<10} {}",
+                "{:<id_width$} {:>12} {:>3} {:<10} {}",
                 c.id,
                 crate::drills::fmt_value(c.measured),
                 c.op.symbol(),

@@ -205,13 +205,12 @@ fn build_pairs(
         }
     }
     if set.pairs.len() < p.pairs_large {
-        bail!(
-            "only {} preference pairs from {} prompts (pairs_large = {}): the SFT model's samples are almost all right \
-             or all wrong. Change sft_steps, habit_rate or pair_samples.",
-            set.pairs.len(),
-            set.prompts,
-            p.pairs_large
-        );
+        bail!(crate::t!(
+            "setup-rm-few-pairs",
+            got = set.pairs.len().to_string(),
+            prompts = set.prompts.to_string(),
+            want = p.pairs_large.to_string()
+        ));
     }
     set.chosen_longer =
         set.pairs.iter().filter(|x| x.chosen.dots > x.rejected.dots).count() as f64 / set.pairs.len() as f64;
@@ -390,26 +389,26 @@ impl TypedDrill for RewardModelOveropt {
     fn validate(p: &Params) -> Result<(), String> {
         check_heads(p.d_model, p.n_heads)?;
         if p.pairs_small > p.pairs_large {
-            return Err(format!(
-                "pairs_small ({}) cannot exceed pairs_large ({}): the small set is the start of the large one",
-                p.pairs_small, p.pairs_large
+            return Err(crate::t!(
+                "setup-rm-pairs",
+                small = p.pairs_small.to_string(),
+                large = p.pairs_large.to_string()
             ));
         }
         if p.dot_cost * p.max_dots as f64 >= 1.0 {
-            return Err(format!(
-                "dot_cost × max_dots ({}) must stay below 1: a right answer must beat a wrong one whatever its dots",
-                p.dot_cost * p.max_dots as f64
-            ));
+            return Err(crate::t!("setup-rm-dots", product = (p.dot_cost * p.max_dots as f64).to_string()));
         }
         let problems = 10usize.pow(2 * p.digits as u32);
         if 2 * p.test_size > problems {
-            return Err(format!(
-                "test_size ({}) must be at most half of the {problems} distinct {}-digit problems",
-                p.test_size, p.digits
+            return Err(crate::t!(
+                "setup-dpo-test-size",
+                test = p.test_size.to_string(),
+                problems = problems.to_string(),
+                digits = p.digits.to_string()
             ));
         }
         if p.evals > p.rm_steps {
-            return Err(format!("evals ({}) cannot exceed rm_steps ({})", p.evals, p.rm_steps));
+            return Err(crate::t!("setup-rm-evals", evals = p.evals.to_string(), steps = p.rm_steps.to_string()));
         }
         Ok(())
     }
@@ -496,7 +495,7 @@ impl TypedDrill for RewardModelOveropt {
                 .collect(),
         };
         if held.pairs.is_empty() {
-            bail!("no held-out pairs: no held-out prompt has both a right and a wrong sample");
+            bail!(crate::t!("setup-rm-no-held-pairs"));
         }
 
         ctx.phase(crate::t!("view-rmo-phase-pairs"));

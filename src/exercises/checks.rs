@@ -265,16 +265,16 @@ pub fn bradley_terry_cases() -> Vec<Case> {
         case(name, vec![Value::Float(c), Value::Float(r)], Expected::Float(want))
     };
     let mut out = vec![
-        mk("edge: equal scores (loss ln 2)", 0.7, 0.7),
-        mk("edge: the chosen one scored higher by 1", 1.5, 0.5),
-        mk("edge: the pair ordered the wrong way", -1.0, 2.0),
-        mk("edge: a huge margin the right way (loss ≈ 0)", 400.0, -400.0),
-        mk("edge: a huge margin the wrong way (h = −800: needs a stable form)", -400.0, 400.0),
+        mk(&crate::t!("exercise-case-bt-equal"), 0.7, 0.7),
+        mk(&crate::t!("exercise-case-bt-higher"), 1.5, 0.5),
+        mk(&crate::t!("exercise-case-bt-wrong-way"), -1.0, 2.0),
+        mk(&crate::t!("exercise-case-bt-huge-right"), 400.0, -400.0),
+        mk(&crate::t!("exercise-case-bt-huge-wrong"), -400.0, 400.0),
     ];
     let mut rng = Rng::new(0xb7e);
     for i in 0..RANDOM_CASES {
         let v = uniforms(&mut rng, 2, -8.0, 8.0);
-        out.push(mk(&format!("random {}", i + 1), v[0], v[1]));
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), v[0], v[1]));
     }
     out
 }

@@ -105,12 +105,16 @@ impl Plugs {
         Some((|| {
             let call = |c: f64, r: f64| -> Result<f64> {
                 let args = [Value::Float(c), Value::Float(r)];
-                let v = s.call_f64("bradley_terry", &args).map_err(|e| anyhow!("your bradley_terry: {e}"))?;
+                let v = s
+                    .call_f64("bradley_terry", &args)
+                    .map_err(|e| anyhow!(crate::t!("exercise-your", name = "bradley_terry", error = e.to_string())))?;
                 if !v.is_finite() {
-                    return Err(anyhow!(
-                        "your bradley_terry({c:.4}, {r:.4}) returned {v}: a value that is not a finite number \
-                         (e^(−h) overflows for a pair ordered the wrong way by a wide margin)"
-                    ));
+                    return Err(anyhow!(crate::t!(
+                        "exercise-plug-bt-not-finite",
+                        c = format!("{c:.4}"),
+                        r = format!("{r:.4}"),
+                        v = v.to_string()
+                    )));
                 }
                 Ok(v)
             };

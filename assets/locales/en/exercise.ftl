@@ -174,3 +174,11 @@ exercise-cli-not-saved = progress NOT saved: { $error }
 exercise-cli-use-form = --use expects EXERCISE=FILE, got "{ $arg }"
 exercise-cli-why = { $case }: got { $got }
 exercise-cli-fails-anyway = note: your { $id } fails its check ({ $why }); training with it anyway
+
+## bradley-terry
+exercise-case-bt-equal = edge: equal scores (loss ln 2)
+exercise-case-bt-higher = edge: the chosen one scored higher by 1
+exercise-case-bt-wrong-way = edge: the pair ordered the wrong way
+exercise-case-bt-huge-right = edge: a huge margin the right way (loss ≈ 0)
+exercise-case-bt-huge-wrong = edge: a huge margin the wrong way (h = −800: needs a stable form)
+exercise-plug-bt-not-finite = your bradley_terry({ $c }, { $r }) returned { $v }: a value that is not a finite number (e^(−h) overflows for a pair ordered the wrong way by a wide margin)

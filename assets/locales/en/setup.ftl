@@ -60,3 +60,10 @@ setup-whole-overflow = { $what } is a whole number { $range }, and { $got } is o
 setup-what-seed = a seed
 setup-what-sweep-seeds = sweep seeds
 setup-what-seeds-seed = seeds: a seed
+
+## reward-model-overopt
+setup-rm-pairs = pairs_small ({ $small }) cannot exceed pairs_large ({ $large }): the small set is the start of the large one
+setup-rm-dots = dot_cost × max_dots ({ $product }) must stay below 1: a right answer must beat a wrong one whatever its dots
+setup-rm-evals = evals ({ $evals }) cannot exceed rm_steps ({ $steps })
+setup-rm-few-pairs = only { $got } preference pairs from { $prompts } prompts (pairs_large = { $want }): the SFT model's samples are almost all right or all wrong. Change sft_steps, habit_rate or pair_samples.
+setup-rm-no-held-pairs = no held-out pairs: no held-out prompt has both a right and a wrong sample

@@ -168,3 +168,11 @@ exercise-cli-not-saved = 进度未保存：{ $error }
 exercise-cli-use-form = --use 的格式是 EXERCISE=FILE，收到的是“{ $arg }”
 exercise-cli-why = { $case }：实际为 { $got }
 exercise-cli-fails-anyway = 注意：你的 { $id } 没有通过检查（{ $why }）；仍用它训练
+
+## bradley-terry
+exercise-case-bt-equal = 边界：两个分数相等（损失为 ln 2）
+exercise-case-bt-higher = 边界：被选回答的分数高 1
+exercise-case-bt-wrong-way = 边界：偏好对的顺序反了
+exercise-case-bt-huge-right = 边界：方向正确的巨大差值（损失 ≈ 0）
+exercise-case-bt-huge-wrong = 边界：方向错误的巨大差值（h = −800：需要数值稳定的写法）
+exercise-plug-bt-not-finite = 你的 bradley_terry({ $c }, { $r }) 返回了 { $v }：不是有限数（顺序反了且差值很大的偏好对会让 e^(−h) 溢出）

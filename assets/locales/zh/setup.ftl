@@ -58,3 +58,10 @@ setup-whole-overflow = { $what }应为 { $range } 的整数，{ $got } 超出范
 setup-what-seed = 种子
 setup-what-sweep-seeds = 扫描的种子数
 setup-what-seeds-seed = 种子列表中的种子
+
+## reward-model-overopt
+setup-rm-pairs = pairs_small（{ $small }）不能超过 pairs_large（{ $large }）：小集合是大集合的开头部分
+setup-rm-dots = dot_cost × max_dots（{ $product }）必须小于 1：无论带多少个点，对的答案都必须胜过错的
+setup-rm-evals = evals（{ $evals }）不能超过 rm_steps（{ $steps }）
+setup-rm-few-pairs = 从 { $prompts } 个提示中只得到 { $got } 个偏好对（pairs_large = { $want }）：SFT 模型的样本几乎全对或全错。请修改 sft_steps、habit_rate 或 pair_samples。
+setup-rm-no-held-pairs = 没有留出的偏好对：没有哪个留出提示同时有对的和错的样本
