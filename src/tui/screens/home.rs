@@ -366,7 +366,8 @@ fn drill_detail(content: &Content, id: &str) -> Vec<Line<'static>> {
     let observed = d.claims.iter().filter(|c| c.observation).count();
     let mut counts = crate::t!("home-claims", count = d.claims.len() - observed);
     if observed > 0 {
-        counts += &format!(", {}", crate::t!("home-observations", count = observed));
+        counts += &crate::t!("view-list-sep");
+        counts += &crate::t!("home-observations", count = observed);
     }
     lines.push(Line::raw(crate::t!(
         "home-drill-line",
