@@ -19,7 +19,13 @@ fn there_are_at_least_twelve_exercises_each_with_a_checker() {
     assert!(c.exercises.len() >= 12, "{} exercises", c.exercises.len());
     for x in &c.exercises {
         assert!(exercises::spec(&x.id).is_some(), "{} has no checker", x.id);
-        assert_eq!(exercises::spec(&x.id).unwrap().function, x.function, "{}", x.id);
+        let spec = exercises::spec(&x.id).unwrap();
+        assert_eq!(spec.function, x.function, "{}", x.id);
+        // The file says `plug = true` exactly where the code plugs the function into its drill.
+        assert_eq!(spec.plug_drill.is_some(), x.plug, "{}: plug in the file vs in the code", x.id);
+        if let Some(d) = spec.plug_drill {
+            assert_eq!(x.drill.as_deref(), Some(d), "{}", x.id);
+        }
     }
     let plugged = c.exercises.iter().filter(|x| x.plug).count();
     assert!(plugged >= 4, "{plugged} exercises plug into a drill");
