@@ -135,6 +135,8 @@ fn every_view_message_is_translated() {
         "view-dpo-verdict-pair",
         "view-dpo-col-logp-chosen",
         "view-dpo-col-logp-rejected",
+        // "best-of-n" is a method's name, kept in English like GRPO and pass@k.
+        "view-rmo-phase-bon",
     ];
     let same: Vec<String> = i18n::keys(Lang::En)
         .into_iter()
