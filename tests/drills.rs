@@ -529,6 +529,8 @@ fn reward_model_overopt_remedy_needs_more_pairs() {
     let c = claim(&r, "large_set_higher_peak");
     assert!(!c.pass && c.measured.abs() < 1e-12, "{c:?}");
     assert!(!claim(&r, "large_rm_heldout_accuracy").pass, "{:?}", r.claims);
+    // Best-of-n against an RM that learned little barely beats a random pick.
+    assert!(!claim(&r, "large_gold_rises_first").pass, "{:?}", claim(&r, "large_gold_rises_first"));
 }
 
 /// The learner's `bradley_terry` trains the reward models: with chosen and

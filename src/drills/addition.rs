@@ -53,6 +53,13 @@ pub(crate) fn check_sizes(digits: usize, max_new: usize, key: &str, held: usize)
     if max_new < digits + 2 {
         return Err(crate::t!("setup-max-new", max_new = max_new.to_string(), digits = (digits + 1).to_string()));
     }
+    check_held(digits, key, held)
+}
+
+/// At most half of all `digits`-digit problems held out, so that training
+/// prompts drawn outside the held-out set are never short (`key` names the
+/// drill's parameter for `held`).
+pub(crate) fn check_held(digits: usize, key: &str, held: usize) -> Result<(), String> {
     let all = 10usize.pow(2 * digits as u32);
     if held * 2 > all {
         return Err(crate::t!(

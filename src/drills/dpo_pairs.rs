@@ -361,15 +361,7 @@ impl TypedDrill for DpoPairs {
             return Err(crate::t!("setup-dpo-beta", compare = p.beta_compare.to_string(), beta = p.beta.to_string()));
         }
         // Training prompts are drawn outside the held-out set: leave room for them.
-        let problems = 10usize.pow(2 * p.digits as u32);
-        if 2 * p.test_size > problems {
-            return Err(crate::t!(
-                "setup-dpo-test-size",
-                test = p.test_size.to_string(),
-                problems = problems.to_string(),
-                digits = p.digits.to_string()
-            ));
-        }
+        super::addition::check_held(p.digits, "test_size", p.test_size)?;
         if p.evals > p.steps {
             return Err(crate::t!("setup-evals-steps", evals = p.evals.to_string(), steps = p.steps.to_string()));
         }

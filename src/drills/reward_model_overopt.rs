@@ -398,15 +398,7 @@ impl TypedDrill for RewardModelOveropt {
         if p.dot_cost * p.max_dots as f64 >= 1.0 {
             return Err(crate::t!("setup-rm-dots", product = (p.dot_cost * p.max_dots as f64).to_string()));
         }
-        let problems = 10usize.pow(2 * p.digits as u32);
-        if 2 * p.test_size > problems {
-            return Err(crate::t!(
-                "setup-dpo-test-size",
-                test = p.test_size.to_string(),
-                problems = problems.to_string(),
-                digits = p.digits.to_string()
-            ));
-        }
+        super::addition::check_held(p.digits, "test_size", p.test_size)?;
         if p.evals > p.rm_steps {
             return Err(crate::t!("setup-rm-evals", evals = p.evals.to_string(), steps = p.rm_steps.to_string()));
         }

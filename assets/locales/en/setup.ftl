@@ -30,7 +30,6 @@ setup-max-new = max_new ({ $max_new }) must leave room for an answer of { $digit
 setup-held-half = { $key } ({ $held }) must hold out at most half of the { $all } problems with { $digits } digits
 setup-evals-steps = evals ({ $evals }) cannot exceed steps ({ $steps })
 setup-dpo-beta = beta_compare ({ $compare }) must differ from beta ({ $beta }): the drill compares two β
-setup-dpo-test-size = test_size ({ $test }) must be at most half of the { $problems } distinct { $digits }-digit problems
 setup-probe-holdout = probe ({ $probe }) cannot exceed holdout ({ $holdout })
 setup-mm-mix = mix ({ $mix }) + other_mix ({ $other }) leave too little of the expert's own task (at most 0.9 together)
 setup-mm-sweep-holdout = sweep_holdout ({ $sweep }) cannot exceed holdout ({ $holdout })

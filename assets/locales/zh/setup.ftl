@@ -28,7 +28,6 @@ setup-max-new = max_new（{ $max_new }）必须容得下 { $digits } 位的答�
 setup-held-half = { $key }（{ $held }）最多只能留出 { $digits } 位数的 { $all } 道题中的一半
 setup-evals-steps = evals（{ $evals }）不能超过 steps（{ $steps }）
 setup-dpo-beta = beta_compare（{ $compare }）必须不同于 beta（{ $beta }）：本演练比较两个 β
-setup-dpo-test-size = test_size（{ $test }）最多是 { $problems } 道不同的 { $digits } 位数题目的一半
 setup-probe-holdout = probe（{ $probe }）不能超过 holdout（{ $holdout }）
 setup-mm-mix = mix（{ $mix }）+ other_mix（{ $other }）给专家自己任务留下的太少（两者合计至多 0.9）
 setup-mm-sweep-holdout = sweep_holdout（{ $sweep }）不能超过 holdout（{ $holdout }）
