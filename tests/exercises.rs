@@ -105,3 +105,30 @@ fn use_refuses_an_exercise_of_another_drill_before_anything_runs() {
     let out = bin().args(["drill", "run", "ewc-replay", "--use", "reservoir=/nonexistent.rhai"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// An indented formula line in a task would be joined to its neighbours by the
+/// Markdown renderer (`h = r_c − r_r L = −log σ(h)`): formulas go in a fenced
+/// block, one per line, in every language.
+#[test]
+fn task_formulas_are_fenced_not_indented() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
+    let mut files = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let doc: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+        let Some(task) = doc.get("task").and_then(|t| t.as_str()) else { continue };
+        files += 1;
+        let mut fenced = false;
+        for line in task.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+            } else if !fenced && line.starts_with("  ") && !line.trim_start().starts_with(['-', '*']) {
+                panic!("{}: an indented line outside a fenced block: {line:?}", path.display());
+            }
+        }
+    }
+    assert!(files >= 24, "{files} exercise files with a task");
+}
