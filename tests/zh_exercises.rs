@@ -247,3 +247,34 @@ fn the_tui_check_reports_in_chinese_at_both_sizes() {
     assert!(text.contains("实际：错误：discounted_returns返回了长度为0的数组；长度必须是4"), "{s}");
     i18n::set(Lang::En);
 }
+
+/// A report already on screen is worded again when the learner switches
+/// language, without counting as another check.
+#[test]
+fn a_report_on_screen_follows_a_language_switch() {
+    common::isolated_home();
+    let mut a = App::new(Content::embedded().unwrap());
+    a.set_lang(Lang::En).unwrap();
+    common::screen_lines(&mut a, 80, 24);
+    let key = |a: &mut App, code| a.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    key(&mut a, KeyCode::Char('e'));
+    common::screen_lines(&mut a, 80, 24);
+    let pos = a.content.exercises.iter().position(|x| x.id == "discounted-returns").unwrap();
+    for _ in 0..pos {
+        key(&mut a, KeyCode::Down);
+    }
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Char('c'));
+    common::settle(&mut a);
+    let s = common::screen_lines(&mut a, 120, 40).join("\n");
+    assert!(s.contains("first failing"), "{s}");
+    key(&mut a, KeyCode::F(2));
+    common::settle(&mut a);
+    let s = common::screen_lines(&mut a, 120, 40).join("\n");
+    let text: String = s.chars().filter(|c| !c.is_whitespace() && *c != '│').collect();
+    assert!(text.contains("第一个失败的用例"), "{s}");
+    none_of(&s, &["first failing", "got:"]);
+    // One check recorded, not two.
+    assert_eq!(a.store.progress.exercises["discounted-returns"].checks, 1);
+    i18n::set(Lang::En);
+}

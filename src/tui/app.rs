@@ -646,6 +646,7 @@ impl App {
         let mut changed = false;
         for s in self.stack.iter_mut() {
             let Screen::Exercise(x) = s else { continue };
+            changed |= x.poll_reword();
             let Some(outcome) = x.poll_check() else { continue };
             changed = true;
             let passed = match outcome {

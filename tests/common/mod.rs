@@ -145,7 +145,7 @@ pub fn settle(app: &mut agentlab::tui::App) {
     let working = |a: &agentlab::tui::App| {
         a.stack.iter().any(|s| match s {
             Screen::Drill(d) => d.working(),
-            Screen::Exercise(x) => x.checking(),
+            Screen::Exercise(x) => x.checking() || x.rewording(),
             _ => false,
         })
     };

@@ -140,6 +140,10 @@ pub struct State {
     /// function may loop for a while before the engine's operation limit
     /// stops it: the screen keeps drawing and answering keys meanwhile).
     checking: Option<Checking>,
+    /// The report on screen worded again in a new language (after the
+    /// learner switched): the same code checked again, on its own thread,
+    /// and not recorded as another check.
+    rewording: Option<Rewording>,
 }
 
 /// The file read again and checked: its text and the report, or why not.
@@ -150,6 +154,16 @@ type Checked = Result<(String, CheckReport), String>;
 struct Checking(Arc<OnceLock<Checked>>);
 
 impl PartialEq for Checking {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The shown code checked again in another language; the report lands in the cell.
+#[derive(Debug, Clone)]
+struct Rewording(Arc<OnceLock<CheckReport>>);
+
+impl PartialEq for Rewording {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
@@ -185,6 +199,7 @@ impl State {
             path,
             code,
             report: None,
+            rewording: None,
             hints_shown: 0,
             solution_shown: false,
             scroll: Cell::new(0),
@@ -263,6 +278,38 @@ impl State {
         Ok(())
     }
 
+    /// Word the report on screen in the current language: the code it was
+    /// made from is checked again on a thread of its own (a check under way
+    /// already speaks the new language only if it started after the switch,
+    /// so it is left alone). Nothing is recorded.
+    pub fn reword_report(&mut self) {
+        let (Some(_), Some(spec)) = (&self.report, exercises::spec(&self.meta.id)) else { return };
+        let (cell, code) = (Arc::new(OnceLock::new()), self.code.clone());
+        let out = Arc::clone(&cell);
+        let lang = crate::i18n::current();
+        std::thread::spawn(move || {
+            crate::i18n::set(lang);
+            let _ = out.set(exercises::check(spec, &code));
+        });
+        self.rewording = Some(Rewording(cell));
+    }
+
+    /// Whether a reworded report has come in (and now replaces the one shown).
+    pub fn poll_reword(&mut self) -> bool {
+        let Some(report) = self.rewording.as_ref().and_then(|r| r.0.get()).cloned() else { return false };
+        self.rewording = None;
+        // A check that ended meanwhile is newer: it wins.
+        if self.checking.is_none() {
+            self.report = Some(report);
+        }
+        true
+    }
+
+    /// Whether the report on screen is being worded in a new language.
+    pub fn rewording(&self) -> bool {
+        self.rewording.is_some()
+    }
+
     /// Whether a check is under way.
     pub fn checking(&self) -> bool {
         self.checking.is_some()
@@ -276,6 +323,7 @@ impl State {
         self.checking = None;
         Some(match checked {
             Ok((code, report)) => {
+                self.rewording = None;
                 self.code = code;
                 let passed = report.passed;
                 self.report = Some(report);

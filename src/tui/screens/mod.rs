@@ -130,6 +130,7 @@ impl Screen {
                 if let Some(x) = content.exercise(&s.meta.id) {
                     s.meta = x.clone();
                 }
+                s.reword_report();
             }
             Screen::Study(s) => {
                 for step in &mut s.plan.steps {
