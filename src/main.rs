@@ -213,7 +213,7 @@ enum DrillCmd {
     /// Run a drill; exit 0 when every claim holds, 1 when one fails, 2 on bad arguments.
     Run {
         id: String,
-        /// quick (CPU, ≤ 60 s) or full (bigger, for a GPU).
+        /// quick (CPU, ≤ 45 s) or full (bigger, for a GPU).
         #[arg(long, default_value = "quick")]
         preset: String,
         /// A whole number ≥ 0.
@@ -380,11 +380,6 @@ fn localize(cmd: clap::Command, path: &str) -> clap::Command {
     if has(lang, &about_key(path)) {
         cmd = cmd.about(text(&about_key(path))).long_about(None);
     }
-    // clap's headings are `&'static str` (without its `string` feature): three
-    // short texts a command, made once in a process.
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-    let options = leak(text("cli-help-heading-options"));
-    let arguments = leak(text("cli-help-heading-arguments"));
     cmd = cmd.mut_args(|a| {
         let id = a.get_id().to_string();
         let mut a = a;
@@ -399,14 +394,23 @@ fn localize(cmd: clap::Command, path: &str) -> clap::Command {
             help = Some(format!("{}{default}", help.unwrap_or_default()));
             a = a.hide_default_value(true);
         }
-        if let Some(help) = help {
-            a = a.help(help).long_help(None);
+        match help {
+            Some(help) => a.help(help).long_help(None),
+            None => a,
         }
-        let heading = if a.is_positional() { arguments } else { options };
-        a.help_heading(heading)
     });
-    cmd = cmd.subcommand_help_heading(leak(text("cli-help-heading-commands"))).help_template(format!(
-        "{{before-help}}{{about-with-newline}}\n{}{{usage}}\n\n{{all-args}}{{after-help}}",
+    // The headings are written here, not by clap (which puts an ASCII colon after
+    // its own): one section for each kind of entry the command has.
+    let mut sections = String::new();
+    if cmd.has_subcommands() {
+        sections += &format!("{}\n{{subcommands}}\n\n", text("cli-help-heading-commands"));
+    }
+    if cmd.get_positionals().next().is_some() {
+        sections += &format!("{}\n{{positionals}}\n\n", text("cli-help-heading-arguments"));
+    }
+    sections += &format!("{}\n{{options}}", text("cli-help-heading-options"));
+    cmd = cmd.help_template(format!(
+        "{{before-help}}{{about-with-newline}}\n{}{{usage}}\n\n{sections}{{after-help}}",
         text("cli-help-heading-usage")
     ));
     let path = path.to_string();

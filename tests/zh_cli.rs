@@ -129,19 +129,31 @@ fn bad_input_is_refused_in_chinese() {
 #[test]
 fn help_in_chinese() {
     let out = ok(&["--help"]);
-    for zh in ["LLM 智能体后训练的终端学习实验室", "用法：agentlab", "命令", "选项", "列出速查表", "打印帮助"]
+    for zh in ["LLM 智能体后训练的终端学习实验室", "用法：agentlab", "命令：", "选项：", "列出速查表", "打印帮助"]
     {
         assert!(out.contains(zh), "{zh}:\n{out}");
     }
-    none_of(&out, &["Usage", "Commands:", "Options:", "Print help", "List the cheatsheets", "terminal learning lab"]);
+    none_of(
+        &out,
+        &[
+            "Usage",
+            "Commands:",
+            "Options:",
+            "命令:",
+            "选项:",
+            "Print help",
+            "List the cheatsheets",
+            "terminal learning lab",
+        ],
+    );
 
     let out = ok(&["drill", "--help"]);
     assert!(out.contains("无界面地列出、查看和运行演练") && out.contains("列出演练"), "{out}");
     none_of(&out, &["Usage", "List, describe", "List the drills", "Run a drill", "Print help", "Language of"]);
 
     let out = ok(&["drill", "run", "--help"]);
-    assert!(out.contains("（默认：quick）") && out.contains("参数") && out.contains("一个 ≥ 0 的整数"), "{out}");
-    none_of(&out, &["[default:", "Arguments:", "A whole number", "Override a parameter", "Print every event"]);
+    assert!(out.contains("（默认：quick）") && out.contains("参数：") && out.contains("一个 ≥ 0 的整数"), "{out}");
+    none_of(&out, &["[default:", "Arguments:", "参数:", "A whole number", "Override a parameter", "Print every event"]);
 
     // A flag that takes no text, and the one-line -h, speak Chinese too.
     let out = ok(&["study", "-h"]);

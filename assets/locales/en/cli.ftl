@@ -204,9 +204,9 @@ cli-progress-retention = desired retention { $retention } · state file { $path 
 # else cli-help-arg-ID). The English --help is clap's, from the doc comments in
 # src/main.rs; these English values only keep the languages' keys the same.
 cli-help-heading-usage = Usage:
-cli-help-heading-commands = Commands
-cli-help-heading-options = Options
-cli-help-heading-arguments = Arguments
+cli-help-heading-commands = Commands:
+cli-help-heading-options = Options:
+cli-help-heading-arguments = Arguments:
 cli-help-default-value = {"["}default: { $value }]
 cli-help = A terminal learning lab for LLM agent post-training
 cli-help-help = Print this message or the help of the given subcommand(s)
@@ -264,7 +264,7 @@ cli-help-model-list = The registered models: name, kind (gguf or hf-dir), size, 
 cli-help-drill-list = List the drills
 cli-help-drill-show = Parameters, presets and claims of a drill
 cli-help-drill-run = Run a drill; exit 0 when every claim holds, 1 when one fails, 2 on bad arguments
-cli-help-drill-run--preset = quick (CPU, ≤ 60 s) or full (bigger, for a GPU)
+cli-help-drill-run--preset = quick (CPU, ≤ 45 s) or full (bigger, for a GPU)
 cli-help-drill-run--seed = A whole number ≥ 0
 cli-help-drill-run--sets = Override a parameter: --set lr=1e-3 (repeatable)
 cli-help-drill-run--uses = Train with your own function from an exercise: --use grpo-advantages=my.rhai (repeatable)

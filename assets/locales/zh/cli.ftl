@@ -189,9 +189,9 @@ cli-progress-retention = 期望记忆保持率 { $retention } · 状态文件 { 
 
 # 非英文的 --help：命令（cli-help-PATH）和选项（cli-help-PATH--ID，否则 cli-help-arg-ID）的说明。
 cli-help-heading-usage = 用法：
-cli-help-heading-commands = 命令
-cli-help-heading-options = 选项
-cli-help-heading-arguments = 参数
+cli-help-heading-commands = 命令：
+cli-help-heading-options = 选项：
+cli-help-heading-arguments = 参数：
 cli-help-default-value = （默认：{ $value }）
 cli-help = LLM 智能体后训练的终端学习实验室
 cli-help-help = 打印本帮助，或给定子命令的帮助
@@ -249,7 +249,7 @@ cli-help-model-list = 已注册的模型：名称、类型（gguf 或 hf-dir）�
 cli-help-drill-list = 列出演练
 cli-help-drill-show = 演练的参数、预设和论断
 cli-help-drill-run = 运行一个演练；所有论断成立时退出码为 0，有论断不成立为 1，参数有误为 2
-cli-help-drill-run--preset = quick（CPU，≤ 60 秒）或 full（更大，适合 GPU）
+cli-help-drill-run--preset = quick（CPU，≤ 45 秒）或 full（更大，适合 GPU）
 cli-help-drill-run--seed = 一个 ≥ 0 的整数
 cli-help-drill-run--sets = 覆盖一个参数：--set lr=1e-3（可重复）
 cli-help-drill-run--uses = 用你在练习里写的函数训练：--use grpo-advantages=my.rhai（可重复）
