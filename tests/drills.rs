@@ -544,3 +544,67 @@ fn your_bradley_terry_trains_the_reward_models() {
     let r = run_using("reward-model-overopt", 1, &[], "bradley-terry", &swapped.script);
     assert!(!claim(&r, "large_rm_heldout_accuracy").pass, "{:?}", claim(&r, "large_rm_heldout_accuracy"));
 }
+
+#[test]
+fn tool_retrieval_quick_passes() {
+    quick_passes("tool-retrieval", 1);
+}
+
+/// Queries paired with the wrong tools teach the encoder nothing about
+/// tools: it retrieves no better than BM25.
+#[test]
+fn tool_retrieval_learns_nothing_from_shuffled_pairs() {
+    breaks("tool-retrieval", 1, ("shuffle_pairs", "true"), &["retriever_beats_bm25_at_1", "in_batch_beats_bm25_at_5"]);
+}
+
+/// At τ = 5 the softmax over cosines is nearly flat: every negative gets
+/// about the same weight, so near-duplicates help no more than random tools.
+#[test]
+fn tool_retrieval_hard_negatives_stop_mattering_at_a_high_temperature() {
+    breaks(
+        "tool-retrieval",
+        1,
+        ("tau", "5"),
+        &["hard_negatives_fewer_confusions", "hard_negatives_higher_recall_at_1"],
+    );
+}
+
+/// Queries that share no word with their tool leave BM25 nothing to match.
+#[test]
+fn tool_retrieval_bm25_fails_without_shared_words() {
+    breaks("tool-retrieval", 1, ("synonym_rate", "1"), &["bm25_recall_at_5"]);
+}
+
+/// The learner's `info_nce` trains the retrievers: the lab's own formula,
+/// written as the exercise's solution, gives the same first loss and, after a
+/// short run, about the same recall as the built-in loss.
+#[test]
+fn your_info_nce_trains_the_retrievers() {
+    let content = Content::embedded().unwrap();
+    let x = content.exercise("info-nce").unwrap();
+    let sets = [("steps", "30"), ("evals", "1")];
+    let first = |events: &[Event], name: &str| {
+        events
+            .iter()
+            .find_map(|e| match e {
+                Event::Metric { name: n, value, .. } if n == name => Some(*value),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let (built_in, rb) = run_with("tool-retrieval", 1, &sets);
+    let used = agentlab::exercises::plug::UsedScript { file: "my.rhai".into(), source: x.solution.clone() };
+    let (yours, _) = run_events("tool-retrieval", 1, &sets, [("info-nce".to_string(), used)].into());
+    let ry = yours.iter().find_map(|e| if let Event::Finished(r) = e { Some(r.clone()) } else { None }).unwrap();
+    let name = "InfoNCE loss · hard negatives";
+    assert!(
+        (first(&built_in, name) - first(&yours, name)).abs() < 1e-4,
+        "{} vs {}",
+        first(&built_in, name),
+        first(&yours, name)
+    );
+    assert!(yours.iter().any(|e| matches!(e, Event::Log(l) if l.contains("training with your info-nce"))));
+    let b = claim(&rb, "retriever_beats_bm25_at_1").measured;
+    let y = claim(&ry, "retriever_beats_bm25_at_1").measured;
+    assert!((b - y).abs() < 0.05, "built-in {b} vs yours {y}");
+}

@@ -34,6 +34,7 @@ pub const FUNCTIONS: &[&str] = &[
     "bradley_terry",
     "kl_bon",
     "best_of_n",
+    "info_nce",
     "ppo_clip_objective",
     "kl_k3",
     "grpo_token_weight",
@@ -207,6 +208,15 @@ pub fn compute(check: &toml::Table) -> Result<f64, String> {
             Ok((-(nls as f64)).exp())
         }
         "kl_bon" => Ok(crate::rl::reward_model::kl_bon(a.u("n")?)),
+        "info_nce" => {
+            // One query row: logsumexp(sims/τ) − sims[positive]/τ.
+            let sims = a.list("sims")?;
+            let pos = a.u("positive")?;
+            if pos >= sims.len() {
+                return Err(format!("info_nce needs positive < the number of sims ({})", sims.len()));
+            }
+            Ok(crate::rl::info_nce::info_nce_one(&sims, pos, a.f("tau")?))
+        }
         "best_of_n" => {
             // The expected `value` of the highest-`proxy` sample among n drawn without replacement.
             let (proxy, value) = (a.list("proxy")?, a.list("value")?);

@@ -44,6 +44,7 @@ pub mod reward_model_overopt;
 pub mod rollout_infra;
 pub mod self_refine_loop;
 pub mod sft_basics;
+pub mod tool_retrieval;
 pub mod turn_credit_assignment;
 
 use std::collections::BTreeMap;
@@ -129,6 +130,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &prompt_injection::PromptInjection,
         &rollout_infra::RolloutInfra,
         &reward_model_overopt::RewardModelOveropt,
+        &tool_retrieval::ToolRetrieval,
     ]
 }
 

@@ -26,6 +26,7 @@ pub mod refine_arith;
 pub mod refine_codec;
 pub mod rlvr;
 pub mod strings;
+pub mod tool_world;
 
 /// Who wrote a piece of a trajectory. Only `Agent` text is trained on; the
 /// rest gets label −100 (SFT) or mask 0 (RL).

@@ -8,6 +8,7 @@ pub mod extract;
 pub mod passk;
 pub mod qa_loop;
 pub mod react_loop;
+pub mod retrieval;
 
 pub use bootstrap::{Bootstrap, Interval};
 pub use extract::{extract_answer, Extractor};

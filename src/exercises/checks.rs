@@ -279,6 +279,30 @@ pub fn bradley_terry_cases() -> Vec<Case> {
     out
 }
 
+pub fn info_nce_cases() -> Vec<Case> {
+    let mk = |name: &str, sims: &[f64], pos: usize, tau: f64| -> Case {
+        let want = crate::rl::info_nce::info_nce_one(sims, pos, tau);
+        case(name, vec![Value::floats(sims), Value::Int(pos as i64), Value::Float(tau)], Expected::Float(want))
+    };
+    let mut out = vec![
+        mk(&crate::t!("exercise-case-nce-equal"), &[0.3, 0.3, 0.3, 0.3], 2, 0.1),
+        mk(&crate::t!("exercise-case-nce-one"), &[0.9], 0, 0.05),
+        mk(&crate::t!("exercise-case-nce-hand"), &[0.9, 0.1, 0.5], 0, 0.5),
+        mk(&crate::t!("exercise-case-nce-not-first"), &[0.2, -0.4, 0.7], 2, 0.25),
+        mk(&crate::t!("exercise-case-nce-cold-wrong"), &[0.1, 0.9, -0.5], 0, 1e-3),
+        mk(&crate::t!("exercise-case-nce-cold-right"), &[0.9, 0.1, -0.5], 0, 1e-3),
+    ];
+    let mut rng = Rng::new(0x1ce);
+    for i in 0..RANDOM_CASES {
+        let n = 2 + rng.below(7);
+        let sims = uniforms(&mut rng, n, -1.0, 1.0);
+        let pos = rng.below(n);
+        let tau = uniform(&mut rng, 0.02, 2.0);
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), &sims, pos, tau));
+    }
+    out
+}
+
 // ------------------------------------------------------------- evaluation
 
 pub fn pass_at_k_cases() -> Vec<Case> {

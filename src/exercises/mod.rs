@@ -118,6 +118,14 @@ const SPECS: &[Spec] = &[
         tol: 1e-9,
     },
     Spec {
+        id: "info-nce",
+        function: "info_nce",
+        params: &["sims", "positive", "tau"],
+        plug_drill: Some("tool-retrieval"),
+        cases: checks::info_nce_cases,
+        tol: 1e-9,
+    },
+    Spec {
         id: "pass-at-k",
         function: "pass_at_k",
         params: &["n", "c", "k"],

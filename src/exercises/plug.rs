@@ -130,6 +130,51 @@ impl Plugs {
         })())
     }
 
+    /// The learner's `info_nce(sims, positive, tau)` on each row of a batch,
+    /// when plugged in: every row's loss and its derivatives with respect to
+    /// each similarity (central differences of the learner's function, step
+    /// `1e-4`), so a retriever can train on it. `2C + 1` calls per row of `C`
+    /// candidates: a plugged run is slower.
+    #[allow(clippy::type_complexity)]
+    pub fn info_nce(&self, rows: &[Vec<f32>], positive: &[u32], tau: f64) -> Option<Result<(Vec<f32>, Vec<Vec<f32>>)>> {
+        let s = self.get("info-nce")?;
+        Some((|| {
+            let call = |sims: &[f64], pos: usize| -> Result<f64> {
+                let args = [Value::floats(sims), Value::Int(pos as i64), Value::Float(tau)];
+                let v = s
+                    .call_f64("info_nce", &args)
+                    .map_err(|e| anyhow!(crate::t!("exercise-your", name = "info_nce", error = e.to_string())))?;
+                if !v.is_finite() {
+                    return Err(anyhow!(crate::t!(
+                        "exercise-plug-nce-not-finite",
+                        tau = tau.to_string(),
+                        pos = pos.to_string(),
+                        v = v.to_string()
+                    )));
+                }
+                Ok(v)
+            };
+            const H: f64 = 1e-4;
+            let (mut values, mut grads) = (Vec::new(), Vec::new());
+            for (row, &pos) in rows.iter().zip(positive) {
+                let mut x: Vec<f64> = row.iter().map(|&v| v as f64).collect();
+                values.push(call(&x, pos as usize)? as f32);
+                let mut g = Vec::with_capacity(x.len());
+                for j in 0..x.len() {
+                    let keep = x[j];
+                    x[j] = keep + H;
+                    let up = call(&x, pos as usize)?;
+                    x[j] = keep - H;
+                    let down = call(&x, pos as usize)?;
+                    x[j] = keep;
+                    g.push(((up - down) / (2.0 * H)) as f32);
+                }
+                grads.push(g);
+            }
+            Ok((values, grads))
+        })())
+    }
+
     /// A replay buffer run by the learner's `reservoir_push`, when plugged in.
     pub fn reservoir<T: Clone>(&self, capacity: usize, seed: u64) -> Option<ScriptReservoir<T>> {
         let s = self.scripts.get("reservoir")?.clone();

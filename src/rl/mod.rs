@@ -10,6 +10,7 @@ pub mod dpo;
 pub mod entropy;
 pub mod gae;
 pub mod grpo;
+pub mod info_nce;
 pub mod kl;
 pub mod pg;
 pub mod ppo;

@@ -182,3 +182,10 @@ exercise-case-bt-wrong-way = edge: the pair ordered the wrong way
 exercise-case-bt-huge-right = edge: a huge margin the right way (loss ≈ 0)
 exercise-case-bt-huge-wrong = edge: a huge margin the wrong way (h = −800: needs a stable form)
 exercise-plug-bt-not-finite = your bradley_terry({ $c }, { $r }) returned { $v }: a value that is not a finite number (e^(−h) overflows for a pair ordered the wrong way by a wide margin)
+exercise-case-nce-equal = edge: all similarities equal (loss ln C)
+exercise-case-nce-one = edge: a single candidate (loss 0)
+exercise-case-nce-hand = by hand: sims 0.9, 0.1, 0.5, τ 0.5
+exercise-case-nce-not-first = the positive is not the first candidate
+exercise-case-nce-cold-wrong = edge: τ 0.001, a negative scores higher (loss 800; e^(s/τ) overflows)
+exercise-case-nce-cold-right = edge: τ 0.001, the positive scores highest (loss ≈ 0)
+exercise-plug-nce-not-finite = your info_nce(…, { $pos }, { $tau }) returned { $v }: a value that is not a finite number (e^(s/τ) overflows for a small τ unless the row's maximum is subtracted first)

@@ -66,3 +66,6 @@ setup-rm-dots = dot_cost × max_dots ({ $product }) must stay below 1: a right a
 setup-rm-evals = evals ({ $evals }) cannot exceed rm_steps ({ $steps })
 setup-rm-few-pairs = only { $got } preference pairs from { $prompts } prompts (pairs_large = { $want }): the SFT model's samples are almost all right or all wrong. Change sft_steps, habit_rate or pair_samples.
 setup-rm-no-held-pairs = no held-out pairs: no held-out prompt has both a right and a wrong sample
+setup-tr-hard = hard_negatives ({ $hard }) is more than a tool has near-duplicates ({ $near }: verbs + objects + qualifiers − 3)
+setup-tr-holdout = holdout leaves { $held } of { $families } verb-object families held out: there must be some to test on and some to train on
+setup-tr-batch = batch ({ $batch }) is more than there are training tools: a batch holds distinct tools

@@ -176,3 +176,10 @@ exercise-case-bt-wrong-way = 边界：偏好对的顺序反了
 exercise-case-bt-huge-right = 边界：方向正确的巨大差值（损失 ≈ 0）
 exercise-case-bt-huge-wrong = 边界：方向错误的巨大差值（h = −800：需要数值稳定的写法）
 exercise-plug-bt-not-finite = 你的 bradley_terry({ $c }, { $r }) 返回了 { $v }：不是有限数（顺序反了且差值很大的偏好对会让 e^(−h) 溢出）
+exercise-case-nce-equal = 边界：所有相似度相等（损失为 ln C）
+exercise-case-nce-one = 边界：只有一个候选（损失为 0）
+exercise-case-nce-hand = 手算：相似度 0.9、0.1、0.5，τ 0.5
+exercise-case-nce-not-first = 正例不是第一个候选
+exercise-case-nce-cold-wrong = 边界：τ 0.001，一个负例得分更高（损失 800；e^(s/τ) 会溢出）
+exercise-case-nce-cold-right = 边界：τ 0.001，正例得分最高（损失 ≈ 0）
+exercise-plug-nce-not-finite = 你的 info_nce(…, { $pos }, { $tau }) 返回了 { $v }：不是有限数（τ 很小时，若不先减去这一行的最大值，e^(s/τ) 会溢出）

@@ -64,3 +64,6 @@ setup-rm-dots = dot_cost × max_dots（{ $product }）必须小于 1：无论带
 setup-rm-evals = evals（{ $evals }）不能超过 rm_steps（{ $steps }）
 setup-rm-few-pairs = 从 { $prompts } 个提示中只得到 { $got } 个偏好对（pairs_large = { $want }）：SFT 模型的样本几乎全对或全错。请修改 sft_steps、habit_rate 或 pair_samples。
 setup-rm-no-held-pairs = 没有留出的偏好对：没有哪个留出提示同时有对的和错的样本
+setup-tr-hard = hard_negatives（{ $hard }）超过了一个工具的近似重复工具数（{ $near }：verbs + objects + qualifiers − 3）
+setup-tr-holdout = 按 holdout，{ $families } 个「动词-对象」族中有 { $held } 个被留出：必须既有用于测试的族，也有用于训练的族
+setup-tr-batch = batch（{ $batch }）超过了训练工具的数量：一个批次里的工具互不相同

@@ -1,0 +1,25 @@
+# tool-retrieval
+view-tr-phase-bm25 = BM25
+view-tr-phase-train = contrastive training
+view-tr-log-world = { $tools } tools in { $families } families (verb × object, one tool per qualifier); { $held } held-out tools never trained on, { $queries } held-out queries; { $words } words; synonym_rate { $syn }
+view-tr-world-title = Held-out queries and the tools they ask for (synonyms are never in a tool's text)
+view-tr-col-query = query
+view-tr-col-tool = tool
+view-tr-col-text = the tool's text (what both retrievers read)
+view-tr-results-title = Held-out tools, all tools as candidates
+view-tr-col-retriever = retriever
+view-tr-col-confusion = top-1 is a near-duplicate
+view-tr-row-in-batch = InfoNCE, in-batch negatives only
+view-tr-row-hard = InfoNCE + hard negatives
+view-tr-parting-title = Where hardness matters: the hard-negative retriever is right, the random-extras one picks a near-duplicate
+view-tr-log-report = held-out recall@1 / recall@5 / near-duplicate top-1: BM25 { $bm1 } / { $bm5 }; in-batch only { $i1 } / { $i5 } / { $ic }; random extras { $r1 } / { $r5 } / { $rc }; hard negatives { $h1 } / { $h5 } / { $hc }
+view-tr-why-title = Why hard negatives help
+view-tr-why-body = A random batch rarely holds a tool's near-duplicates, so random negatives are told apart by whichever slot differs most easily; once they are, the loss is near zero and the fine distinctions get almost no gradient. More random negatives help (more chances to meet a near-duplicate), but hard negatives put the near-duplicates in every batch: the loss can only fall by reading the one slot that differs, and with a small τ the softmax gives those close negatives most of the gradient. BM25 needs the very words of the tool: a synonym adds nothing to its score.
+view-tr-row-random = InfoNCE + random extra negatives
+view-tr-col-random-pick = random-extras pick
+view-tr-misses-title = What the top-1 misses share with the right tool ({ $queries } held-out queries)
+view-tr-col-misses = misses
+view-tr-col-verb-off = only the verb differs
+view-tr-col-object-off = only the object differs
+view-tr-col-qualifier-off = only the qualifier differs
+view-tr-col-more-off = two or more differ

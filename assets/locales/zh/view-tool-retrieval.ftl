@@ -1,0 +1,25 @@
+# tool-retrieval
+view-tr-phase-bm25 = BM25
+view-tr-phase-train = 对比训练
+view-tr-log-world = { $tools } 个工具，分属 { $families } 个族（动词 × 对象，每个限定词一个工具）；{ $held } 个留出工具从未参与训练，{ $queries } 条留出查询；{ $words } 个词；synonym_rate { $syn }
+view-tr-world-title = 留出查询及其所要的工具（同义词从不出现在工具文本中）
+view-tr-col-query = 查询
+view-tr-col-tool = 工具
+view-tr-col-text = 工具文本（两种检索器读到的内容）
+view-tr-results-title = 留出工具，所有工具都是候选
+view-tr-col-retriever = 检索器
+view-tr-col-confusion = top-1 是近似重复工具
+view-tr-row-in-batch = InfoNCE，仅批内负例
+view-tr-row-hard = InfoNCE + 难负例
+view-tr-parting-title = 难负例起作用的地方：难负例检索器选对了，随机额外负例检索器选了近似重复工具
+view-tr-log-report = 留出 recall@1 / recall@5 / top-1 为近似重复：BM25 { $bm1 } / { $bm5 }；仅批内负例 { $i1 } / { $i5 } / { $ic }；随机额外负例 { $r1 } / { $r5 } / { $rc }；难负例 { $h1 } / { $h5 } / { $hc }
+view-tr-why-title = 难负例为什么有用
+view-tr-why-body = 随机批次很少包含某个工具的近似重复工具，所以随机负例靠最容易区分的那个槽位就能分开；一旦分开，损失接近零，细微的区别几乎得不到梯度。更多的随机负例有帮助（遇到近似重复工具的机会更多），但难负例让近似重复工具出现在每个批次中：损失只有读懂那个不同的槽位才能下降，而 τ 很小时，softmax 把大部分梯度分给这些相近的负例。BM25 需要工具里原样的词：同义词对它的分数毫无贡献。
+view-tr-row-random = InfoNCE + 随机额外负例
+view-tr-col-random-pick = 随机额外负例检索器的选择
+view-tr-misses-title = top-1 未命中的工具与正确工具有哪些相同（{ $queries } 条留出查询）
+view-tr-col-misses = 未命中
+view-tr-col-verb-off = 只有动词不同
+view-tr-col-object-off = 只有对象不同
+view-tr-col-qualifier-off = 只有限定词不同
+view-tr-col-more-off = 两个或以上不同
