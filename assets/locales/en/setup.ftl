@@ -66,3 +66,4 @@ setup-rm-dots = dot_cost × max_dots ({ $product }) must stay below 1: a right a
 setup-rm-evals = evals ({ $evals }) cannot exceed rm_steps ({ $steps })
 setup-rm-few-pairs = only { $got } preference pairs from { $prompts } prompts (pairs_large = { $want }): the SFT model's samples are almost all right or all wrong. Change sft_steps, habit_rate or pair_samples.
 setup-rm-no-held-pairs = no held-out pairs: no held-out prompt has both a right and a wrong sample
+setup-lc-even-head = RoPE needs an even head dimension (d_model / n_heads is { $hd })

@@ -64,3 +64,4 @@ setup-rm-dots = dot_cost × max_dots（{ $product }）必须小于 1：无论带
 setup-rm-evals = evals（{ $evals }）不能超过 rm_steps（{ $steps }）
 setup-rm-few-pairs = 从 { $prompts } 个提示中只得到 { $got } 个偏好对（pairs_large = { $want }）：SFT 模型的样本几乎全对或全错。请修改 sft_steps、habit_rate 或 pair_samples。
 setup-rm-no-held-pairs = 没有留出的偏好对：没有哪个留出提示同时有对的和错的样本
+setup-lc-even-head = RoPE 需要偶数的头维度（d_model / n_heads 为 { $hd }）
