@@ -608,3 +608,40 @@ fn your_info_nce_trains_the_retrievers() {
     let y = claim(&ry, "retriever_beats_bm25_at_1").measured;
     assert!((b - y).abs() < 0.05, "built-in {b} vs yours {y}");
 }
+
+#[test]
+fn long_context_rope_quick_passes() {
+    quick_passes("long-context-rope", 1);
+}
+
+/// factor = 1: the "long" sequences are the trained length, so reading them
+/// with the trained angles loses nothing.
+#[test]
+fn long_context_rope_nothing_collapses_at_the_trained_length() {
+    breaks("long-context-rope", 1, ("factor", "1"), &["long_collapses"]);
+}
+
+/// scale = 1: interpolation divides the angles by 1, so the interpolated arm
+/// is the plain one: no gain without fine-tuning, the same fine-tune to the
+/// last bit, and the fine-tune alone does not teach the new distance.
+#[test]
+fn long_context_rope_interpolation_needs_a_scale() {
+    let (_, r) = run_with("long-context-rope", 1, &[("scale", "1")]);
+    let c = claim(&r, "pi_finetune_beats_plain");
+    assert!(!c.pass && c.measured.abs() < 1e-12, "{c:?}");
+    let c = claim(&r, "pi_zero_shot_beats_none");
+    assert!(!c.pass && c.measured.abs() < 1e-12, "{c:?}");
+    assert!(!claim(&r, "pi_finetune_recovers").pass, "{:?}", r.claims);
+}
+
+/// The learner's `rope_inv_freq` gives the interpolated arm its angles:
+/// multiplying by s instead of dividing sends the long context further out
+/// of range, and interpolation gains nothing over the angles as trained.
+#[test]
+fn your_rope_inv_freq_decides_the_interpolated_arm() {
+    let content = Content::embedded().unwrap();
+    let x = content.exercise("rope-scaling").unwrap();
+    let times = x.mistakes.iter().find(|m| m.name.contains("multiplies")).expect("the multiplying mistake");
+    let r = run_using("long-context-rope", 1, &[], "rope-scaling", &times.script);
+    assert!(!claim(&r, "pi_zero_shot_beats_none").pass, "{:?}", r.claims);
+}

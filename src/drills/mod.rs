@@ -35,6 +35,7 @@ pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
+pub mod long_context_rope;
 pub mod model_merging;
 pub mod pass_at_k_harness;
 pub(crate) mod pipeline;
@@ -131,6 +132,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &rollout_infra::RolloutInfra,
         &reward_model_overopt::RewardModelOveropt,
         &tool_retrieval::ToolRetrieval,
+        &long_context_rope::LongContextRope,
     ]
 }
 

@@ -303,6 +303,33 @@ pub fn info_nce_cases() -> Vec<Case> {
     out
 }
 
+/// RoPE inverse frequencies under position interpolation and NTK-aware
+/// scaling, against `RopeScaling::inv_freq` (the one the models use).
+pub fn rope_scaling_cases() -> Vec<Case> {
+    use crate::ml::gpt_config::RopeScaling;
+    let mk = |name: &str, d: usize, s: f64, ntk: bool| -> Case {
+        let scaling =
+            if ntk { RopeScaling::Ntk { factor: s as f32 } } else { RopeScaling::Linear { factor: s as f32 } };
+        let want = scaling.inv_freq(d).into_iter().map(|x| x as f64).collect();
+        case(name, vec![Value::Int(d as i64), Value::Float(s), Value::Bool(ntk)], Expected::Floats(want))
+    };
+    let mut out = vec![
+        mk(&crate::t!("exercise-case-rope-s1"), 8, 1.0, false),
+        mk(&crate::t!("exercise-case-rope-s1-ntk"), 8, 1.0, true),
+        mk(&crate::t!("exercise-case-rope-pi"), 16, 4.0, false),
+        mk(&crate::t!("exercise-case-rope-ntk"), 16, 4.0, true),
+        mk(&crate::t!("exercise-case-rope-one-pair"), 2, 2.0, false),
+        mk(&crate::t!("exercise-case-rope-drill"), 32, 4.0, true),
+    ];
+    let mut rng = Rng::new(0x2075);
+    for i in 0..RANDOM_CASES {
+        let d = 2 * (2 + rng.below(31));
+        let s = uniform(&mut rng, 1.0, 16.0);
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), d, s, rng.below(2) == 1));
+    }
+    out
+}
+
 // ------------------------------------------------------------- evaluation
 
 pub fn pass_at_k_cases() -> Vec<Case> {

@@ -110,6 +110,14 @@ const SPECS: &[Spec] = &[
         tol: 1e-4,
     },
     Spec {
+        id: "rope-scaling",
+        function: "rope_inv_freq",
+        params: &["d", "s", "ntk"],
+        plug_drill: Some("long-context-rope"),
+        cases: checks::rope_scaling_cases,
+        tol: 1e-5,
+    },
+    Spec {
         id: "bradley-terry",
         function: "bradley_terry",
         params: &["r_chosen", "r_rejected"],

@@ -95,6 +95,15 @@ impl Plugs {
         Some(floats(s, "dr_grpo_advantages", &[r], rewards.len()))
     }
 
+    /// RoPE inverse frequencies of a head of dimension `d` rescaled by `s`
+    /// (position interpolation, or NTK-aware when `ntk`), from the learner's
+    /// `rope_inv_freq` when it is plugged in: one per pair, `d / 2`.
+    pub fn rope_inv_freq(&self, d: usize, s: f32, ntk: bool) -> Option<Result<Vec<f32>>> {
+        let script = self.get("rope-scaling")?;
+        let args = [Value::Int(d as i64), Value::Float(s as f64), Value::Bool(ntk)];
+        Some(floats(script, "rope_inv_freq", &args, d / 2))
+    }
+
     /// The learner's `bradley_terry(r_chosen, r_rejected)` on each pair of a
     /// batch, when plugged in: every pair's loss and its derivatives with
     /// respect to both scores (central differences of the learner's function,

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use candle_core::{DType, Device, Result, Tensor, Var, D};
 use candle_nn::VarMap;
 
-pub use super::gpt_config::{GptConfig, MlpKind, PosEncoding};
+pub use super::gpt_config::{GptConfig, MlpKind, PosEncoding, RopeScaling};
 pub use super::kv::KvCache;
 use super::ops;
 use super::rng::Rng;
@@ -253,7 +253,13 @@ impl Gpt {
     /// A new model with the same config and a copy of these weights (a
     /// checkpoint in memory: train the copy, the original stays).
     pub fn fork(&self, seed: u64) -> Result<Gpt> {
-        let copy = Gpt::new(self.cfg.clone(), seed, &self.device)?;
+        self.fork_as(self.cfg.clone(), seed)
+    }
+
+    /// [`fork`](Gpt::fork) under another config with the same parameters
+    /// (another RoPE scaling, a longer `context`).
+    pub fn fork_as(&self, cfg: GptConfig, seed: u64) -> Result<Gpt> {
+        let copy = Gpt::new(cfg, seed, &self.device)?;
         let mine = self.vars();
         for (name, v) in copy.vars() {
             if let Some(src) = mine.get(&name) {
@@ -337,15 +343,16 @@ impl Gpt {
         ops::linear(&x, head, None)
     }
 
-    /// cos/sin tables `[B,1,t,hd]` for RoPE at the given positions (base 10000).
+    /// cos/sin tables `[B,1,t,hd]` for RoPE at the given positions (base
+    /// 10000, frequencies and attention scale from `cfg.rope_scaling`).
     fn rope_tables(&self, pos_ids: &Tensor) -> Result<(Tensor, Tensor)> {
         let hd = self.cfg.head_dim();
         let half = hd / 2;
-        let inv: Vec<f32> = (0..half).map(|i| 1.0 / 10000f32.powf(2.0 * i as f32 / hd as f32)).collect();
-        let inv = Tensor::from_vec(inv, (1, 1, half), &self.device)?;
+        let inv = Tensor::from_vec(self.cfg.rope_scaling.inv_freq(hd), (1, 1, half), &self.device)?;
         let angles = pos_ids.to_dtype(DType::F32)?.unsqueeze(2)?.broadcast_mul(&inv)?; // [B,t,half]
         let angles = Tensor::cat(&[&angles, &angles], D::Minus1)?.unsqueeze(1)?; // [B,1,t,hd]
-        Ok((angles.cos()?, angles.sin()?))
+        let m = self.cfg.rope_scaling.attention_scale() as f64;
+        Ok(((angles.cos()? * m)?, (angles.sin()? * m)?))
     }
 }
 

@@ -181,6 +181,12 @@ exercise-case-bt-higher = edge: the chosen one scored higher by 1
 exercise-case-bt-wrong-way = edge: the pair ordered the wrong way
 exercise-case-bt-huge-right = edge: a huge margin the right way (loss ≈ 0)
 exercise-case-bt-huge-wrong = edge: a huge margin the wrong way (h = −800: needs a stable form)
+exercise-case-rope-s1 = edge: s = 1, interpolation (the plain frequencies)
+exercise-case-rope-s1-ntk = edge: s = 1, NTK (the base unchanged)
+exercise-case-rope-pi = interpolation: d = 16, s = 4 (every frequency divided by 4)
+exercise-case-rope-ntk = NTK: d = 16, s = 4 (pair 0 kept, the last pair divided by 4)
+exercise-case-rope-one-pair = edge: one pair (d = 2), interpolation with s = 2
+exercise-case-rope-drill = NTK at the drill's shape: d = 32, s = 4
 exercise-plug-bt-not-finite = your bradley_terry({ $c }, { $r }) returned { $v }: a value that is not a finite number (e^(−h) overflows for a pair ordered the wrong way by a wide margin)
 exercise-case-nce-equal = edge: all similarities equal (loss ln C)
 exercise-case-nce-one = edge: a single candidate (loss 0)

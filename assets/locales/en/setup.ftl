@@ -69,3 +69,4 @@ setup-rm-no-held-pairs = no held-out pairs: no held-out prompt has both a right 
 setup-tr-hard = hard_negatives ({ $hard }) is more than a tool has near-duplicates ({ $near }: verbs + objects + qualifiers − 3)
 setup-tr-holdout = holdout leaves { $held } of { $families } verb-object families held out: there must be some to test on and some to train on
 setup-tr-batch = batch ({ $batch }) is more than there are training tools: a batch holds distinct tools
+setup-lc-even-head = RoPE needs an even head dimension (d_model / n_heads is { $hd })

@@ -175,6 +175,12 @@ exercise-case-bt-higher = 边界：被选回答的分数高 1
 exercise-case-bt-wrong-way = 边界：偏好对的顺序反了
 exercise-case-bt-huge-right = 边界：方向正确的巨大差值（损失 ≈ 0）
 exercise-case-bt-huge-wrong = 边界：方向错误的巨大差值（h = −800：需要数值稳定的写法）
+exercise-case-rope-s1 = 边界：s = 1，插值（原始频率）
+exercise-case-rope-s1-ntk = 边界：s = 1，NTK（基数不变）
+exercise-case-rope-pi = 插值：d = 16，s = 4（每个频率都除以 4）
+exercise-case-rope-ntk = NTK：d = 16，s = 4（第 0 对不变，最后一对除以 4）
+exercise-case-rope-one-pair = 边界：只有一对（d = 2），插值，s = 2
+exercise-case-rope-drill = 演练中的形状下的 NTK：d = 32，s = 4
 exercise-plug-bt-not-finite = 你的 bradley_terry({ $c }, { $r }) 返回了 { $v }：不是有限数（顺序反了且差值很大的偏好对会让 e^(−h) 溢出）
 exercise-case-nce-equal = 边界：所有相似度相等（损失为 ln C）
 exercise-case-nce-one = 边界：只有一个候选（损失为 0）

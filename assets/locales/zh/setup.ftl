@@ -67,3 +67,4 @@ setup-rm-no-held-pairs = 没有留出的偏好对：没有哪个留出提示同�
 setup-tr-hard = hard_negatives（{ $hard }）超过了一个工具的近似重复工具数（{ $near }：verbs + objects + qualifiers − 3）
 setup-tr-holdout = 按 holdout，{ $families } 个「动词-对象」族中有 { $held } 个被留出：必须既有用于测试的族，也有用于训练的族
 setup-tr-batch = batch（{ $batch }）超过了训练工具的数量：一个批次里的工具互不相同
+setup-lc-even-head = RoPE 需要偶数的头维度（d_model / n_heads 为 { $hd }）

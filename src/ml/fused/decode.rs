@@ -127,7 +127,7 @@ impl<'a> Decoder<'a> {
             }
         }
         // RoPE angles at each token's own absolute position.
-        let rope = lay.wpe.is_none().then(|| super::rope::Table::new(hd, pos));
+        let rope = lay.wpe.is_none().then(|| super::rope::Table::new(hd, &self.cfg.rope_scaling, pos));
         let scale = 1.0 / (hd as f32).sqrt();
         let s_total = self.len + t;
         let (cap, len) = (self.cap, self.len);

@@ -331,7 +331,8 @@ impl GptOp {
             }
         }
         let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
-        let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
+        let rope =
+            lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &cfg.rope_scaling, &(0..t as u32).collect::<Vec<_>>()));
         let mut blocks = Vec::with_capacity(cfg.n_layers);
         for o in &lay.blocks {
             let mut acts = BlockActs::new(n, d, |len| pool.take(len));
@@ -365,7 +366,8 @@ impl GptOp {
         let (d, v) = (cfg.d_model, cfg.vocab);
         let n = s.tokens.len();
         let dims = Dims { t, h: cfg.n_heads, hd: d / cfg.n_heads };
-        let rope = lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &(0..t as u32).collect::<Vec<_>>()));
+        let rope =
+            lay.wpe.is_none().then(|| rope::Table::new(dims.hd, &cfg.rope_scaling, &(0..t as u32).collect::<Vec<_>>()));
         let pool = &lay.pool;
         let mm = |c: &mut [f32], ldc: usize, a: View, b: View, acc: bool| {
             profile::time(Phase::BwdMatmul, || matmul(c, ldc, a, b, acc, threads))

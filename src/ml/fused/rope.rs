@@ -2,9 +2,14 @@
 //! buffer. Each head's query and key are split in halves (x₁, x₂) and rotated
 //! by θ = p·10000^(−2j/d_h): (x₁cos θ − x₂sin θ, x₂cos θ + x₁sin θ) — the
 //! same convention as `gpt::apply_rope`. The backward of a rotation is the
-//! rotation by −θ, applied to the gradients of q and k.
+//! rotation by −θ, applied to the gradients of q and k. A context-extension
+//! rescaling (`RopeScaling`) changes the frequencies, and YaRN also scales
+//! cos and sin by its attention factor m (the map m·R(θ) has the transpose
+//! m·R(−θ), so the backward is unchanged).
 
 use rayon::prelude::*;
+
+use crate::ml::gpt_config::RopeScaling;
 
 /// cos and sin of every (position, pair) angle.
 pub struct Table {
@@ -14,17 +19,20 @@ pub struct Table {
 }
 
 impl Table {
-    /// Angles for the given positions (one row of the table per position).
-    pub fn new(hd: usize, positions: &[u32]) -> Table {
+    /// Angles for the given positions (one row of the table per position),
+    /// with the inverse frequencies and attention scale of `scaling`
+    /// (`RopeScaling::inv_freq`, the same as the composed model's).
+    pub fn new(hd: usize, scaling: &RopeScaling, positions: &[u32]) -> Table {
         let half = hd / 2;
+        let inv = scaling.inv_freq(hd);
+        let m = scaling.attention_scale();
         let mut cos = Vec::with_capacity(positions.len() * half);
         let mut sin = Vec::with_capacity(positions.len() * half);
         for &p in positions {
-            for j in 0..half {
-                let inv = 1.0 / 10000f32.powf(2.0 * j as f32 / hd as f32);
-                let a = p as f32 * inv;
-                cos.push(a.cos());
-                sin.push(a.sin());
+            for &f in &inv {
+                let a = p as f32 * f;
+                cos.push(m * a.cos());
+                sin.push(m * a.sin());
             }
         }
         Table { half, cos, sin }

@@ -78,3 +78,18 @@ fn fused_matches_composed_over_several_causal_blocks_and_uneven_shards() {
     compare(cfg, 3, 70);
     compare(GptConfig::new(19, 32, 1, 2, 70), 5, 70);
 }
+
+#[test]
+fn fused_matches_composed_with_each_rope_scaling() {
+    use crate::ml::gpt_config::RopeScaling;
+    for scaling in [
+        RopeScaling::Linear { factor: 4.0 },
+        RopeScaling::Ntk { factor: 4.0 },
+        RopeScaling::Yarn { factor: 4.0, original: 8, alpha: 1.0, beta: 32.0 },
+    ] {
+        let mut cfg = GptConfig::new(17, 32, 2, 2, 40);
+        cfg.pos = PosEncoding::Rope;
+        cfg.rope_scaling = scaling;
+        compare(cfg, 2, 37);
+    }
+}
