@@ -544,3 +544,16 @@ fn your_bradley_terry_trains_the_reward_models() {
     let r = run_using("reward-model-overopt", 1, &[], "bradley-terry", &swapped.script);
     assert!(!claim(&r, "large_rm_heldout_accuracy").pass, "{:?}", claim(&r, "large_rm_heldout_accuracy"));
 }
+
+#[test]
+fn lora_vs_full_quick_passes() {
+    quick_passes("lora-vs-full", 1);
+}
+
+/// At a third of the LoRA learning rate the adapters move less: rank-8 LoRA
+/// keeps the base's text better than full fine-tuning and learns far less,
+/// and neither rank gets far enough for rank to be what limits it.
+#[test]
+fn lora_vs_full_claims_fail_at_a_low_lora_lr() {
+    breaks("lora-vs-full", 1, ("lora_lr", "3e-3"), &["lora_gain_share", "rank1_falls_short", "lora_forgets_more_here"]);
+}

@@ -35,6 +35,7 @@ pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
+pub mod lora_vs_full;
 pub mod model_merging;
 pub mod pass_at_k_harness;
 pub(crate) mod pipeline;
@@ -129,6 +130,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &prompt_injection::PromptInjection,
         &rollout_infra::RolloutInfra,
         &reward_model_overopt::RewardModelOveropt,
+        &lora_vs_full::LoraVsFull,
     ]
 }
 

@@ -181,4 +181,9 @@ exercise-case-bt-higher = edge: the chosen one scored higher by 1
 exercise-case-bt-wrong-way = edge: the pair ordered the wrong way
 exercise-case-bt-huge-right = edge: a huge margin the right way (loss ≈ 0)
 exercise-case-bt-huge-wrong = edge: a huge margin the wrong way (h = −800: needs a stable form)
+exercise-case-lora-sheet = edge: the sheet's worked example (W₀ = I, r = 1, α = 2)
+exercise-case-lora-b-zero = edge: B = 0 at the start (y = W₀x exactly)
+exercise-case-lora-rank-2 = edge: W₀ = 0, rank 2 (the update alone)
+exercise-case-lora-alpha-zero = edge: α = 0 (the adapter switched off)
+exercise-case-lora-wide = edge: out ≠ in (3 × 2)
 exercise-plug-bt-not-finite = your bradley_terry({ $c }, { $r }) returned { $v }: a value that is not a finite number (e^(−h) overflows for a pair ordered the wrong way by a wide margin)

@@ -175,4 +175,9 @@ exercise-case-bt-higher = 边界：被选回答的分数高 1
 exercise-case-bt-wrong-way = 边界：偏好对的顺序反了
 exercise-case-bt-huge-right = 边界：方向正确的巨大差值（损失 ≈ 0）
 exercise-case-bt-huge-wrong = 边界：方向错误的巨大差值（h = −800：需要数值稳定的写法）
+exercise-case-lora-sheet = 边界：速查表的算例（W₀ = I，r = 1，α = 2）
+exercise-case-lora-b-zero = 边界：起点 B = 0（y 恰好等于 W₀x）
+exercise-case-lora-rank-2 = 边界：W₀ = 0，秩 2（只有更新量）
+exercise-case-lora-alpha-zero = 边界：α = 0（适配器关闭）
+exercise-case-lora-wide = 边界：out ≠ in（3 × 2）
 exercise-plug-bt-not-finite = 你的 bradley_terry({ $c }, { $r }) 返回了 { $v }：不是有限数（顺序反了且差值很大的偏好对会让 e^(−h) 溢出）
