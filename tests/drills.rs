@@ -645,3 +645,16 @@ fn your_rope_inv_freq_decides_the_interpolated_arm() {
     let r = run_using("long-context-rope", 1, &[], "rope-scaling", &times.script);
     assert!(!claim(&r, "pi_zero_shot_beats_none").pass, "{:?}", r.claims);
 }
+
+#[test]
+fn lora_vs_full_quick_passes() {
+    quick_passes("lora-vs-full", 1);
+}
+
+/// At a third of the LoRA learning rate the adapters move less: rank-8 LoRA
+/// keeps the base's text better than full fine-tuning and learns far less,
+/// and neither rank gets far enough for rank to be what limits it.
+#[test]
+fn lora_vs_full_claims_fail_at_a_low_lora_lr() {
+    breaks("lora-vs-full", 1, ("lora_lr", "3e-3"), &["lora_gain_share", "rank1_falls_short", "lora_forgets_more_here"]);
+}

@@ -36,6 +36,7 @@ pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
 pub mod long_context_rope;
+pub mod lora_vs_full;
 pub mod model_merging;
 pub mod pass_at_k_harness;
 pub(crate) mod pipeline;
@@ -133,6 +134,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &reward_model_overopt::RewardModelOveropt,
         &tool_retrieval::ToolRetrieval,
         &long_context_rope::LongContextRope,
+        &lora_vs_full::LoraVsFull,
     ]
 }
 

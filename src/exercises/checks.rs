@@ -330,6 +330,71 @@ pub fn rope_scaling_cases() -> Vec<Case> {
     out
 }
 
+/// LoRA's forward of one vector, `W₀x + (α/r)·B(Ax)`, against
+/// [`lora_linear`](crate::ml::lora_gpt::lora_linear) (the lab's adapter maths).
+pub fn lora_forward_cases() -> Vec<Case> {
+    let mk = |name: &str, x: &[f64], w0: &[Vec<f64>], a: &[Vec<f64>], b: &[Vec<f64>], alpha: f64| -> Case {
+        let t = |m: &[Vec<f64>]| -> candle_core::Result<Tensor> {
+            let (rows, cols) = (m.len(), m.first().map_or(0, |r| r.len()));
+            Tensor::from_vec(f32s(&m.concat()), (rows, cols), &Device::Cpu)
+        };
+        let want = (|| -> candle_core::Result<Vec<f32>> {
+            let xs = Tensor::from_vec(f32s(x), (1, x.len()), &Device::Cpu)?;
+            crate::ml::lora_gpt::lora_linear(&xs, &t(w0)?, &t(a)?, &t(b)?, alpha)?.squeeze(0)?.to_vec1()
+        })()
+        .expect("lora forward of one vector");
+        let args = vec![Value::floats(x), Value::matrix(w0), Value::matrix(a), Value::matrix(b), Value::Float(alpha)];
+        case(name, args, Expected::Floats(f64s(&want)))
+    };
+    let eye = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
+    let mut out = vec![
+        mk(&crate::t!("exercise-case-lora-sheet"), &[1.0, 0.0], &eye, &[vec![0.5, -0.5]], &[vec![1.0], vec![2.0]], 2.0),
+        mk(
+            &crate::t!("exercise-case-lora-b-zero"),
+            &[0.3, -1.2, 2.0],
+            &[vec![1.0, 2.0, 0.5], vec![-1.0, 0.0, 3.0]],
+            &[vec![0.2, 0.1, -0.4], vec![1.0, -1.0, 0.5]],
+            &[vec![0.0, 0.0], vec![0.0, 0.0]],
+            16.0,
+        ),
+        mk(
+            &crate::t!("exercise-case-lora-rank-2"),
+            &[1.0, 2.0, -1.0],
+            &[vec![0.0, 0.0, 0.0], vec![0.0, 0.0, 0.0]],
+            &[vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0]],
+            &[vec![1.0, 0.0], vec![0.0, 1.0]],
+            4.0,
+        ),
+        mk(
+            &crate::t!("exercise-case-lora-alpha-zero"),
+            &[2.0, -1.0],
+            &eye,
+            &[vec![3.0, 1.0]],
+            &[vec![5.0], vec![-2.0]],
+            0.0,
+        ),
+        mk(
+            &crate::t!("exercise-case-lora-wide"),
+            &[1.0, -1.0],
+            &[vec![1.0, 1.0], vec![2.0, 0.0], vec![0.0, -1.0]],
+            &[vec![1.0, 2.0]],
+            &[vec![0.5], vec![0.0], vec![-1.0]],
+            1.0,
+        ),
+    ];
+    let mut rng = Rng::new(0x10a);
+    for i in 0..RANDOM_CASES {
+        let (d_in, d_out, r) = (1 + rng.below(5), 1 + rng.below(5), 1 + rng.below(3));
+        let x = uniforms(&mut rng, d_in, -2.0, 2.0);
+        let w0: Vec<Vec<f64>> = (0..d_out).map(|_| uniforms(&mut rng, d_in, -1.0, 1.0)).collect();
+        let a: Vec<Vec<f64>> = (0..r).map(|_| uniforms(&mut rng, d_in, -1.0, 1.0)).collect();
+        let b: Vec<Vec<f64>> = (0..d_out).map(|_| uniforms(&mut rng, r, -1.0, 1.0)).collect();
+        let alpha = [1.0, 2.0, 8.0, 16.0][rng.below(4)];
+        out.push(mk(&crate::t!("exercise-case-random", n = (i + 1).to_string()), &x, &w0, &a, &b, alpha));
+    }
+    out
+}
+
 // ------------------------------------------------------------- evaluation
 
 pub fn pass_at_k_cases() -> Vec<Case> {

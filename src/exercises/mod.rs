@@ -134,6 +134,14 @@ const SPECS: &[Spec] = &[
         tol: 1e-9,
     },
     Spec {
+        id: "lora-forward",
+        function: "lora_forward",
+        params: &["x", "w0", "a", "b", "alpha"],
+        plug_drill: None,
+        cases: checks::lora_forward_cases,
+        tol: 1e-4,
+    },
+    Spec {
         id: "pass-at-k",
         function: "pass_at_k",
         params: &["n", "c", "k"],

@@ -101,7 +101,7 @@ pub fn train_tokenizer(seed: u64) -> Result<Bpe> {
 }
 
 /// Sequences of whole lines packed up to `len` tokens, every token a target.
-fn packed_example(tok: &Bpe, rng: &mut Rng, len: usize) -> Example {
+pub fn packed_example(tok: &Bpe, rng: &mut Rng, len: usize) -> Example {
     let mut ids = vec![BOS];
     loop {
         let mut line = tok.encode(&text_line(rng));

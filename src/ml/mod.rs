@@ -15,6 +15,7 @@ pub mod gpu;
 pub mod kv;
 pub mod llama;
 pub mod lm;
+pub mod lora_gpt;
 pub mod loss;
 pub mod memo;
 pub mod models;

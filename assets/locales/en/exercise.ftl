@@ -187,6 +187,11 @@ exercise-case-rope-pi = interpolation: d = 16, s = 4 (every frequency divided by
 exercise-case-rope-ntk = NTK: d = 16, s = 4 (pair 0 kept, the last pair divided by 4)
 exercise-case-rope-one-pair = edge: one pair (d = 2), interpolation with s = 2
 exercise-case-rope-drill = NTK at the drill's shape: d = 32, s = 4
+exercise-case-lora-sheet = edge: the sheet's worked example (W₀ = I, r = 1, α = 2)
+exercise-case-lora-b-zero = edge: B = 0 at the start (y = W₀x exactly)
+exercise-case-lora-rank-2 = edge: W₀ = 0, rank 2 (the update alone)
+exercise-case-lora-alpha-zero = edge: α = 0 (the adapter switched off)
+exercise-case-lora-wide = edge: out ≠ in (3 × 2)
 exercise-plug-bt-not-finite = your bradley_terry({ $c }, { $r }) returned { $v }: a value that is not a finite number (e^(−h) overflows for a pair ordered the wrong way by a wide margin)
 exercise-case-nce-equal = edge: all similarities equal (loss ln C)
 exercise-case-nce-one = edge: a single candidate (loss 0)

@@ -181,6 +181,11 @@ exercise-case-rope-pi = 插值：d = 16，s = 4（每个频率都除以 4）
 exercise-case-rope-ntk = NTK：d = 16，s = 4（第 0 对不变，最后一对除以 4）
 exercise-case-rope-one-pair = 边界：只有一对（d = 2），插值，s = 2
 exercise-case-rope-drill = 演练中的形状下的 NTK：d = 32，s = 4
+exercise-case-lora-sheet = 边界：速查表的算例（W₀ = I，r = 1，α = 2）
+exercise-case-lora-b-zero = 边界：起点 B = 0（y 恰好等于 W₀x）
+exercise-case-lora-rank-2 = 边界：W₀ = 0，秩 2（只有更新量）
+exercise-case-lora-alpha-zero = 边界：α = 0（适配器关闭）
+exercise-case-lora-wide = 边界：out ≠ in（3 × 2）
 exercise-plug-bt-not-finite = 你的 bradley_terry({ $c }, { $r }) 返回了 { $v }：不是有限数（顺序反了且差值很大的偏好对会让 e^(−h) 溢出）
 exercise-case-nce-equal = 边界：所有相似度相等（损失为 ln C）
 exercise-case-nce-one = 边界：只有一个候选（损失为 0）
