@@ -137,6 +137,8 @@ fn every_view_message_is_translated() {
         "view-dpo-col-logp-rejected",
         // "best-of-n" is a method's name, kept in English like GRPO and pass@k.
         "view-rmo-phase-bon",
+        // So is BM25 (tool-retrieval's lexical baseline).
+        "view-tr-phase-bm25",
     ];
     let same: Vec<String> = i18n::keys(Lang::En)
         .into_iter()

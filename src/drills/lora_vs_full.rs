@@ -58,6 +58,17 @@ impl Alphabet {
     }
 }
 
+/// What the full fine-tuning arm updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FullTrains {
+    /// Every parameter: embeddings, norms, biases and the block matrices.
+    All,
+    /// Only the weight matrices LoRA adapts (`TARGETS` in every block), at
+    /// full rank: the same place as LoRA's update, without its rank limit.
+    Matrices,
+}
+
 /// `drills/lora-vs-full/drill.toml`, typed.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +81,7 @@ pub struct Params {
     pub steps: usize,
     pub batch: usize,
     pub full_lr: f64,
+    pub full_trains: FullTrains,
     pub lora_lr: f64,
     pub rank_low: usize,
     pub rank_high: usize,
@@ -120,6 +132,23 @@ struct ArmResult {
     trainable: usize,
     acc: f64,
     base_loss: f64,
+    /// How far the adapted block matrices moved: ‖W − W₀‖ / ‖W₀‖ over all of them.
+    moved: f64,
+}
+
+/// ‖W − W₀‖_F / ‖W₀‖_F over the block matrices LoRA adapts (`TARGETS`),
+/// the same matrices for every arm: how far an arm moved the shared weights.
+fn moved(base: &Gpt, tuned: &Gpt) -> Result<f64> {
+    let (b, t) = (base.vars(), tuned.vars());
+    let (mut diff, mut norm) = (0.0f64, 0.0f64);
+    for (name, w0) in
+        b.iter().filter(|(n, _)| n.ends_with(".weight") && TARGETS.iter().any(|t| n.contains(&format!(".{t}."))))
+    {
+        let w = t.get(name).ok_or_else(|| anyhow::anyhow!("{name} missing from the tuned model"))?;
+        diff += (w.as_tensor() - w0.as_tensor())?.sqr()?.sum_all()?.to_scalar::<f32>()? as f64;
+        norm += w0.as_tensor().sqr()?.sum_all()?.to_scalar::<f32>()? as f64;
+    }
+    Ok((diff / norm.max(1e-30)).sqrt())
 }
 
 /// Mean next-token loss on the base task's fixed sequences.
@@ -183,7 +212,12 @@ fn train_arm(s: &Setup, ctx: &mut RunCtx, arm: &Arm, k: usize) -> Result<ArmResu
         _ => unreachable!("one of the two is built"),
     };
     let lr = if full.is_some() { p.full_lr } else { p.lora_lr };
-    let vars = model.trainable_vars();
+    let vars = match (&full, p.full_trains) {
+        (Some(m), FullTrains::Matrices) => {
+            m.vars_where(|n| n.ends_with(".weight") && TARGETS.iter().any(|t| n.contains(&format!(".{t}."))))
+        }
+        _ => model.trainable_vars(),
+    };
     let trainable: usize = vars.iter().map(|v| v.elem_count()).sum();
     let mut trainer = Trainer::new(vars, TrainConfig::cosine(lr, super::pipeline::warmup(p.steps), p.steps))?;
     // Every arm sees the same batches.
@@ -233,7 +267,7 @@ fn train_arm(s: &Setup, ctx: &mut RunCtx, arm: &Arm, k: usize) -> Result<ArmResu
     let loss = base_loss(m, s.text)?;
     ctx.metric(p.steps, &format!("held-out accuracy · {name}"), char_accuracy(m, s.tok, s.cipher, probe)?);
     ctx.metric(p.steps, &format!("base-task loss · {name}"), loss);
-    Ok(ArmResult { name, trainable, acc, base_loss: loss })
+    Ok(ArmResult { name, trainable, acc, base_loss: loss, moved: moved(s.base, m)? })
 }
 
 impl TypedDrill for LoraVsFull {
@@ -320,6 +354,7 @@ impl TypedDrill for LoraVsFull {
                     format!("{:.1}", (r.trainable * ADAM_BYTES_PER_PARAM) as f64 / 1024.0),
                     format!("{:.3}", r.acc),
                     format!("{:+.3}", r.base_loss - base_l),
+                    format!("{:.3}", r.moved),
                 ]
             })
             .collect();
@@ -332,10 +367,14 @@ impl TypedDrill for LoraVsFull {
                 crate::t!("view-lora-col-adam"),
                 crate::t!("view-lora-col-acc"),
                 crate::t!("view-lora-col-rise"),
+                crate::t!("view-lora-col-moved"),
             ],
             rows,
         ));
-        ctx.view(View::Text { title: crate::t!("view-lora-why-title"), body: crate::t!("view-lora-why-body") });
+        ctx.view(View::Text {
+            title: crate::t!("view-lora-why-title"),
+            body: crate::t!("view-lora-why-body", params = total.to_string()),
+        });
         let [full, low, high] = [&results[0], &results[1], &results[2]];
         let gain = |r: &ArmResult| r.acc - base_acc;
         let rise = |r: &ArmResult| r.base_loss - base_l;
