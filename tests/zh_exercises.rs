@@ -218,13 +218,16 @@ fn json_stays_english_in_zh() {
     assert!(!has_han(&String::from_utf8_lossy(&o.stdout)), "{}", out(&o));
 }
 
-#[test]
-fn the_tui_check_reports_in_chinese_at_both_sizes() {
+/// The TUI in `lang`, on the discounted-returns exercise (opened from the
+/// list as a learner would), and a key press.
+fn discounted_returns_open_in(lang: Lang) -> (App, impl Fn(&mut App, KeyCode)) {
     common::isolated_home();
     let mut a = App::new(Content::embedded().unwrap());
-    a.set_lang(Lang::Zh).unwrap();
+    a.set_lang(lang).unwrap();
     common::screen_lines(&mut a, 80, 24);
-    let key = |a: &mut App, code| a.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    let key = |a: &mut App, code| {
+        a.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    };
     key(&mut a, KeyCode::Char('e'));
     common::screen_lines(&mut a, 80, 24);
     let pos = a.content.exercises.iter().position(|x| x.id == "discounted-returns").unwrap();
@@ -233,6 +236,12 @@ fn the_tui_check_reports_in_chinese_at_both_sizes() {
     }
     key(&mut a, KeyCode::Enter);
     assert!(matches!(a.screen(), Screen::Exercise(x) if x.meta.id == "discounted-returns"), "{}", a.screen().title());
+    (a, key)
+}
+
+#[test]
+fn the_tui_check_reports_in_chinese_at_both_sizes() {
+    let (mut a, key) = discounted_returns_open_in(Lang::Zh);
     // The stub returns an empty array; the check runs on its own thread, in zh.
     key(&mut a, KeyCode::Char('c'));
     common::settle(&mut a);
@@ -252,18 +261,7 @@ fn the_tui_check_reports_in_chinese_at_both_sizes() {
 /// language, without counting as another check.
 #[test]
 fn a_report_on_screen_follows_a_language_switch() {
-    common::isolated_home();
-    let mut a = App::new(Content::embedded().unwrap());
-    a.set_lang(Lang::En).unwrap();
-    common::screen_lines(&mut a, 80, 24);
-    let key = |a: &mut App, code| a.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-    key(&mut a, KeyCode::Char('e'));
-    common::screen_lines(&mut a, 80, 24);
-    let pos = a.content.exercises.iter().position(|x| x.id == "discounted-returns").unwrap();
-    for _ in 0..pos {
-        key(&mut a, KeyCode::Down);
-    }
-    key(&mut a, KeyCode::Enter);
+    let (mut a, key) = discounted_returns_open_in(Lang::En);
     key(&mut a, KeyCode::Char('c'));
     common::settle(&mut a);
     let s = common::screen_lines(&mut a, 120, 40).join("\n");
