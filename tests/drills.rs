@@ -569,6 +569,18 @@ fn tool_retrieval_hard_negatives_stop_mattering_at_a_high_temperature() {
     );
 }
 
+/// With 127 in-batch negatives every arm retrieves every held-out tool:
+/// extra negatives, random or hard, have nothing left to add.
+#[test]
+fn tool_retrieval_extra_negatives_stop_mattering_at_a_large_batch() {
+    breaks(
+        "tool-retrieval",
+        1,
+        ("batch", "128"),
+        &["more_negatives_help", "hard_negatives_fewer_confusions", "hard_negatives_higher_recall_at_1"],
+    );
+}
+
 /// Queries that share no word with their tool leave BM25 nothing to match.
 #[test]
 fn tool_retrieval_bm25_fails_without_shared_words() {

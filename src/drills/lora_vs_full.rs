@@ -31,7 +31,7 @@ use crate::ml::base;
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::Gpt;
 use crate::ml::lm::CausalLm;
-use crate::ml::lora_gpt::{GptLora, ADAM_BYTES_PER_PARAM, TARGETS};
+use crate::ml::lora_gpt::{is_target_weight, GptLora, ADAM_BYTES_PER_PARAM, TARGETS};
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{Bpe, EOS};
@@ -141,9 +141,7 @@ struct ArmResult {
 fn moved(base: &Gpt, tuned: &Gpt) -> Result<f64> {
     let (b, t) = (base.vars(), tuned.vars());
     let (mut diff, mut norm) = (0.0f64, 0.0f64);
-    for (name, w0) in
-        b.iter().filter(|(n, _)| n.ends_with(".weight") && TARGETS.iter().any(|t| n.contains(&format!(".{t}."))))
-    {
+    for (name, w0) in b.iter().filter(|(n, _)| is_target_weight(n)) {
         let w = t.get(name).ok_or_else(|| anyhow::anyhow!("{name} missing from the tuned model"))?;
         diff += (w.as_tensor() - w0.as_tensor())?.sqr()?.sum_all()?.to_scalar::<f32>()? as f64;
         norm += w0.as_tensor().sqr()?.sum_all()?.to_scalar::<f32>()? as f64;
@@ -213,9 +211,7 @@ fn train_arm(s: &Setup, ctx: &mut RunCtx, arm: &Arm, k: usize) -> Result<ArmResu
     };
     let lr = if full.is_some() { p.full_lr } else { p.lora_lr };
     let vars = match (&full, p.full_trains) {
-        (Some(m), FullTrains::Matrices) => {
-            m.vars_where(|n| n.ends_with(".weight") && TARGETS.iter().any(|t| n.contains(&format!(".{t}."))))
-        }
+        (Some(m), FullTrains::Matrices) => m.vars_where(is_target_weight),
         _ => model.trainable_vars(),
     };
     let trainable: usize = vars.iter().map(|v| v.elem_count()).sum();

@@ -35,6 +35,14 @@ use super::sample::GenConfig;
 /// The weight matrices of a block LoRA can adapt (names after `blocks.<l>.`).
 pub const TARGETS: [&str; 4] = ["attn.qkv", "attn.proj", "mlp.fc", "mlp.proj"];
 
+/// Whether `name` is the weight of a matrix LoRA can adapt (`blocks.L.T.weight`, T in [`TARGETS`]).
+pub fn is_target_weight(name: &str) -> bool {
+    name.strip_prefix("blocks.")
+        .and_then(|rest| rest.split_once('.'))
+        .and_then(|(_, t)| t.strip_suffix(".weight"))
+        .is_some_and(|t| TARGETS.contains(&t))
+}
+
 /// One adapted matrix: `W₀ + scale·B·A`.
 pub struct Adapter {
     /// The weight's name in the model, e.g. `blocks.0.attn.qkv.weight`.
@@ -240,6 +248,19 @@ mod tests {
             max_abs(&base.forward_composed(&tokens()).unwrap(), &lora.forward_composed(&tokens()).unwrap()),
             0.0
         );
+    }
+
+    #[test]
+    fn target_weights_are_the_adapted_matrices_and_nothing_else() {
+        let base = model();
+        let names: Vec<String> = base.vars().into_keys().filter(|n| is_target_weight(n)).collect();
+        let want: Vec<String> = (0..base.cfg.n_layers)
+            .flat_map(|l| TARGETS.iter().map(move |t| format!("blocks.{l}.{t}.weight")))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(names, want);
+        assert!(!is_target_weight("blocks.0.attn.qkv.bias") && !is_target_weight("wte.weight"));
     }
 
     #[test]
