@@ -259,6 +259,12 @@ pub struct Llama {
     pub lm_head: Option<Tensor>,
     /// Names of the LoRA parameters, when adapters are attached.
     lora_names: Vec<String>,
+    /// Run the layers as the fused CPU op ([`crate::ml::fused::llama`]) where
+    /// it applies (f32 on the CPU, every base tensor frozen); `false` keeps the
+    /// composed candle ops, the reference the op is checked against.
+    pub fused: bool,
+    /// The fused op's recycled activation buffers, shared by clones.
+    pool: std::sync::Arc<crate::ml::fused::Pool>,
 }
 
 /// Everything a drill needs from a model file or directory.
@@ -336,6 +342,11 @@ impl LoraConfig {
 }
 
 impl Layer {
+    /// The seven projections in [`LORA_TARGETS`] order.
+    fn projs(&self) -> [&Proj; 7] {
+        [&self.q, &self.k, &self.v, &self.o, &self.gate, &self.up, &self.down]
+    }
+
     fn proj_mut(&mut self, name: &str) -> Option<&mut Proj> {
         Some(match name {
             "q_proj" => &mut self.q,
@@ -432,7 +443,19 @@ impl Llama {
         }
         let norm = take("model.norm.weight".into())?;
         let lm_head = if cfg.tie_word_embeddings { None } else { Some(take("lm_head.weight".into())?) };
-        Ok(Llama { cfg, varmap, device: device.clone(), dtype, embed, layers, norm, lm_head, lora_names: Vec::new() })
+        Ok(Llama {
+            cfg,
+            varmap,
+            device: device.clone(),
+            dtype,
+            embed,
+            layers,
+            norm,
+            lm_head,
+            lora_names: Vec::new(),
+            fused: true,
+            pool: Default::default(),
+        })
     }
 
     /// Attach LoRA adapters as `cfg` says; from then on
@@ -570,10 +593,78 @@ impl Llama {
     /// Final hidden states `[B,T,d]` of sequences read from position 0
     /// (causal mask, no cache): what training and scoring read.
     fn hidden_from_start(&self, tokens: &Tensor) -> Result<Tensor> {
+        if let Some(h) = self.fused_hidden(tokens)? {
+            return Ok(h);
+        }
         let (b, t) = tokens.dims2()?;
         let pos = Tensor::arange(0u32, t as u32, &self.device)?.unsqueeze(0)?.broadcast_as((b, t))?.contiguous()?;
         let mask = ops::causal_mask(t, &self.device)?.to_dtype(self.dtype)?;
         self.hidden(&tokens.to_dtype(DType::U32)?, &pos, &mask, None)
+    }
+
+    /// [`hidden_from_start`](Self::hidden_from_start) through the fused CPU
+    /// op, or `None` where it does not apply (another device or dtype, a base
+    /// tensor being trained, `fused` off). The adapters go in as one flat
+    /// vector, so candle's autograd hands each its gradient.
+    fn fused_hidden(&self, tokens: &Tensor) -> Result<Option<Tensor>> {
+        use crate::ml::fused::llama::{Dims, LayerTensors, Slot, Stack, StackOp};
+        if !self.fused || !self.device.is_cpu() || self.dtype != DType::F32 {
+            return Ok(None);
+        }
+        let ready = |t: &Tensor| !t.track_op() && t.is_contiguous() && t.dtype() == DType::F32;
+        let frozen = ready(&self.norm)
+            && self.layers.iter().all(|l| {
+                ready(&l.input_norm)
+                    && ready(&l.post_norm)
+                    && l.projs().iter().all(|p| ready(&p.w) && p.b.as_ref().is_none_or(ready))
+            });
+        if !frozen || self.layers.iter().any(|l| [&l.o, &l.gate, &l.up, &l.down].iter().any(|p| p.b.is_some())) {
+            return Ok(None);
+        }
+        let (b, t) = tokens.dims2()?;
+        if t > self.cfg.max_position_embeddings {
+            candle_core::bail!(
+                "sequence of {t} tokens exceeds max_position_embeddings {}",
+                self.cfg.max_position_embeddings
+            );
+        }
+        let d = self.cfg.hidden_size;
+        let x = self.embed.index_select(&tokens.to_dtype(DType::U32)?.flatten_all()?, 0)?.reshape((b, t, d))?;
+        let (mut parts, mut slots, mut layers, mut off, mut train) = (Vec::new(), Vec::new(), Vec::new(), 0, false);
+        for l in &self.layers {
+            let projs = l.projs();
+            let mut s: [Option<Slot>; 7] = [None; 7];
+            for (i, p) in projs.iter().enumerate() {
+                if let Some(lora) = &p.lora {
+                    let (r, d_in) = lora.a.dims2()?;
+                    let d_out = lora.b.dim(0)?;
+                    s[i] = Some(Slot { off, rank: r, scale: lora.scale as f32 });
+                    parts.push(lora.a.flatten_all()?);
+                    parts.push(lora.b.flatten_all()?);
+                    off += r * (d_in + d_out);
+                    train |= lora.a.track_op() || lora.b.track_op();
+                }
+            }
+            slots.push(s);
+            layers.push(LayerTensors {
+                input_norm: l.input_norm.clone(),
+                post_norm: l.post_norm.clone(),
+                w: projs.map(|p| p.w.clone()),
+                bias: [&l.q, &l.k, &l.v].map(|p| p.b.clone()),
+            });
+        }
+        let flat = if parts.is_empty() { Tensor::zeros(1, DType::F32, &self.device)? } else { Tensor::cat(&parts, 0)? };
+        let dims = Dims {
+            d,
+            heads: self.cfg.num_attention_heads,
+            kv_heads: self.cfg.kv_heads(),
+            head_dim: self.cfg.head_dim(),
+            ff: self.cfg.intermediate_size,
+            eps: self.cfg.rms_norm_eps as f32,
+            rope_theta: self.cfg.rope_theta,
+        };
+        let stack = Stack::new(dims, layers, self.norm.clone(), slots, off.max(1), self.pool.clone());
+        Ok(Some(x.apply_op2(&flat, StackOp::new(std::sync::Arc::new(stack), train))?))
     }
 
     /// Final (normed) hidden states `[B,T,d]`. With a cache, the new positions

@@ -207,7 +207,7 @@ multiversion! {
 /// Σ x with 16 independent partial sums (vectorises without fast-math; the
 /// order is fixed, so the result is too).
 #[inline(always)]
-fn lane_sum(x: &[f32]) -> f32 {
+pub(super) fn lane_sum(x: &[f32]) -> f32 {
     let mut acc = [0f32; 16];
     let chunks = x.chunks_exact(16);
     let rest = chunks.remainder();

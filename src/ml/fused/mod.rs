@@ -24,6 +24,7 @@ pub mod block;
 pub mod decode;
 pub(crate) mod kernels;
 pub mod linalg;
+pub mod llama;
 pub mod profile;
 mod rope;
 pub(crate) mod simd;
