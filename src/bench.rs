@@ -371,12 +371,11 @@ fn random_ids(rng: &mut Rng, n: usize, vocab: usize) -> Vec<u32> {
     (0..n).map(|_| rng.range(100.min(hi), hi) as u32).collect()
 }
 
-/// LoRA training of the model at `path`, as `bench/pytorch_bench.py --model`:
-/// batch 4 × 64 random ids, every position a target (the next token), rank 8,
-/// alpha 16 on q_proj and v_proj of every layer, AdamW (lr 1e-4, betas
-/// 0.9/0.95, eps 1e-8, no weight decay) on the adapters only. Two warm-up
-/// steps, then steps for `budget` (at least 5); tokens/s = 4·64 / the median step.
-pub fn bench_model_train(path: &Path, label: &str, device: &Device, budget: Duration) -> Result<TrainResult> {
+/// The model at `path` with rank-8 LoRA on q_proj and v_proj of every
+/// layer, AdamW on the adapters, and one batch of 4 × 64 random ids with
+/// their next tokens: what [`bench_model_train`] and [`bench_model_profile`] time.
+#[allow(clippy::type_complexity)]
+fn lora_bench_setup(path: &Path, device: &Device) -> Result<(crate::ml::llama::Llama, usize, AdamW, Tensor, Tensor)> {
     let base = crate::ml::gguf::load_path(path, device)?.model;
     let lora = crate::ml::llama::LoraConfig {
         rank: 8,
@@ -388,17 +387,124 @@ pub fn bench_model_train(path: &Path, label: &str, device: &Device, budget: Dura
     let model = base.fork_with_lora(&lora)?;
     let params = base.num_params();
     drop(base);
-    let trainable = model.trainable_vars();
-    let trainable_params = trainable.iter().map(|v| v.elem_count()).sum();
-    let mut opt =
-        AdamW::new(trainable, AdamWConfig { lr: 1e-4, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0.0 })?;
+    let opt = AdamW::new(
+        model.trainable_vars(),
+        AdamWConfig { lr: 1e-4, beta1: 0.9, beta2: 0.95, eps: 1e-8, weight_decay: 0.0 },
+    )?;
     let (b, t) = (4, 64);
     let mut rng = Rng::new(1);
     let rows: Vec<Vec<u32>> = (0..b).map(|_| random_ids(&mut rng, t + 1, model.vocab())).collect();
     let x: Vec<u32> = rows.iter().flat_map(|r| r[..t].to_vec()).collect();
     let y: Vec<i64> = rows.iter().flat_map(|r| r[1..].iter().map(|&i| i as i64).collect::<Vec<_>>()).collect();
-    let x = Tensor::from_vec(x, (b, t), device)?;
-    let y = Tensor::from_vec(y, (b, t), device)?;
+    Ok((model, params, opt, Tensor::from_vec(x, (b, t), device)?, Tensor::from_vec(y, (b, t), device)?))
+}
+
+/// Where a LoRA step and a decoding run of the real model at `path` spend
+/// their time (`bench --profile --model`), on the CPU: the fused Llama
+/// op's phases ([`crate::ml::fused::llama`]) and, around them, the LM head
+/// with the loss, candle's graph and AdamW (training), or the LM head,
+/// sampling and the K/V cache's bookkeeping (decoding, batch 8, 32-token
+/// prompts, 64 new tokens).
+pub fn bench_model_profile(path: &Path, label: &str, budget: Duration) -> Result<Vec<StepProfile>> {
+    use crate::ml::fused::profile;
+    let device = Device::Cpu;
+    let (model, _, mut opt, x, y) = lora_bench_setup(path, &device)?;
+    // wall seconds: forward through the final norm, LM head and loss, backward, AdamW, reading the loss
+    let mut outer = [0f64; 5];
+    let mut step = |outer: &mut [f64; 5]| -> Result<()> {
+        let mut lap = Instant::now();
+        let mut tick = |slot: usize, outer: &mut [f64; 5]| {
+            outer[slot] += lap.elapsed().as_secs_f64();
+            lap = Instant::now();
+        };
+        let hidden = model.final_hidden(&x)?;
+        tick(0, outer);
+        let loss = masked_cross_entropy(&model.head(&hidden)?, &y)?;
+        tick(1, outer);
+        let grads = loss.backward()?;
+        tick(2, outer);
+        opt.step(&grads)?;
+        tick(3, outer);
+        loss.to_scalar::<f32>()?;
+        tick(4, outer);
+        Ok(())
+    };
+    let mut scratch = [0f64; 5];
+    for _ in 0..2 {
+        step(&mut scratch)?;
+    }
+    profile::enable(true);
+    profile::take();
+    let mut steps = 0;
+    let start = Instant::now();
+    while start.elapsed() < budget || steps < 3 {
+        step(&mut outer)?;
+        steps += 1;
+    }
+    profile::enable(false);
+    let side_by_side = crate::ml::fused::shards(x.dim(0)?).len() as f64;
+    let inner: Vec<f64> = profile::take().iter().map(|s| s / side_by_side).collect();
+    let per = |s: f64, n: usize| s * 1e3 / n as f64;
+    let mut rows: Vec<ProfileRow> = profile::PHASES
+        .iter()
+        .zip(&inner)
+        .map(|((_, name), s)| ProfileRow { phase: name.to_string(), ms_per_step: per(*s, steps) })
+        .collect();
+    let more = [
+        ("forward: the rest (embeddings, adapter concat, buffers)", outer[0] - inner[..3].iter().sum::<f64>()),
+        ("LM head (49 152 rows) and cross-entropy", outer[1]),
+        ("backward: the rest (LM head's input gradient, candle graph)", outer[2] - inner[3..].iter().sum::<f64>()),
+        ("AdamW", outer[3]),
+        ("reading the loss", outer[4]),
+    ];
+    rows.extend(more.iter().map(|(name, s)| ProfileRow { phase: name.to_string(), ms_per_step: per(*s, steps) }));
+    let train = StepProfile { config: format!("{label}-lora"), steps, step_ms: per(outer.iter().sum(), steps), rows };
+
+    // Decoding: batch 8, with the cache; one run = prefill + 64 steps.
+    let frozen = model.detached();
+    let mut rng = Rng::new(2);
+    let prompts: Vec<Vec<u32>> = (0..8).map(|_| random_ids(&mut rng, 32, frozen.vocab())).collect();
+    let gc = GenConfig::greedy(64, vec![]);
+    frozen.generate(&prompts, &gc, &mut Rng::new(0))?;
+    profile::enable(true);
+    profile::take();
+    let (mut runs, mut wall) = (0, 0.0);
+    let start = Instant::now();
+    while start.elapsed() < budget || runs < 2 {
+        let s = Instant::now();
+        frozen.generate(&prompts, &gc, &mut Rng::new(0))?;
+        wall += s.elapsed().as_secs_f64();
+        runs += 1;
+    }
+    profile::enable(false);
+    let inner = profile::take();
+    let mut rows: Vec<ProfileRow> = profile::PHASES[..3]
+        .iter()
+        .zip(&inner)
+        .map(|((_, name), s)| ProfileRow { phase: name.to_string(), ms_per_step: per(*s, runs) })
+        .collect();
+    rows.push(ProfileRow {
+        phase: "the rest (LM head, sampling, K/V cache and masks)".into(),
+        ms_per_step: per(wall - inner[..3].iter().sum::<f64>(), runs),
+    });
+    let decode = StepProfile {
+        config: format!("{label}-decode-b8 (one run: prefill + 64 steps)"),
+        steps: runs,
+        step_ms: per(wall, runs),
+        rows,
+    };
+    Ok(vec![train, decode])
+}
+
+/// LoRA training of the model at `path`, as `bench/pytorch_bench.py --model`:
+/// batch 4 × 64 random ids, every position a target (the next token), rank 8,
+/// alpha 16 on q_proj and v_proj of every layer, AdamW (lr 1e-4, betas
+/// 0.9/0.95, eps 1e-8, no weight decay) on the adapters only. Two warm-up
+/// steps, then steps for `budget` (at least 5); tokens/s = 4·64 / the median step.
+pub fn bench_model_train(path: &Path, label: &str, device: &Device, budget: Duration) -> Result<TrainResult> {
+    let (model, params, mut opt, x, y) = lora_bench_setup(path, device)?;
+    let trainable_params = model.trainable_vars().iter().map(|v| v.elem_count()).sum();
+    let (b, t) = x.dims2()?;
     let mut step = || -> Result<f64> {
         let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
         opt.step(&loss.backward()?)?;

@@ -146,8 +146,8 @@ enum Command {
         /// auto, cpu, cuda or metal.
         #[arg(long, default_value = "auto")]
         device: agentlab::ml::device::DeviceChoice,
-        /// Where a training step of S and M (or --only's config) spends its time, phase by phase (CPU).
-        #[arg(long, conflicts_with = "model")]
+        /// Where a training step of S and M (or --only's config) spends its time, phase by phase (CPU); with --model, a LoRA step and a decoding run of that model.
+        #[arg(long)]
         profile: bool,
     },
 }
@@ -552,7 +552,7 @@ fn main() -> ExitCode {
         Command::Doctor { json } => cli::doctor(json),
         Command::Bench { json, only, seconds, device, model, profile } => {
             if profile {
-                cli::bench_profile(json, only.as_deref(), seconds)
+                cli::bench_profile(json, only.as_deref(), seconds, model.as_deref())
             } else {
                 cli::bench(&content, json, only.as_deref(), seconds, device, model.as_deref())
             }

@@ -69,10 +69,16 @@ pub fn validate(content: &Content) -> Result<ExitCode> {
 }
 
 /// `agentlab bench --profile`: a training step of S and M (or `--only`'s
-/// config) timed phase by phase on the CPU, each config in a child process.
-pub fn bench_profile(json: bool, only: Option<&str>, seconds: f64) -> Result<ExitCode> {
+/// config) timed phase by phase on the CPU, each config in a child process;
+/// with `--model`, a LoRA step and a decoding run of that real model.
+pub fn bench_profile(json: bool, only: Option<&str>, seconds: f64, model_spec: Option<&str>) -> Result<ExitCode> {
     use crate::bench::*;
     let budget = std::time::Duration::from_secs_f64(seconds);
+    if let Some(spec) = model_spec {
+        let path = crate::ml::models::resolve(spec)?;
+        let profiles = bench_model_profile(&path, &model_label(spec, &path), budget)?;
+        return print_profiles(json, &profiles);
+    }
     let names: Vec<String> = match only {
         Some(name) => vec![name.to_string()],
         None => configs().into_iter().map(|c| c.name).collect(),
@@ -93,12 +99,16 @@ pub fn bench_profile(json: bool, only: Option<&str>, seconds: f64) -> Result<Exi
         let mut got: Vec<StepProfile> = serde_json::from_slice(&out.stdout)?;
         profiles.append(&mut got);
     }
+    print_profiles(json, &profiles)
+}
+
+fn print_profiles(json: bool, profiles: &[crate::bench::StepProfile]) -> Result<ExitCode> {
     if json {
         println!("{}", serde_json::to_string_pretty(&profiles)?);
         return Ok(ExitCode::SUCCESS);
     }
     println!("threads: {}", candle_core::utils::get_num_threads());
-    for p in &profiles {
+    for p in profiles {
         println!("\n{}: {:.1} ms a step (mean of {} steps)", p.config, p.step_ms, p.steps);
         for r in &p.rows {
             println!("  {:>8.2} ms {:>5.1}%  {}", r.ms_per_step, 100.0 * r.ms_per_step / p.step_ms, r.phase);

@@ -590,6 +590,12 @@ impl Llama {
         self.head(&hidden.reshape((b * t, d))?.index_select(kept, 0)?)
     }
 
+    /// Final (normed) hidden states `[B,T,d]` of sequences read from
+    /// position 0, before the LM head ([`Llama::head`]).
+    pub fn final_hidden(&self, tokens: &Tensor) -> Result<Tensor> {
+        self.hidden_from_start(tokens)
+    }
+
     /// Final hidden states `[B,T,d]` of sequences read from position 0
     /// (causal mask, no cache): what training and scoring read.
     fn hidden_from_start(&self, tokens: &Tensor) -> Result<Tensor> {
@@ -607,12 +613,34 @@ impl Llama {
     /// tensor being trained, `fused` off). The adapters go in as one flat
     /// vector, so candle's autograd hands each its gradient.
     fn fused_hidden(&self, tokens: &Tensor) -> Result<Option<Tensor>> {
-        use crate::ml::fused::llama::{Dims, LayerTensors, Slot, Stack, StackOp};
+        use crate::ml::fused::llama::StackOp;
+        let Some((stack, flat, train)) = self.fused_stack()? else { return Ok(None) };
+        let (b, t) = tokens.dims2()?;
+        if t > self.cfg.max_position_embeddings {
+            candle_core::bail!(
+                "sequence of {t} tokens exceeds max_position_embeddings {}",
+                self.cfg.max_position_embeddings
+            );
+        }
+        let x = self.embed.index_select(&tokens.to_dtype(DType::U32)?.flatten_all()?, 0)?.reshape((
+            b,
+            t,
+            self.cfg.hidden_size,
+        ))?;
+        Ok(Some(x.apply_op2(&flat, StackOp::new(std::sync::Arc::new(stack), train))?))
+    }
+
+    /// The fused op's description of this model, the adapters as one flat
+    /// vector, and whether any adapter is being trained — or `None` where the
+    /// op does not apply.
+    fn fused_stack(&self) -> Result<Option<(crate::ml::fused::llama::Stack, Tensor, bool)>> {
+        use crate::ml::fused::llama::{Dims, LayerTensors, Slot, Stack};
         if !self.fused || !self.device.is_cpu() || self.dtype != DType::F32 {
             return Ok(None);
         }
         let ready = |t: &Tensor| !t.track_op() && t.is_contiguous() && t.dtype() == DType::F32;
         let frozen = ready(&self.norm)
+            && ready(&self.embed)
             && self.layers.iter().all(|l| {
                 ready(&l.input_norm)
                     && ready(&l.post_norm)
@@ -621,15 +649,6 @@ impl Llama {
         if !frozen || self.layers.iter().any(|l| [&l.o, &l.gate, &l.up, &l.down].iter().any(|p| p.b.is_some())) {
             return Ok(None);
         }
-        let (b, t) = tokens.dims2()?;
-        if t > self.cfg.max_position_embeddings {
-            candle_core::bail!(
-                "sequence of {t} tokens exceeds max_position_embeddings {}",
-                self.cfg.max_position_embeddings
-            );
-        }
-        let d = self.cfg.hidden_size;
-        let x = self.embed.index_select(&tokens.to_dtype(DType::U32)?.flatten_all()?, 0)?.reshape((b, t, d))?;
         let (mut parts, mut slots, mut layers, mut off, mut train) = (Vec::new(), Vec::new(), Vec::new(), 0, false);
         for l in &self.layers {
             let projs = l.projs();
@@ -655,7 +674,7 @@ impl Llama {
         }
         let flat = if parts.is_empty() { Tensor::zeros(1, DType::F32, &self.device)? } else { Tensor::cat(&parts, 0)? };
         let dims = Dims {
-            d,
+            d: self.cfg.hidden_size,
             heads: self.cfg.num_attention_heads,
             kv_heads: self.cfg.kv_heads(),
             head_dim: self.cfg.head_dim(),
@@ -663,8 +682,7 @@ impl Llama {
             eps: self.cfg.rms_norm_eps as f32,
             rope_theta: self.cfg.rope_theta,
         };
-        let stack = Stack::new(dims, layers, self.norm.clone(), slots, off.max(1), self.pool.clone());
-        Ok(Some(x.apply_op2(&flat, StackOp::new(std::sync::Arc::new(stack), train))?))
+        Ok(Some((Stack::new(dims, layers, self.norm.clone(), slots, off.max(1), self.pool.clone()), flat, train)))
     }
 
     /// Final (normed) hidden states `[B,T,d]`. With a cache, the new positions
@@ -685,6 +703,18 @@ impl Llama {
                 cached + t,
                 self.cfg.max_position_embeddings
             );
+        }
+        if let Some(c) = cache.as_deref_mut() {
+            if let Some((stack, flat, false)) = self.fused_stack()? {
+                // Generation: every weight frozen, the fused decoder.
+                let x = self.embed.index_select(&tokens.flatten_all()?, 0)?;
+                let pos: Vec<u32> = positions.flatten_all()?.to_dtype(DType::U32)?.to_vec1()?;
+                let s = cached + t;
+                let m: Vec<f32> = mask.broadcast_as((b, 1, t, s))?.flatten_all()?.to_dtype(DType::F32)?.to_vec1()?;
+                let flat: Vec<f32> = flat.to_vec1()?;
+                let out = stack.decode(&x.flatten_all()?.to_vec1()?, b, t, &pos, &m, &flat, c)?;
+                return Tensor::from_vec(out, (b, t, self.cfg.hidden_size), &self.device);
+            }
         }
         let (h, kvh, hd) = (self.cfg.num_attention_heads, self.cfg.kv_heads(), self.cfg.head_dim());
         let eps = self.cfg.rms_norm_eps;

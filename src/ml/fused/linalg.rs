@@ -151,6 +151,107 @@ fn dot4(x: [&[f32]; 4], y: &[f32]) -> [f32; 4] {
 }
 }
 
+super::simd::multiversion! {
+/// The sixteen dot products of four rows `x` with four rows `w`: each
+/// 16-wide chunk of each row is loaded once and meets four others, sixteen
+/// accumulators in registers (one load per two multiply-adds, where
+/// [`dot4`] needs five per four). Each product sums in [`dot`]'s order, so
+/// the results are the same bits.
+fn dot4x4(x: [&[f32]; 4], w: [&[f32]; 4]) -> [[f32; 4]; 4] {
+    let mut acc = [[[0f32; 16]; 4]; 4];
+    let k = w[0].len() / 16 * 16;
+    for c in (0..k).step_by(16) {
+        let ws: [&[f32; 16]; 4] = std::array::from_fn(|j| w[j][c..c + 16].try_into().expect("16 lanes"));
+        for (ai, xr) in acc.iter_mut().zip(&x) {
+            let xs: &[f32; 16] = xr[c..c + 16].try_into().expect("16 lanes");
+            for (a, wsj) in ai.iter_mut().zip(&ws) {
+                for l in 0..16 {
+                    a[l] += xs[l] * wsj[l];
+                }
+            }
+        }
+    }
+    let mut out = [[0f32; 4]; 4];
+    for (oi, (ai, xr)) in out.iter_mut().zip(acc.into_iter().zip(&x)) {
+        for (o, (a, wr)) in oi.iter_mut().zip(ai.into_iter().zip(&w)) {
+            *o = reduce16(a) + xr[k..].iter().zip(&wr[k..]).map(|(p, q)| p * q).sum::<f32>();
+        }
+    }
+    out
+}
+}
+
+super::simd::multiversion! {
+/// The sixteen dot products of eight rows `x` with two rows `w` (a batch of
+/// eight sequences decoding): each weight chunk is used eight times as it
+/// streams in. Same order, same bits as [`dot`].
+fn dot8x2(x: [&[f32]; 8], w: [&[f32]; 2]) -> [[f32; 2]; 8] {
+    let mut acc = [[[0f32; 16]; 2]; 8];
+    let k = w[0].len() / 16 * 16;
+    for c in (0..k).step_by(16) {
+        prefetch(w[0].as_ptr().wrapping_add(c + AHEAD));
+        prefetch(w[1].as_ptr().wrapping_add(c + AHEAD));
+        let ws: [&[f32; 16]; 2] = std::array::from_fn(|j| w[j][c..c + 16].try_into().expect("16 lanes"));
+        for (ai, xr) in acc.iter_mut().zip(&x) {
+            let xs: &[f32; 16] = xr[c..c + 16].try_into().expect("16 lanes");
+            for (a, wsj) in ai.iter_mut().zip(&ws) {
+                for l in 0..16 {
+                    a[l] += xs[l] * wsj[l];
+                }
+            }
+        }
+    }
+    let mut out = [[0f32; 2]; 8];
+    for (oi, (ai, xr)) in out.iter_mut().zip(acc.into_iter().zip(&x)) {
+        for (o, (a, wr)) in oi.iter_mut().zip(ai.into_iter().zip(&w)) {
+            *o = reduce16(a) + xr[k..].iter().zip(&wr[k..]).map(|(p, q)| p * q).sum::<f32>();
+        }
+    }
+    out
+}
+}
+
+super::simd::multiversion! {
+/// The dot products of one row `x` with four rows `w` (one decoding
+/// sequence): `x` is loaded once per chunk for four accumulators. Same
+/// order, same bits as [`dot`].
+fn dot1x4(x: &[f32], w: [&[f32]; 4]) -> [f32; 4] {
+    let mut acc = [[0f32; 16]; 4];
+    let k = x.len() / 16 * 16;
+    for c in (0..k).step_by(16) {
+        let xs: &[f32; 16] = x[c..c + 16].try_into().expect("16 lanes");
+        for (a, wr) in acc.iter_mut().zip(&w) {
+            let ws: &[f32; 16] = wr[c..c + 16].try_into().expect("16 lanes");
+            for l in 0..16 {
+                a[l] += xs[l] * ws[l];
+            }
+        }
+    }
+    let mut out = [0f32; 4];
+    for (o, (a, wr)) in out.iter_mut().zip(acc.into_iter().zip(&w)) {
+        *o = reduce16(a) + x[k..].iter().zip(&wr[k..]).map(|(p, q)| p * q).sum::<f32>();
+    }
+    out
+}
+}
+
+/// How far ahead (in floats) [`dot8x2`] asks for weights it will read:
+/// with eight rows of work per weight chunk, the out-of-order window holds
+/// too few iterations to keep enough cache misses in flight on its own.
+const AHEAD: usize = 4096;
+
+/// Ask for the cache line at `p`: a hint, it reads nothing and cannot fault.
+#[inline(always)]
+fn prefetch(p: *const f32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch instruction never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Σ of 16 lanes by halving (8 + 8, 4 + 4, …): a short dependency chain
 /// instead of 15 additions in a row. The order is fixed, so is the result.
 #[inline(always)]
@@ -170,10 +271,57 @@ fn small_m_times_transposed(c: &mut [f32], ldc: usize, a: View, b: View, acc: bo
     // Outputs computed column by column into a transposed buffer, then placed.
     let mut t = vec![0f32; n * m];
     let block = |(jb, out): (usize, &mut [f32])| {
-        for (jj, col) in out.chunks_mut(m).enumerate() {
+        let x = |i: usize| &a.data[i * a.rs..i * a.rs + k];
+        let w = |j: usize| &b.data[j * b.cs..j * b.cs + k];
+        let cols = out.len() / m;
+        let mut jj = 0;
+        // Two weight rows against eight input rows (each weight chunk read
+        // from memory once and used eight times, in one pass), then four
+        // weight rows against four input rows, then against one.
+        if m >= 8 {
+            while jj + 2 <= cols {
+                let j = jb * 64 + jj;
+                let mut i = 0;
+                while i + 8 <= m {
+                    let xs = std::array::from_fn(|c| x(i + c));
+                    let r = dot8x2(xs, [w(j), w(j + 1)]);
+                    for (c, row) in r.iter().enumerate() {
+                        for (q, v) in row.iter().enumerate() {
+                            out[(jj + q) * m + i + c] = *v;
+                        }
+                    }
+                    i += 8;
+                }
+                for r in i..m {
+                    for q in 0..2 {
+                        out[(jj + q) * m + r] = dot(x(r), w(j + q));
+                    }
+                }
+                jj += 2;
+            }
+        }
+        while jj + 4 <= cols {
             let j = jb * 64 + jj;
-            let wrow = &b.data[j * b.cs..j * b.cs + k];
-            let x = |i: usize| &a.data[i * a.rs..i * a.rs + k];
+            let ws = [w(j), w(j + 1), w(j + 2), w(j + 3)];
+            let mut i = 0;
+            while i + 4 <= m {
+                let r = dot4x4([x(i), x(i + 1), x(i + 2), x(i + 3)], ws);
+                for (c, row) in r.iter().enumerate() {
+                    for (q, v) in row.iter().enumerate() {
+                        out[(jj + q) * m + i + c] = *v;
+                    }
+                }
+                i += 4;
+            }
+            for r in i..m {
+                for (q, v) in dot1x4(x(r), ws).iter().enumerate() {
+                    out[(jj + q) * m + r] = *v;
+                }
+            }
+            jj += 4;
+        }
+        for (jj, col) in out.chunks_mut(m).enumerate().skip(jj) {
+            let wrow = w(jb * 64 + jj);
             let mut i = 0;
             while i + 4 <= m {
                 col[i..i + 4].copy_from_slice(&dot4([x(i), x(i + 1), x(i + 2), x(i + 3)], wrow));
@@ -277,6 +425,28 @@ mod tests {
         matmul(&mut c2, 5, sub, View::rm(&a[..15], 3, 5), false, false);
         for (x, y) in c2.iter().zip(naive(sub, View::rm(&a[..15], 3, 5))) {
             assert!((x - y).abs() < 1e-5);
+        }
+    }
+
+    /// The small-batch product (4×4 and 1×4 blocks, then single rows) gives
+    /// each output exactly `dot`'s bits, whatever the block it fell in.
+    #[test]
+    fn small_batch_products_are_dot_products_bit_for_bit() {
+        for k in [7usize, 16, 37, 576] {
+            for m in 1..=9usize {
+                for n in [3usize, 4, 9, 70] {
+                    let a: Vec<f32> = (0..m * k).map(|i| ((i * 37 % 101) as f32 - 50.0) / 17.0).collect();
+                    let w: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32 - 48.0) / 13.0).collect();
+                    let mut c = vec![0f32; m * n];
+                    matmul(&mut c, n, View::rm(&a, m, k), View::rm(&w, n, k).t(), false, true);
+                    for i in 0..m {
+                        for j in 0..n {
+                            let want = dot(&a[i * k..(i + 1) * k], &w[j * k..(j + 1) * k]);
+                            assert_eq!(c[i * n + j].to_bits(), want.to_bits(), "m {m} n {n} k {k} at {i},{j}");
+                        }
+                    }
+                }
+            }
         }
     }
 }

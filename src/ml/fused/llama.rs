@@ -326,13 +326,13 @@ multiversion! {
     }
 }
 
-/// cos and sin of each (position, pair) for positions `0..t`: the angle is
-/// `p · θ^(−2j/d_h)` in f32, as the composed model computes it.
-fn rope_table(t: usize, hd: usize, theta: f64) -> (Vec<f32>, Vec<f32>) {
+/// cos and sin of each (position, pair), one table row per position: the
+/// angle is `p · θ^(−2j/d_h)` in f32, as the composed model computes it.
+fn rope_table(positions: impl ExactSizeIterator<Item = u32>, hd: usize, theta: f64) -> (Vec<f32>, Vec<f32>) {
     let inv: Vec<f32> = (0..hd / 2).map(|i| 1.0 / theta.powf(2.0 * i as f64 / hd as f64) as f32).collect();
-    let mut cos = Vec::with_capacity(t * hd / 2);
-    let mut sin = Vec::with_capacity(t * hd / 2);
-    for p in 0..t {
+    let mut cos = Vec::with_capacity(positions.len() * hd / 2);
+    let mut sin = Vec::with_capacity(positions.len() * hd / 2);
+    for p in positions {
         for &f in &inv {
             let a = p as f32 * f;
             cos.push(a.cos());
@@ -343,14 +343,16 @@ fn rope_table(t: usize, hd: usize, theta: f64) -> (Vec<f32>, Vec<f32>) {
 }
 
 /// Rotate the query and key heads of every row of `[q|k|v]` ("rotate half"),
-/// row `i` at position `i % t`; `inverse` rotates by −θ (the backward).
-fn rotate(qkv: &mut [f32], dims: &Dims, t: usize, table: &(Vec<f32>, Vec<f32>), inverse: bool) {
+/// row `i` by table row `i % period` (training: the position in the
+/// sequence; decoding: one table row per row); `inverse` rotates by −θ (the
+/// backward).
+fn rotate(qkv: &mut [f32], dims: &Dims, period: usize, table: &(Vec<f32>, Vec<f32>), inverse: bool) {
     let (w, hd) = (dims.qkv(), dims.head_dim);
     let half = hd / 2;
     let rotated = dims.heads + dims.kv_heads;
     qkv.par_chunks_mut(32 * w).enumerate().for_each(|(c, rows)| {
         for (r, row) in rows.chunks_mut(w).enumerate() {
-            let pos = (c * 32 + r) % t;
+            let pos = (c * 32 + r) % period;
             let (cos, sin) = (&table.0[pos * half..(pos + 1) * half], &table.1[pos * half..(pos + 1) * half]);
             for head in row[..rotated * hd].chunks_mut(hd) {
                 let (x1, x2) = head.split_at_mut(half);
@@ -449,9 +451,9 @@ fn attention_backward(qkv: &[f32], p: &[f32], datt: &[f32], dims: &Dims, t: usiz
     }
 }
 
-impl StackOp {
+impl Stack {
     /// `c (+)= a · wᵀ` for a frozen `w [d_out, d_in]`, timed as a weight product.
-    fn mm(&self, c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool, phase: Phase) {
+    fn mm(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool, phase: Phase) {
         profile::time(phase, || matmul(c, ldc, a, b, acc, threads))
     }
 
@@ -471,10 +473,10 @@ impl StackOp {
         lora: &[f32],
         threads: bool,
     ) -> Option<Vec<f32>> {
-        let st = &self.stack;
+        let st = self;
         let (d_out, d_in) = st.dims.shape(p);
         let x = View::rm(input, n, d_in);
-        self.mm(out, ldc, x, View::rm(lw.w[p], d_out, d_in).t(), false, threads, Phase::FwdMatmul);
+        Stack::mm(out, ldc, x, View::rm(lw.w[p], d_out, d_in).t(), false, threads, Phase::FwdMatmul);
         if let Some(b) = lw.bias.get(p).copied().flatten() {
             profile::time(Phase::FwdRowwise, || {
                 for row in out.chunks_mut(ldc).take(n) {
@@ -486,9 +488,9 @@ impl StackOp {
         let r = slot.rank;
         let (a, b) = (&lora[slot.off..slot.off + r * d_in], &lora[slot.off + r * d_in..slot.off + r * (d_in + d_out)]);
         let mut u = st.pool.take(n * r);
-        self.mm(&mut u, r, x, View::rm(a, r, d_in).t(), false, threads, Phase::FwdMatmul);
+        Stack::mm(&mut u, r, x, View::rm(a, r, d_in).t(), false, threads, Phase::FwdMatmul);
         u.iter_mut().for_each(|v| *v *= slot.scale);
-        self.mm(out, ldc, View::rm(&u, n, r), View::rm(b, d_out, r).t(), true, threads, Phase::FwdMatmul);
+        Stack::mm(out, ldc, View::rm(&u, n, r), View::rm(b, d_out, r).t(), true, threads, Phase::FwdMatmul);
         Some(u)
     }
 
@@ -509,12 +511,12 @@ impl StackOp {
         dx: Option<(&mut [f32], bool)>,
         threads: bool,
     ) {
-        let st = &self.stack;
+        let st = self;
         let (d_out, d_in) = st.dims.shape(p);
         let n = dy.rows;
         let mut dx = dx;
         if let Some((buf, acc)) = dx.as_mut() {
-            self.mm(buf, d_in, dy, View::rm(lw.w[p], d_out, d_in), *acc, threads, Phase::BwdMatmul);
+            Stack::mm(buf, d_in, dy, View::rm(lw.w[p], d_out, d_in), *acc, threads, Phase::BwdMatmul);
         }
         let (Some(slot), Some(u)) = (st.slots[li][p], u) else { return };
         let r = slot.rank;
@@ -522,18 +524,20 @@ impl StackOp {
         let b = &lora[slot.off + r * d_in..slot.off + r * (d_in + d_out)];
         let (ga, gb) = gl[slot.off..slot.off + r * (d_in + d_out)].split_at_mut(r * d_in);
         // dB += dyᵀ · s(xAᵀ)
-        self.mm(gb, r, dy.t(), View::rm(u, n, r), true, threads, Phase::BwdMatmul);
+        Stack::mm(gb, r, dy.t(), View::rm(u, n, r), true, threads, Phase::BwdMatmul);
         // du = s · dy B;  dA += duᵀ x;  dx += du A
         let mut du = st.pool.take(n * r);
-        self.mm(&mut du, r, dy, View::rm(b, d_out, r), false, threads, Phase::BwdMatmul);
+        Stack::mm(&mut du, r, dy, View::rm(b, d_out, r), false, threads, Phase::BwdMatmul);
         du.iter_mut().for_each(|v| *v *= slot.scale);
-        self.mm(ga, d_in, View::rm(&du, n, r).t(), View::rm(input, n, d_in), true, threads, Phase::BwdMatmul);
+        Stack::mm(ga, d_in, View::rm(&du, n, r).t(), View::rm(input, n, d_in), true, threads, Phase::BwdMatmul);
         if let Some((buf, _)) = dx {
-            self.mm(buf, d_in, View::rm(&du, n, r), View::rm(a, r, d_in), true, threads, Phase::BwdMatmul);
+            Stack::mm(buf, d_in, View::rm(&du, n, r), View::rm(a, r, d_in), true, threads, Phase::BwdMatmul);
         }
         st.pool.give(du);
     }
+}
 
+impl StackOp {
     /// The forward of one shard: `b` sequences of `t` rows of `x` → `out`.
     #[allow(clippy::too_many_arguments)]
     fn run(
@@ -552,7 +556,7 @@ impl StackOp {
         let (d, n, w, ff, qd) = (dims.d, b * t, dims.qkv(), dims.ff, dims.qd());
         let pool = &st.pool;
         let first = st.first_adapted();
-        let table = rope_table(t, dims.head_dim, dims.rope_theta);
+        let table = rope_table(0..t as u32, dims.head_dim, dims.rope_theta);
         let mut x = pool.take(n * d);
         x.copy_from_slice(x_in);
         let mut layers = Vec::new();
@@ -562,23 +566,23 @@ impl StackOp {
                 rms_norm(&x, lw.input_norm, dims.eps, d, &mut h1, &mut xhat1, &mut rstd1)
             });
             let mut qkv = pool.take(n * w);
-            let uq = self.project(lw, li, Q, &h1, n, &mut qkv, w, lora, threads);
-            let uk = self.project(lw, li, K, &h1, n, &mut qkv[qd..], w, lora, threads);
-            let uv = self.project(lw, li, V, &h1, n, &mut qkv[qd + dims.kvd()..], w, lora, threads);
+            let uq = st.project(lw, li, Q, &h1, n, &mut qkv, w, lora, threads);
+            let uk = st.project(lw, li, K, &h1, n, &mut qkv[qd..], w, lora, threads);
+            let uv = st.project(lw, li, V, &h1, n, &mut qkv[qd + dims.kvd()..], w, lora, threads);
             profile::time(Phase::FwdRowwise, || rotate(&mut qkv, &dims, t, &table, false));
             let (mut att, mut p) = (pool.take(n * qd), pool.take(b * dims.heads * t * t));
             profile::time(Phase::FwdAttention, || attention(&qkv, &dims, t, &mut att, &mut p, threads));
             // x += att Woᵀ: the product into a scratch row block, then added.
             let mut y = pool.take(n * d);
-            let uo = self.project(lw, li, O, &att, n, &mut y, d, lora, threads);
+            let uo = st.project(lw, li, O, &att, n, &mut y, d, lora, threads);
             profile::time(Phase::FwdRowwise, || kernels::add_into(&mut x, &y));
             let (mut xhat2, mut rstd2, mut h2) = (pool.take(n * d), pool.take(n), pool.take(n * d));
             profile::time(Phase::FwdRowwise, || {
                 rms_norm(&x, lw.post_norm, dims.eps, d, &mut h2, &mut xhat2, &mut rstd2)
             });
             let mut gu = pool.take(n * 2 * ff);
-            let ug = self.project(lw, li, GATE, &h2, n, &mut gu, 2 * ff, lora, threads);
-            let uu = self.project(lw, li, UP, &h2, n, &mut gu[ff..], 2 * ff, lora, threads);
+            let ug = st.project(lw, li, GATE, &h2, n, &mut gu, 2 * ff, lora, threads);
+            let uu = st.project(lw, li, UP, &h2, n, &mut gu[ff..], 2 * ff, lora, threads);
             let mut m = pool.take(n * ff);
             profile::time(Phase::FwdRowwise, || {
                 m.par_chunks_mut(32 * ff).zip(gu.par_chunks(32 * 2 * ff)).for_each(|(m, gu)| {
@@ -587,7 +591,7 @@ impl StackOp {
                     }
                 })
             });
-            let ud = self.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads);
+            let ud = st.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads);
             profile::time(Phase::FwdRowwise, || kernels::add_into(&mut x, &y));
             pool.give(y);
             let saved = LayerSaved {
@@ -634,7 +638,7 @@ impl StackOp {
         let (d, n, w, ff, qd, kvd) = (dims.d, s.n, dims.qkv(), dims.ff, dims.qd(), dims.kvd());
         let pool = &st.pool;
         let first = st.first_adapted();
-        let table = rope_table(t, dims.head_dim, dims.rope_theta);
+        let table = rope_table(0..t as u32, dims.head_dim, dims.rope_theta);
         let mut dx = pool.zeroed(n * d);
         profile::time(Phase::BwdRowwise, || rms_norm_backward(dout, &s.xhatf, &s.rstdf, norm, d, &mut dx));
         let (mut dm, mut dgu, mut dh, mut datt, mut dqkv) =
@@ -644,7 +648,7 @@ impl StackOp {
             let lw = &lws[li];
             let dxv = View::rm(&dx, n, d);
             // MLP: x_out = x_mid + m·Wdᵀ, m = silu(g) ⊙ u, [g|u] = h₂[Wg|Wu]ᵀ.
-            self.project_back(
+            st.project_back(
                 lw,
                 li,
                 DOWN,
@@ -667,7 +671,7 @@ impl StackOp {
             });
             let dg = View::strided(&dgu, n, ff, 2 * ff);
             let du = View::strided(&dgu[ff..], n, ff, 2 * ff);
-            self.project_back(
+            st.project_back(
                 lw,
                 li,
                 GATE,
@@ -679,22 +683,11 @@ impl StackOp {
                 Some((&mut dh, false)),
                 threads,
             );
-            self.project_back(lw, li, UP, &a.h2, a.lora_u[UP].as_ref(), du, lora, gl, Some((&mut dh, true)), threads);
+            st.project_back(lw, li, UP, &a.h2, a.lora_u[UP].as_ref(), du, lora, gl, Some((&mut dh, true)), threads);
             profile::time(Phase::BwdRowwise, || rms_norm_backward(&dh, &a.xhat2, &a.rstd2, lw.post_norm, d, &mut dx));
             // Attention: x_mid = x_in + att·Woᵀ.
             let dxv = View::rm(&dx, n, d);
-            self.project_back(
-                lw,
-                li,
-                O,
-                &a.att,
-                a.lora_u[O].as_ref(),
-                dxv,
-                lora,
-                gl,
-                Some((&mut datt, false)),
-                threads,
-            );
+            st.project_back(lw, li, O, &a.att, a.lora_u[O].as_ref(), dxv, lora, gl, Some((&mut datt, false)), threads);
             profile::time(Phase::BwdAttention, || {
                 attention_backward(&a.qkv, &a.p, &datt, &dims, t, &mut dqkv, threads)
             });
@@ -705,7 +698,7 @@ impl StackOp {
             for (i, (p, off, width)) in parts.into_iter().enumerate() {
                 let dy = View::strided(&dqkv[off..], n, width, w);
                 let dxo = below.then_some((&mut dh[..], i > 0));
-                self.project_back(lw, li, p, &a.h1, a.lora_u[p].as_ref(), dy, lora, gl, dxo, threads);
+                st.project_back(lw, li, p, &a.h1, a.lora_u[p].as_ref(), dy, lora, gl, dxo, threads);
             }
             if below {
                 profile::time(Phase::BwdRowwise, || {
@@ -795,5 +788,140 @@ impl CustomOp2 for StackOp {
             Ok(())
         })?;
         Ok((None, Some(Tensor::from_vec(g, st.total, lora.device())?)))
+    }
+}
+
+multiversion! {
+    /// Softmax of `s·scale + mask` in place (a −∞ in `mask` gives 0).
+    fn masked_softmax_row(row: &mut [f32], mask: &[f32], scale: f32) {
+        let mut max = f32::NEG_INFINITY;
+        for (x, m) in row.iter_mut().zip(mask) {
+            *x = *x * scale + m;
+            max = max.max(*x);
+        }
+        let mut sum = 0.0;
+        for x in row.iter_mut() {
+            *x = kernels::exp(*x - max);
+            sum += *x;
+        }
+        let inv = 1.0 / sum;
+        row.iter_mut().for_each(|x| *x *= inv);
+    }
+}
+
+impl Stack {
+    /// One pass of generation with a K/V cache, forward only: `x [b·t, d]`
+    /// (the new tokens' embeddings) at absolute `positions` (one per row),
+    /// attending to the cached keys and their own under the additive `mask`
+    /// `[b, t, S]` (S = cached + t: padding and the future blocked) →
+    /// the final normed hidden states `[b·t, d]`. Each layer's new keys and
+    /// values (after the rotation) are appended to `cache`, `[b, kv_heads, S, hd]`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decode(
+        &self,
+        x: &[f32],
+        b: usize,
+        t: usize,
+        positions: &[u32],
+        mask: &[f32],
+        lora: &[f32],
+        cache: &mut crate::ml::kv::KvCache,
+    ) -> Result<Vec<f32>> {
+        let dims = self.dims;
+        let (d, n, w, ff, qd, kvd, hd) = (dims.d, b * t, dims.qkv(), dims.ff, dims.qd(), dims.kvd(), dims.head_dim);
+        let (kvh, g) = (dims.kv_heads, dims.heads / dims.kv_heads);
+        let threads = rayon::current_num_threads() > 1;
+        let table = rope_table(positions.iter().copied(), hd, dims.rope_theta);
+        let scale = 1.0 / (hd as f32).sqrt();
+        let device = candle_core::Device::Cpu;
+        let pool = &self.pool;
+        self.with_weights(|lws, norm| {
+            let mut x = x.to_vec();
+            let (mut h, mut xhat, mut rstd) = (pool.take(n * d), pool.take(n * d), pool.take(n));
+            let (mut qkv, mut att, mut y) = (pool.take(n * w), pool.take(n * qd), pool.take(n * d));
+            let (mut gu, mut m) = (pool.take(n * 2 * ff), pool.take(n * ff));
+            let give = |u: Option<Vec<f32>>| u.into_iter().for_each(|u| pool.give(u));
+            for (li, lw) in lws.iter().enumerate() {
+                profile::time(Phase::FwdRowwise, || {
+                    rms_norm(&x, lw.input_norm, dims.eps, d, &mut h, &mut xhat, &mut rstd)
+                });
+                give(self.project(lw, li, Q, &h, n, &mut qkv, w, lora, threads));
+                give(self.project(lw, li, K, &h, n, &mut qkv[qd..], w, lora, threads));
+                give(self.project(lw, li, V, &h, n, &mut qkv[qd + kvd..], w, lora, threads));
+                rotate(&mut qkv, &dims, n, &table, false);
+                // The new keys and values, [b, kv_heads, t, hd], onto the cache.
+                let (mut k_new, mut v_new) = (vec![0f32; n * kvd], vec![0f32; n * kvd]);
+                for bi in 0..b {
+                    for kv in 0..kvh {
+                        for ti in 0..t {
+                            let row = &qkv[(bi * t + ti) * w..];
+                            let at = ((bi * kvh + kv) * t + ti) * hd;
+                            k_new[at..at + hd].copy_from_slice(&row[qd + kv * hd..qd + (kv + 1) * hd]);
+                            v_new[at..at + hd].copy_from_slice(&row[qd + kvd + kv * hd..qd + kvd + (kv + 1) * hd]);
+                        }
+                    }
+                }
+                let (k_all, v_all) = cache.append(
+                    li,
+                    Tensor::from_vec(k_new, (b, kvh, t, hd), &device)?,
+                    Tensor::from_vec(v_new, (b, kvh, t, hd), &device)?,
+                )?;
+                let s = k_all.dim(2)?;
+                if mask.len() != n * s {
+                    candle_core::bail!(
+                        "fused Llama decode: mask for {} keys, the cache holds {s}",
+                        mask.len() / n.max(1)
+                    );
+                }
+                let (kg, kl) = k_all.storage_and_layout();
+                let (vg, vl) = v_all.storage_and_layout();
+                let (Storage::Cpu(ks), Storage::Cpu(vs)) = (&*kg, &*vg) else {
+                    candle_core::bail!("fused Llama: a CPU cache only")
+                };
+                let (keys, values) = (contiguous(ks, kl)?, contiguous(vs, vl)?);
+                profile::time(Phase::FwdAttention, || {
+                    let one = |(bi, att_b): (usize, &mut [f32])| {
+                        let mut p = vec![0f32; t * s];
+                        for hi in 0..dims.heads {
+                            let kv = hi / g;
+                            let q = View::strided(&qkv[bi * t * w + hi * hd..], t, hd, w);
+                            let kv_at = (bi * kvh + kv) * s * hd;
+                            let kmat = View::rm(&keys[kv_at..kv_at + s * hd], s, hd);
+                            let vmat = View::rm(&values[kv_at..kv_at + s * hd], s, hd);
+                            matmul(&mut p, s, q, kmat.t(), false, false);
+                            for (ti, row) in p.chunks_mut(s).enumerate() {
+                                masked_softmax_row(row, &mask[(bi * t + ti) * s..(bi * t + ti + 1) * s], scale);
+                            }
+                            matmul(&mut att_b[hi * hd..], qd, View::rm(&p, t, s), vmat, false, false);
+                        }
+                    };
+                    let it = att.chunks_mut(t * qd).enumerate();
+                    if threads && b > 1 {
+                        it.collect::<Vec<_>>().into_par_iter().for_each(one);
+                    } else {
+                        it.for_each(one);
+                    }
+                });
+                drop((kg, vg));
+                give(self.project(lw, li, O, &att, n, &mut y, d, lora, threads));
+                kernels::add_into(&mut x, &y);
+                profile::time(Phase::FwdRowwise, || {
+                    rms_norm(&x, lw.post_norm, dims.eps, d, &mut h, &mut xhat, &mut rstd)
+                });
+                give(self.project(lw, li, GATE, &h, n, &mut gu, 2 * ff, lora, threads));
+                give(self.project(lw, li, UP, &h, n, &mut gu[ff..], 2 * ff, lora, threads));
+                for (mr, gr) in m.chunks_mut(ff).zip(gu.chunks(2 * ff)) {
+                    swiglu_row(gr, mr);
+                }
+                give(self.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads));
+                kernels::add_into(&mut x, &y);
+            }
+            let mut out = vec![0f32; n * d];
+            rms_norm(&x, norm, dims.eps, d, &mut out, &mut xhat, &mut rstd);
+            for v in [h, xhat, rstd, qkv, att, y, gu, m] {
+                pool.give(v);
+            }
+            Ok(out)
+        })
     }
 }
