@@ -419,7 +419,9 @@ pub fn bench_model_profile(path: &Path, label: &str, budget: Duration) -> Result
         };
         let hidden = model.final_hidden(&x)?;
         tick(0, outer);
-        let loss = masked_cross_entropy(&model.head(&hidden)?, &y)?;
+        let flat: Vec<u32> = y.flatten_all()?.to_dtype(candle_core::DType::U32)?.to_vec1()?;
+        let n = flat.len() as f64;
+        let loss = (crate::ml::ops::cross_entropy_sum(&model.head(&hidden)?.flatten_to(1)?, &flat)? / n)?;
         tick(1, outer);
         let grads = loss.backward()?;
         tick(2, outer);
@@ -506,7 +508,8 @@ pub fn bench_model_train(path: &Path, label: &str, device: &Device, budget: Dura
     let trainable_params = model.trainable_vars().iter().map(|v| v.elem_count()).sum();
     let (b, t) = x.dims2()?;
     let mut step = || -> Result<f64> {
-        let loss = masked_cross_entropy(&model.forward(&x)?, &y)?;
+        // The drills' SFT loss: the LM head and a fused cross-entropy at every labelled position.
+        let loss = model.masked_loss(&x, &y)?;
         opt.step(&loss.backward()?)?;
         // Reading the loss forces the work to finish on any device.
         Ok(loss.to_dtype(candle_core::DType::F32)?.to_scalar::<f32>()? as f64)

@@ -788,10 +788,10 @@ impl CausalLm for Llama {
         if kept.is_empty() {
             return Tensor::zeros((), self.dtype, &self.device);
         }
-        let targets: Vec<i64> = kept.iter().map(|&i| labels[i as usize]).collect();
+        let targets: Vec<u32> = kept.iter().map(|&i| labels[i as usize] as u32).collect();
         let n = kept.len();
         let logits = self.head_at(&hidden, &Tensor::new(kept, &self.device)?)?;
-        super::loss::masked_cross_entropy(&logits, &Tensor::from_vec(targets, n, &self.device)?)
+        super::ops::cross_entropy_sum(&logits, &targets)? / n as f64
     }
 
     /// The LM head runs only where `keep` is non-zero (the agent's tokens of

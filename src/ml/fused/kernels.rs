@@ -194,6 +194,36 @@ multiversion! {
 }
 
 multiversion! {
+    /// `log Σ exp(x)` of one row, max-subtracted.
+    pub fn log_sum_exp(x: &[f32]) -> f32 {
+        let max = lane_max(x);
+        if max == f32::NEG_INFINITY {
+            return max;
+        }
+        let mut sum = [0f32; 16];
+        let chunks = x.chunks_exact(16);
+        let rest = chunks.remainder();
+        for c in chunks {
+            for l in 0..16 {
+                sum[l] += exp(c[l] - max);
+            }
+        }
+        let tail: f32 = rest.iter().map(|&v| exp(v - max)).sum();
+        max + (sum.iter().sum::<f32>() + tail).ln()
+    }
+}
+
+multiversion! {
+    /// `out = g·(softmax(x) − onehot(t))` of one row, softmax = exp(x − lse).
+    pub fn softmax_minus_onehot(x: &[f32], lse: f32, t: usize, g: f32, out: &mut [f32]) {
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = g * exp(v - lse);
+        }
+        out[t] -= g;
+    }
+}
+
+multiversion! {
     /// Backward of one log-softmax row: `dx = dy − softmax · Σ dy`, with
     /// softmax = exp(y).
     pub fn log_softmax_back_row(y: &[f32], dy: &[f32], dx: &mut [f32]) {

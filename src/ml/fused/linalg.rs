@@ -211,30 +211,6 @@ fn dot8x2(x: [&[f32]; 8], w: [&[f32]; 2]) -> [[f32; 2]; 8] {
 }
 }
 
-super::simd::multiversion! {
-/// The dot products of one row `x` with four rows `w` (one decoding
-/// sequence): `x` is loaded once per chunk for four accumulators. Same
-/// order, same bits as [`dot`].
-fn dot1x4(x: &[f32], w: [&[f32]; 4]) -> [f32; 4] {
-    let mut acc = [[0f32; 16]; 4];
-    let k = x.len() / 16 * 16;
-    for c in (0..k).step_by(16) {
-        let xs: &[f32; 16] = x[c..c + 16].try_into().expect("16 lanes");
-        for (a, wr) in acc.iter_mut().zip(&w) {
-            let ws: &[f32; 16] = wr[c..c + 16].try_into().expect("16 lanes");
-            for l in 0..16 {
-                a[l] += xs[l] * ws[l];
-            }
-        }
-    }
-    let mut out = [0f32; 4];
-    for (o, (a, wr)) in out.iter_mut().zip(acc.into_iter().zip(&w)) {
-        *o = reduce16(a) + x[k..].iter().zip(&wr[k..]).map(|(p, q)| p * q).sum::<f32>();
-    }
-    out
-}
-}
-
 /// How far ahead (in floats) [`dot8x2`] asks for weights it will read:
 /// with eight rows of work per weight chunk, the out-of-order window holds
 /// too few iterations to keep enough cache misses in flight on its own.
@@ -277,7 +253,8 @@ fn small_m_times_transposed(c: &mut [f32], ldc: usize, a: View, b: View, acc: bo
         let mut jj = 0;
         // Two weight rows against eight input rows (each weight chunk read
         // from memory once and used eight times, in one pass), then four
-        // weight rows against four input rows, then against one.
+        // weight rows against four input rows; rows left over (and a single
+        // decoding row) one dot product at a time, which streams fastest.
         if m >= 8 {
             while jj + 2 <= cols {
                 let j = jb * 64 + jj;
@@ -300,7 +277,7 @@ fn small_m_times_transposed(c: &mut [f32], ldc: usize, a: View, b: View, acc: bo
                 jj += 2;
             }
         }
-        while jj + 4 <= cols {
+        while m >= 4 && jj + 4 <= cols {
             let j = jb * 64 + jj;
             let ws = [w(j), w(j + 1), w(j + 2), w(j + 3)];
             let mut i = 0;
@@ -314,8 +291,8 @@ fn small_m_times_transposed(c: &mut [f32], ldc: usize, a: View, b: View, acc: bo
                 i += 4;
             }
             for r in i..m {
-                for (q, v) in dot1x4(x(r), ws).iter().enumerate() {
-                    out[(jj + q) * m + r] = *v;
+                for (q, wr) in ws.iter().enumerate() {
+                    out[(jj + q) * m + r] = dot(x(r), wr);
                 }
             }
             jj += 4;

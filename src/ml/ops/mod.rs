@@ -214,6 +214,77 @@ impl candle_core::CustomOp2 for LogSoftmaxLastBack {
     }
 }
 
+/// `Σᵢ −log softmax(logits_i)[targets_i]` over the rows of `logits [N, V]`
+/// (f32, CPU) as one op: the forward keeps only each row's log-sum-exp, and
+/// the backward writes `dlogits_i = g·(softmax_i − onehot(targets_i))` row by
+/// row. Composed from a log-softmax, a gather and a sum, the same loss kept
+/// the `[N, V]` log-probabilities, and its backward zero-filled and
+/// scattered into another `[N, V]` tensor before the log-softmax's own.
+pub fn cross_entropy_sum(logits: &Tensor, targets: &[u32]) -> Result<Tensor> {
+    let (n, v) = logits.dims2()?;
+    if targets.len() != n || targets.iter().any(|&t| t as usize >= v) {
+        candle_core::bail!("cross-entropy: {} targets for {n} rows, or a target outside {v}", targets.len());
+    }
+    if !(logits.device().is_cpu() && logits.dtype() == DType::F32) {
+        let t = Tensor::from_vec(targets.to_vec(), (n, 1), logits.device())?;
+        return candle_nn::ops::log_softmax(logits, D::Minus1)?.gather(&t, 1)?.sum_all()?.neg();
+    }
+    logits
+        .contiguous()?
+        .apply_op1(CrossEntropySum { targets: targets.to_vec(), lse: std::sync::Mutex::new(Vec::new()) })
+}
+
+struct CrossEntropySum {
+    targets: Vec<u32>,
+    /// Each row's log Σ exp, kept by the forward for the backward.
+    lse: std::sync::Mutex<Vec<f32>>,
+}
+
+impl candle_core::CustomOp1 for CrossEntropySum {
+    fn name(&self) -> &'static str {
+        "cross-entropy-sum"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s: &candle_core::CpuStorage,
+        l: &candle_core::Layout,
+    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        use rayon::prelude::*;
+        let (x, v) = cpu_rows(s, l)?;
+        let lse: Vec<f32> = x.par_chunks(v).map(crate::ml::fused::kernels::log_sum_exp).collect();
+        // Summed in row order: the same total on any number of threads.
+        let total: f32 = lse.iter().zip(&self.targets).enumerate().map(|(i, (m, &t))| m - x[i * v + t as usize]).sum();
+        *self.lse.lock().expect("cross-entropy lock") = lse;
+        Ok((candle_core::CpuStorage::F32(vec![total]), ().into()))
+    }
+
+    fn bwd(&self, arg: &Tensor, _res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
+        use rayon::prelude::*;
+        let g = grad_res.to_dtype(DType::F32)?.to_scalar::<f32>()?;
+        let arg = arg.contiguous()?;
+        let (n, v) = arg.dims2()?;
+        let (guard, layout) = arg.storage_and_layout();
+        let candle_core::Storage::Cpu(xs) = &*guard else { candle_core::bail!("cross-entropy: a CPU input only") };
+        let (x, _) = cpu_rows(xs, layout)?;
+        let lse = self.lse.lock().expect("cross-entropy lock");
+        if lse.len() != n {
+            candle_core::bail!("cross-entropy: backward without its forward");
+        }
+        let mut dx = vec![0f32; n * v];
+        dx.par_chunks_mut(v).enumerate().for_each(|(i, row)| {
+            crate::ml::fused::kernels::softmax_minus_onehot(
+                &x[i * v..(i + 1) * v],
+                lse[i],
+                self.targets[i] as usize,
+                g,
+                row,
+            );
+        });
+        Ok(Some(Tensor::from_vec(dx, (n, v), arg.device())?))
+    }
+}
+
 #[cfg(test)]
 mod log_softmax_tests {
     use super::*;
@@ -280,5 +351,35 @@ mod log_softmax_tests {
         for (u, v) in ga.iter().zip(&gb) {
             assert!((u - v).abs() < 1e-5, "{u} vs {v}");
         }
+    }
+
+    #[test]
+    fn fused_cross_entropy_matches_the_composed_one_with_its_gradient() {
+        let dev = Device::Cpu;
+        let (n, v) = (5usize, 37usize);
+        let data: Vec<f32> = (0..n * v).map(|i| ((i * 29 % 41) as f32 - 20.0) / 3.0).collect();
+        let x = Var::from_tensor(&Tensor::from_vec(data, (n, v), &dev).unwrap()).unwrap();
+        let targets: Vec<u32> = vec![3, 0, 36, 17, 9];
+        let fused = (cross_entropy_sum(x.as_tensor(), &targets).unwrap() * 0.7).unwrap();
+        let t = Tensor::from_vec(targets.clone(), (n, 1), &dev).unwrap();
+        let composed = (candle_nn::ops::log_softmax(x.as_tensor(), D::Minus1)
+            .unwrap()
+            .gather(&t, 1)
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .neg()
+            .unwrap()
+            * 0.7)
+            .unwrap();
+        let (a, b) = (fused.to_scalar::<f32>().unwrap(), composed.to_scalar::<f32>().unwrap());
+        assert!((a - b).abs() < 1e-4 * b.abs().max(1.0), "{a} vs {b}");
+        let ga = fused.backward().unwrap().get(x.as_tensor()).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let gb =
+            composed.backward().unwrap().get(x.as_tensor()).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        for (u, w) in ga.iter().zip(&gb) {
+            assert!((u - w).abs() < 1e-5, "{u} vs {w}");
+        }
+        assert!(cross_entropy_sum(x.as_tensor(), &[3, 0, 37, 1, 1]).is_err(), "a target outside the vocabulary");
     }
 }
