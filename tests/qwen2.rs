@@ -317,13 +317,7 @@ fn fused_stack_matches_the_composed_layers_in_values_and_adapter_gradients() {
         let cfg = qwen2::LoraConfig { rank: 4, alpha: 8.0, targets, from_layer, seed: 3 };
         model.add_lora(&cfg).unwrap();
         // B = 0 at the start would hide half the adapter's gradient paths.
-        let mut rng = Rng::new(11);
-        for (name, var) in model.vars() {
-            if name.ends_with("lora_B.weight") {
-                let data: Vec<f32> = (0..var.elem_count()).map(|_| 0.1 * rng.normal()).collect();
-                var.set(&Tensor::from_vec(data, var.shape(), &Device::Cpu).unwrap()).unwrap();
-            }
-        }
+        randomize_lora_b(&model, 11, 0.1);
         let mut composed = model.clone();
         composed.fused = false;
         let ids: Vec<u32> = (0..b * t).map(|i| ((i * 37 + 5) % VOCAB) as u32).collect();
@@ -391,13 +385,7 @@ fn fused_decoding_generates_what_the_composed_layers_generate() {
     let mut model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap();
     let all: Vec<String> = qwen2::LORA_TARGETS.iter().map(|s| s.to_string()).collect();
     model.add_lora(&qwen2::LoraConfig { rank: 4, alpha: 8.0, targets: all, from_layer: 0, seed: 2 }).unwrap();
-    let mut rng = Rng::new(13);
-    for (name, var) in model.vars() {
-        if name.ends_with("lora_B.weight") {
-            let data: Vec<f32> = (0..var.elem_count()).map(|_| 0.2 * rng.normal()).collect();
-            var.set(&Tensor::from_vec(data, var.shape(), &Device::Cpu).unwrap()).unwrap();
-        }
-    }
+    randomize_lora_b(&model, 13, 0.2);
     let mut composed = model.clone();
     composed.fused = false;
     let prompts = vec![vec![5u32, 9, 14, 20, 7], vec![11u32, 3], vec![40u32, 41, 42]];
@@ -411,4 +399,15 @@ fn fused_decoding_generates_what_the_composed_layers_generate() {
     let second = model.generate_with(&next, &cfg, &mut Rng::new(0), &mut mf).unwrap();
     assert_eq!(second, composed.generate_with(&next, &cfg, &mut Rng::new(0), &mut mc).unwrap());
     assert!(second.iter().all(|o| o.len() == 8));
+}
+
+/// Every LoRA `B` matrix set to `scale`·N(0, 1) (they start at 0).
+fn randomize_lora_b(model: &Qwen2, seed: u64, scale: f32) {
+    let mut rng = Rng::new(seed);
+    for (name, var) in model.vars() {
+        if name.ends_with("lora_B.weight") {
+            let data: Vec<f32> = (0..var.elem_count()).map(|_| scale * rng.normal()).collect();
+            var.set(&Tensor::from_vec(data, var.shape(), &Device::Cpu).unwrap()).unwrap();
+        }
+    }
 }
