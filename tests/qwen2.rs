@@ -411,3 +411,22 @@ fn randomize_lora_b(model: &Qwen2, seed: u64, scale: f32) {
         }
     }
 }
+
+/// Prompts that start with the same 20 tokens (a group's system prompt)
+/// read that prefix once and share its K/V: each row still generates what
+/// it generates alone.
+#[test]
+fn a_shared_prompt_prefix_is_read_once_and_changes_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, 14);
+    let model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap().detached();
+    let prefix: Vec<u32> = (0..20).map(|i| (i * 7 + 3) % VOCAB as u32).collect();
+    let prompts: Vec<Vec<u32>> =
+        [vec![5u32, 9], vec![11u32], vec![40u32, 41, 42]].iter().map(|tail| [&prefix[..], tail].concat()).collect();
+    let cfg = GenConfig::greedy(6, vec![]);
+    let together = model.generate(&prompts, &cfg, &mut Rng::new(0)).unwrap();
+    for (p, got) in prompts.iter().zip(&together) {
+        let alone = model.generate(std::slice::from_ref(p), &cfg, &mut Rng::new(0)).unwrap();
+        assert_eq!(got, &alone[0], "prompt {p:?}");
+    }
+}

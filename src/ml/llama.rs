@@ -754,6 +754,40 @@ impl Llama {
         Ok((angles.cos()?.to_dtype(self.dtype)?, angles.sin()?.to_dtype(self.dtype)?))
     }
 
+    /// When every prompt of a batch starts with the same tokens (the system
+    /// prompt and tool format of a group of episodes) and the memo offers
+    /// less of them, read that prefix once, at batch 1, and remember its K/V:
+    /// each row then reuses it instead of reading it again.
+    fn remember_shared_prefix(&self, prompts: &[Vec<u32>], seen: &mut Vec<Remembered>) -> Result<()> {
+        const WORTH: usize = 16;
+        if prompts.len() < 2 {
+            return Ok(());
+        }
+        let first = &prompts[0];
+        let shortest = prompts.iter().map(|p| p.len()).min().unwrap_or(0);
+        // At least one token of each prompt is read anew (its logits start the answer).
+        let shared = prompts[1..]
+            .iter()
+            .map(|p| p.iter().zip(first).take_while(|(a, b)| a == b).count())
+            .min()
+            .unwrap_or(0)
+            .min(shortest.saturating_sub(1));
+        let known =
+            seen.iter().map(|r| r.tokens.iter().zip(first).take_while(|(a, b)| a == b).count()).max().unwrap_or(0);
+        if shared < WORTH || shared <= known {
+            return Ok(());
+        }
+        let model = self.detached();
+        let tokens = Tensor::from_vec(first[..shared].to_vec(), (1, shared), &self.device)?;
+        let positions = Tensor::arange(0u32, shared as u32, &self.device)?.unsqueeze(0)?;
+        let mask = ops::causal_mask(shared, &self.device)?.to_dtype(self.dtype)?.reshape((1, 1, shared, shared))?;
+        let mut cache = KvCache::default();
+        model.hidden(&tokens, &positions, &mask, Some(&mut cache))?;
+        let kv = cache.layers.into_iter().flatten().collect();
+        seen.push(Remembered { tokens: first[..shared].to_vec(), kv });
+        Ok(())
+    }
+
     /// Logits `[B,V]` of the last position after feeding `tokens` (with `pads`
     /// marking, per row, every key position so far that is padding).
     fn step_logits(
@@ -862,6 +896,7 @@ impl CausalLm for Llama {
         let longest = prompts.iter().map(|p| p.len()).max().unwrap_or(0);
         let budget = cfg.max_new.min(self.cfg.max_position_embeddings.saturating_sub(longest));
         let seen: &mut Vec<Remembered> = memo.state();
+        self.remember_shared_prefix(prompts, seen)?;
         // Per row: the reused prefix length and the memo entry it comes from.
         let reuse = super::memo::reuse_plan(seen.iter().map(|r| r.tokens.as_slice()), prompts);
         let c_max = reuse.iter().map(|(c, _)| *c).max().unwrap_or(0);
