@@ -37,7 +37,7 @@ impl Dims {
 pub const BLOCK: usize = 32;
 
 /// Row blocks `(i0, i1)` of a sequence of `t` tokens.
-fn blocks(t: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(super) fn blocks(t: usize) -> impl Iterator<Item = (usize, usize)> {
     (0..t.div_ceil(BLOCK)).map(move |bi| (bi * BLOCK, ((bi + 1) * BLOCK).min(t)))
 }
 

@@ -33,6 +33,7 @@ use std::sync::{Arc, Mutex};
 use candle_core::{CpuStorage, CustomOp2, Layout as TLayout, Result, Shape, Storage, Tensor};
 use rayon::prelude::*;
 
+use super::attention::blocks;
 use super::kernels;
 use super::linalg::{matmul, View};
 use super::profile::{self, Phase};
@@ -171,9 +172,9 @@ impl Stack {
     }
 }
 
+/// A contiguous f32 CPU tensor's numbers (the fused GPT's reader).
 fn contiguous<'a>(s: &'a CpuStorage, l: &TLayout) -> Result<&'a [f32]> {
-    let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("fused Llama: a contiguous tensor only") };
-    Ok(&s.as_slice::<f32>()?[a..b])
+    super::contiguous::<f32>(s, l, "a fused Llama tensor")
 }
 
 /// What one layer keeps for the backward pass.
@@ -365,13 +366,6 @@ fn rotate(qkv: &mut [f32], dims: &Dims, period: usize, table: &(Vec<f32>, Vec<f3
             }
         }
     });
-}
-
-/// Queries per causal block: block `i0..i1` only meets keys `0..i1`.
-const BLOCK: usize = 32;
-
-fn blocks(t: usize) -> impl Iterator<Item = (usize, usize)> {
-    (0..t.div_ceil(BLOCK)).map(move |bi| (bi * BLOCK, ((bi + 1) * BLOCK).min(t)))
 }
 
 /// Causal grouped-query attention of `b` sequences of `t` rows of `[q|k|v]`
