@@ -430,3 +430,30 @@ fn a_shared_prompt_prefix_is_read_once_and_changes_no_answer() {
         assert_eq!(got, &alone[0], "prompt {p:?}");
     }
 }
+
+/// Two arms from one warm start: `trainable_copy` starts where the warm
+/// adapters are (the same logits), and training it moves neither the warm
+/// model nor a second copy.
+#[test]
+fn a_trainable_copy_starts_at_the_adapters_and_trains_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, 4);
+    let loaded = qwen2::load_dir(dir.path(), &Device::Cpu).unwrap();
+    let (mut warm, tok) = (loaded.model, loaded.tokenizer);
+    warm.add_lora(&qwen2::LoraConfig::new(4, 8.0, 7)).unwrap();
+    randomize_lora_b(&warm, 3, 0.05);
+    let (x, y) = batch(&tok);
+    let logits = |m: &Qwen2| m.forward(&x).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+    let start = logits(&warm);
+    let (a, b) = (warm.trainable_copy().unwrap(), warm.trainable_copy().unwrap());
+    assert_eq!(logits(&a), start, "a copy starts at the warm adapters");
+    assert_eq!(a.trainable_vars().len(), warm.trainable_vars().len());
+    let mut opt = AdamW::new(a.trainable_vars(), AdamWConfig { lr: 1e-2, ..Default::default() }).unwrap();
+    for _ in 0..3 {
+        let loss = masked_cross_entropy(&a.forward(&x).unwrap(), &y).unwrap();
+        opt.step(&loss.backward().unwrap()).unwrap();
+    }
+    assert_ne!(logits(&a), start, "the copy trains");
+    assert_eq!(logits(&warm), start, "the warm model does not move with it");
+    assert_eq!(logits(&b), start, "nor does a second copy");
+}

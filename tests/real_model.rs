@@ -358,3 +358,148 @@ fn self_refine_drill_runs_the_real_preset_on_smollm2() {
     assert_eq!(sft.len(), 6);
     assert!(sft[5] < sft[0] * 0.6, "the LoRA steps lower the loss: {sft:?}");
 }
+
+/// GRPO with a sound and a lenient verifier on SmolLM2, cut short (12
+/// warm-start steps, 2 RL steps of 4 prompts × 4 samples, 16 held-out
+/// problems): the untrained model is measured first, answers are written as
+/// people write sums, an arm's policy leaves the frozen reference when its
+/// groups' rewards differ (its KL is 0 on the first, on-policy step and
+/// positive after the update), and the run reports every claim.
+#[test]
+fn grpo_drill_runs_the_real_preset_on_smollm2() {
+    use agentlab::drills::{Event, View};
+    let (events, report) = run_real(
+        "grpo-rlvr",
+        &[
+            ("sft_steps", "12"),
+            ("rl_steps", "2"),
+            ("prompts_per_step", "4"),
+            ("group", "4"),
+            ("test_size", "16"),
+            ("lora_layers", "2"),
+        ],
+    );
+    assert_eq!(
+        claim_ids(&report),
+        [
+            "detector_flags_proxy",
+            "detector_quiet_on_sound",
+            "proxy_exploit_share",
+            "proxy_reward_gain",
+            "proxy_true_change",
+            "sound_single_answer_gain",
+            "sound_true_gain"
+        ]
+    );
+    let logs = logs(&events);
+    assert!(logs.iter().any(|l| l.contains("untrained instruct model")), "{logs:?}");
+    // The held-out table: `a+b`, its sum as people write it.
+    let rows = events
+        .iter()
+        .find_map(|e| match e {
+            Event::View(View::Table { title, rows, .. }) if title.contains("Held-out completions") => {
+                Some(rows.clone())
+            }
+            _ => None,
+        })
+        .expect("the held-out samples view");
+    for r in &rows {
+        let (a, b) = r[0].split_once('+').expect("a+b");
+        assert_eq!(r[1], (a.parse::<u32>().unwrap() + b.parse::<u32>().unwrap()).to_string(), "{r:?}");
+    }
+    let series = |name: String| -> Vec<f64> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Metric { name: n, value, .. } if *n == name => Some(*value),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut learned = 0;
+    for arm in ["sound", "proxy"] {
+        let kl = series(format!("{arm}/kl"));
+        assert_eq!(kl.len(), 2, "{arm}");
+        assert!(kl[0].abs() < 1e-6, "{arm}: on-policy and at the reference on the first step: {kl:?}");
+        // A step whose groups all scored alike has no advantage to learn from.
+        if series(format!("{arm}/frac_reward_zero_std"))[0] < 1.0 {
+            assert!(kl[1] > 0.0, "{arm}: the update moved the policy away from the frozen reference: {kl:?}");
+            learned += 1;
+        }
+    }
+    assert!(learned > 0, "no arm had a group with different rewards: the check above checked nothing");
+}
+
+/// DPO on SmolLM2's own verifier-ranked answers, cut short (6 SFT steps, 16
+/// prompts × 4 samples, 3 steps of each training run, 16 held-out problems):
+/// the pairs are the model's answers written as people write sums, the
+/// policy starts at the SFT adapters (the first DPO loss is ln 2: policy and
+/// reference agree on every pair), and the run reports the `real` preset's
+/// claims and observations.
+#[test]
+fn dpo_drill_runs_the_real_preset_on_smollm2() {
+    use agentlab::drills::{Event, View};
+    let (events, report) = run_real(
+        "dpo-pairs",
+        &[
+            ("sft_steps", "6"),
+            ("prompts", "16"),
+            ("steps", "3"),
+            ("batch", "4"),
+            ("test_size", "16"),
+            ("eval_samples", "1"),
+            ("evals", "1"),
+            ("lora_layers", "2"),
+        ],
+    );
+    assert_eq!(
+        claim_ids(&report),
+        [
+            "chosen_logp_change_small_beta",
+            "dpo_minus_sft_on_chosen",
+            "heldout_reward_accuracy",
+            "higher_beta_stays_closer",
+            "pass_rate_gain",
+            "sft_on_chosen_gain"
+        ]
+    );
+    // Two of the tiny model's claims are observations on the real model (the README gives their rates).
+    let observed: Vec<&str> = report
+        .claims
+        .iter()
+        .filter(|c| c.observation)
+        .map(|c| c.id.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        observed,
+        [
+            "chosen_logp_change_small_beta",
+            "dpo_minus_sft_on_chosen",
+            "heldout_reward_accuracy",
+            "higher_beta_stays_closer"
+        ]
+    );
+    let logs = logs(&events);
+    assert!(logs.iter().any(|l| l.contains("untrained instruct model")), "{logs:?}");
+    let rows = events
+        .iter()
+        .find_map(|e| match e {
+            Event::View(View::Table { title, rows, .. }) if title.starts_with("Sampled groups") => Some(rows.clone()),
+            _ => None,
+        })
+        .expect("the sampled groups view");
+    for r in &rows {
+        let (a, b) = r[0].split_once('+').expect("a+b");
+        assert_eq!(r[1], (a.parse::<u32>().unwrap() + b.parse::<u32>().unwrap()).to_string(), "{r:?}");
+    }
+    let first = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Metric { name, step: 0, value, .. } if name == "loss" => Some(*value),
+            _ => None,
+        })
+        .expect("a DPO loss");
+    assert!((first - std::f64::consts::LN_2).abs() < 1e-3, "first DPO loss {first}, not ln 2");
+}

@@ -337,6 +337,11 @@ pub struct ClaimSpec {
     /// LoRA is not held to the tiny model's success rate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub presets: Vec<String>,
+    /// Presets where the finding is an observation, though a claim elsewhere:
+    /// it held on too few of that preset's measured seeds (the README gives
+    /// the rate), as a real model after a few minutes of training may.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observation_in: Vec<String>,
     /// What the claim means for learning, in two sentences at most: shown
     /// beside a ✗ in the claims panel and the log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -485,6 +490,11 @@ impl ClaimSpec {
     /// Whether a run of `preset` measures this claim.
     pub fn applies_to(&self, preset: &str) -> bool {
         self.presets.is_empty() || self.presets.iter().any(|p| p == preset)
+    }
+
+    /// Whether a run of `preset` reports it as an observation (a value, no verdict).
+    pub fn observation_for(&self, preset: &str) -> bool {
+        self.observation || self.observation_in.iter().any(|p| p == preset)
     }
 }
 
@@ -690,7 +700,7 @@ impl DrillMeta {
             if !claim_ids.insert(c.id.clone()) {
                 errors.push(format!("claim `{}` is declared twice", c.id));
             }
-            for p in c.presets.iter().filter(|p| !raw.presets.contains_key(*p)) {
+            for p in c.presets.iter().chain(&c.observation_in).filter(|p| !raw.presets.contains_key(*p)) {
                 errors.push(format!("claim `{}` names preset `{p}`, which the drill does not have", c.id));
             }
             if c.why.as_ref().is_some_and(|w| w.trim().is_empty()) {

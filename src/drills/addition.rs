@@ -15,20 +15,118 @@ use anyhow::Result;
 use candle_core::{Device, Tensor};
 
 use super::pipeline::{self, no_probe, Batches, Sft};
-use super::{RunCtx, View};
+use super::{RunCtx, TokenCell, TokenKind, View};
+use crate::envs::format::Format;
 use crate::envs::refine_arith::Problem;
 use crate::envs::rlvr::{hedge, judge, Verdict};
+use crate::envs::Role;
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
-use crate::ml::loss::token_logprobs;
+use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate, Decoding, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS, PAD};
+use crate::ml::sample::{Decoding, GenConfig};
+use crate::ml::tokenizer::{Bpe, CharTokenizer, Tokenize, EOS, PAD};
 use crate::ml::train::Trainer;
 use crate::rl::grpo::{grpo_loss, GrpoVariant};
 
 /// Held-out problems, and fresh training problems that never coincide with one.
 pub(crate) use crate::envs::refine_arith::HeldOut as Problems;
+
+/// How the problems and their answers become one model's tokens, and its
+/// completions text.
+pub(crate) enum Text {
+    /// The tiny GPT: one token per character, `47+38=` answered `580` (the
+    /// sum's digits least significant first, as many as the widest sum has).
+    Chars(CharTokenizer),
+    /// A real chat model: `47+38` as the user's message, answered as people
+    /// write sums (`85`), the hedges as `85,95`; the answer ends with the
+    /// chat template's end of turn.
+    Chat { tok: Box<Bpe>, fmt: Box<Format> },
+}
+
+impl Text {
+    /// What the model reads before it answers `q`.
+    pub fn prompt(&self, q: &Problem) -> Vec<u32> {
+        match self {
+            Text::Chars(tok) => tok.encode(&q.prompt()),
+            Text::Chat { tok, fmt } => fmt.encode_segments(tok, &[(Role::Prompt, format!("{}+{}", q.a, q.b))]),
+        }
+    }
+
+    /// The one right answer to `q`, as this model writes it.
+    pub fn gold(&self, q: &Problem) -> String {
+        match self {
+            Text::Chars(_) => q.answer(),
+            Text::Chat { .. } => (q.a + q.b).to_string(),
+        }
+    }
+
+    /// An answer of the tiny format (`580`, `580,590`) as this model writes it
+    /// (`85`, `85,95`).
+    pub fn written(&self, answer: &str) -> String {
+        match self {
+            Text::Chars(_) => answer.to_string(),
+            Text::Chat { .. } => answer
+                .split(crate::envs::rlvr::SEP)
+                .map(|c| c.chars().rev().collect::<String>().parse::<u64>().map_or(c.to_string(), |n| n.to_string()))
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+
+    /// A training example: the prompt of `q`, then `answer` and the end token in the loss.
+    pub fn example(&self, q: &Problem, answer: &str) -> Example {
+        let mut ids = match self {
+            Text::Chars(tok) => tok.encode(answer),
+            Text::Chat { tok, .. } => tok.encode(answer),
+        };
+        ids.push(self.eos());
+        Example::prompt_answer(&self.prompt(q), &ids)
+    }
+
+    /// The token that ends an answer.
+    pub fn eos(&self) -> u32 {
+        match self {
+            Text::Chars(_) => EOS,
+            Text::Chat { fmt, .. } => fmt.eos,
+        }
+    }
+
+    /// Tokens that end a completion.
+    pub fn stop(&self) -> Vec<u32> {
+        match self {
+            Text::Chars(_) => vec![EOS],
+            Text::Chat { fmt, .. } => fmt.stop().to_vec(),
+        }
+    }
+
+    /// A completion as text, without its end token.
+    pub fn decode(&self, out: &[u32]) -> String {
+        match self {
+            Text::Chars(tok) => tok.decode(out),
+            Text::Chat { tok, fmt } => fmt.line(tok, out).trim().to_string(),
+        }
+    }
+
+    /// A token view's cells of `q`'s prompt `prompt` and a completion `out`:
+    /// the prompt grey, completion token `j` trained and coloured by
+    /// `value(j)`. A chat model's prompt is mostly its template, so the
+    /// problem stands for it.
+    pub fn cells(&self, q: &Problem, prompt: &[u32], out: &[u32], value: impl Fn(usize) -> f32) -> Vec<TokenCell> {
+        match self {
+            Text::Chars(tok) => TokenCell::completion(tok, prompt, out, value),
+            Text::Chat { tok, fmt } => {
+                let problem = TokenCell { text: shown(self, q), kind: TokenKind::Prompt, value: None };
+                let out = out.iter().enumerate().map(|(j, &t)| TokenCell {
+                    text: if t == fmt.eos { "⏎".to_string() } else { tok.decode(&[t]) },
+                    kind: TokenKind::Trained,
+                    value: Some(value(j)),
+                });
+                std::iter::once(problem).chain(out).collect()
+            }
+        }
+    }
+}
 
 /// The warm start's settings (each drill maps its parameters onto these).
 pub(crate) struct WarmStart {
@@ -80,7 +178,7 @@ pub(crate) fn data(
     w: &WarmStart,
     digits: usize,
     test_size: usize,
-    tok: &CharTokenizer,
+    text: &Text,
     rng: &mut Rng,
 ) -> Problems {
     ctx.phase(crate::t!("view-phase-data"));
@@ -89,14 +187,14 @@ pub(crate) fn data(
     let rows = (0..8)
         .map(|i| {
             let q = problems.fresh(&mut show);
-            let (text, kind) = if i % 4 == 3 {
+            let (answer, kind) = if i % 4 == 3 {
                 (hedge(&q.answer(), &mut show), crate::t!("view-add-kind-hedge"))
             } else if w.slip_rate > 0.0 && i % 4 == 1 && q.carries_out() {
                 (q.top_carry_dropped(), crate::t!("view-add-kind-slip"))
             } else {
                 (q.answer(), crate::t!("view-add-kind-answer"))
             };
-            vec![q.prompt(), text, q.answer(), kind]
+            vec![shown(text, &q), text.written(&answer), text.gold(&q), kind]
         })
         .collect();
     let title =
@@ -116,17 +214,85 @@ pub(crate) fn data(
     } else {
         String::new()
     };
+    let how = match text {
+        Text::Chars(_) => crate::t!("view-add-how-chars"),
+        Text::Chat { .. } => crate::t!("view-add-how-chat"),
+    };
     ctx.log(crate::t!(
         "view-add-log-data",
         digits = digits.to_string(),
-        prompt = problems.test[0].prompt(),
-        answer = problems.test[0].answer(),
+        how = how,
+        prompt = shown(text, &problems.test[0]),
+        answer = text.gold(&problems.test[0]),
         held = problems.test.len().to_string(),
         hedge = format!("{:.0}", w.hedge_rate * 100.0),
         slips = slips,
-        vocab = tok.vocab_size().to_string()
+        vocab = match text {
+            Text::Chars(tok) => tok.vocab_size(),
+            Text::Chat { tok, .. } => tok.vocab_size(),
+        }
+        .to_string()
     ));
     problems
+}
+
+/// Phase "untrained model": a real instruct model on `probs` before any
+/// training, in its own words (up to 24 tokens), greedy and sampled at
+/// `temperature`: how often its reply *is* the sum (the exact verifier) and
+/// how often the last number it writes is (an answer extractor's reading).
+pub(crate) fn untrained(
+    ctx: &mut RunCtx,
+    model: &dyn CausalLm,
+    text: &Text,
+    probs: &[Problem],
+    temperature: f32,
+) -> Result<()> {
+    ctx.phase(crate::t!("view-add-phase-untrained"));
+    let prompts: Vec<Vec<u32>> = probs.iter().map(|q| text.prompt(q)).collect();
+    let mut rng = Rng::new(ctx.seed ^ 0x07);
+    let greedy: Vec<String> = model
+        .generate(&prompts, &GenConfig::greedy(24, text.stop()), &mut rng)?
+        .iter()
+        .map(|o| text.decode(o))
+        .collect();
+    let sampled = sample_texts(model, text, &prompts, 24, temperature, &mut rng)?.1;
+    let n = probs.len().max(1) as f64;
+    let rates = |texts: &[String]| {
+        let exact = texts.iter().zip(probs).filter(|(t, q)| **t == text.gold(q)).count() as f64 / n;
+        let last = texts.iter().zip(probs).filter(|(t, q)| last_number(t).is_some_and(|x| x == text.gold(q))).count()
+            as f64
+            / n;
+        (format!("{exact:.3}"), format!("{last:.3}"))
+    };
+    let ((g_exact, g_last), (s_exact, s_last)) = (rates(&greedy), rates(&sampled));
+    let example = match (probs.first(), greedy.first()) {
+        (Some(q), Some(t)) => format!("{} → {t:?}", shown(text, q)),
+        _ => String::new(),
+    };
+    ctx.log(crate::t!(
+        "view-add-log-untrained",
+        greedy_exact = g_exact,
+        greedy_last = g_last,
+        temperature = temperature.to_string(),
+        sampled_exact = s_exact,
+        sampled_last = s_last,
+        example = example
+    ));
+    Ok(())
+}
+
+/// The last run of digits in `text`, if any: what an answer extractor reads
+/// as a reply's answer.
+pub(crate) fn last_number(text: &str) -> Option<String> {
+    text.split(|c: char| !c.is_ascii_digit()).rfind(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// A problem as a table shows it: the tiny GPT's prompt, or a chat model's user message.
+pub(crate) fn shown(text: &Text, q: &Problem) -> String {
+    match text {
+        Text::Chars(_) => q.prompt(),
+        Text::Chat { .. } => format!("{}+{}", q.a, q.b),
+    }
 }
 
 /// Phase "warm start (SFT)": a tiny GPT learns the task part way. Progress is
@@ -149,6 +315,21 @@ pub(crate) fn warm_start(
         heads = w.n_heads.to_string(),
         params = model.num_params().to_string()
     ));
+    warm_sft(w, ctx, &Text::Chars(tok.clone()), &model, problems, rng, progress_total)?;
+    Ok(model)
+}
+
+/// The warm start's SFT of `model` (a tiny GPT, or a real model's adapters)
+/// on answers of which a share `hedge_rate` hedge.
+pub(crate) fn warm_sft(
+    w: &WarmStart,
+    ctx: &mut RunCtx,
+    text: &Text,
+    model: &dyn CausalLm,
+    problems: &Problems,
+    rng: &mut Rng,
+    progress_total: usize,
+) -> Result<()> {
     // A warmup of a twentieth of the steps, not the pipeline's tenth: with the
     // tenth, grpo-rlvr's proxy arm hedges less (proxy_exploit_share 0.496 on
     // seed 16, 19 of seeds 1–20) than with this one (20 of 20, at least 0.721).
@@ -164,34 +345,29 @@ pub(crate) fn warm_start(
                 } else {
                     q.answer()
                 };
-                let prompt = tok.encode(&q.prompt());
-                let mut tokens = prompt.clone();
-                tokens.extend(tok.encode(&answer));
-                tokens.push(EOS);
-                let train = (0..tokens.len()).map(|i| i >= prompt.len()).collect();
-                Example::new(tokens, train)
+                text.example(&q, &text.written(&answer))
             })
             .collect()
     });
-    pipeline::sft(ctx, &model, &sft, batches, rng, no_probe)?;
-    Ok(model)
+    pipeline::sft(ctx, model, &sft, batches, rng, no_probe)?;
+    Ok(())
 }
 
 /// One sampled completion per prompt at `temperature` (KV cache, stop at the
 /// end token): the new tokens (with the end token if the model wrote it) and
 /// their text (without it).
 pub(crate) fn sample_texts(
-    model: &Gpt,
-    tok: &CharTokenizer,
+    model: &dyn CausalLm,
+    text: &Text,
     prompts: &[Vec<u32>],
     max_new: usize,
     temperature: f32,
     rng: &mut Rng,
 ) -> Result<(Vec<Vec<u32>>, Vec<String>)> {
     let decoding = Decoding::Sample { temperature, top_k: None, top_p: None };
-    let cfg = GenConfig { max_new, decoding, stop: vec![EOS], use_cache: true };
-    let outs = generate(model, prompts, &cfg, rng)?;
-    let texts = outs.iter().map(|o| tok.decode(o)).collect();
+    let cfg = GenConfig { max_new, decoding, stop: text.stop(), use_cache: true };
+    let outs = model.generate(prompts, &cfg, rng)?;
+    let texts = outs.iter().map(|o| text.decode(o)).collect();
     Ok((outs, texts))
 }
 
@@ -206,16 +382,16 @@ pub(crate) struct Samples {
 
 /// One sampled completion per problem at `temperature`, judged.
 pub(crate) fn sample(
-    model: &Gpt,
-    tok: &CharTokenizer,
+    model: &dyn CausalLm,
+    text: &Text,
     probs: &[Problem],
     max_new: usize,
     temperature: f32,
     rng: &mut Rng,
 ) -> Result<Samples> {
-    let prompts: Vec<Vec<u32>> = probs.iter().map(|q| tok.encode(&q.prompt())).collect();
-    let (outs, texts) = sample_texts(model, tok, &prompts, max_new, temperature, rng)?;
-    let verdicts = texts.iter().zip(probs).map(|(t, q)| judge(t, &q.answer())).collect();
+    let prompts: Vec<Vec<u32>> = probs.iter().map(|q| text.prompt(q)).collect();
+    let (outs, texts) = sample_texts(model, text, &prompts, max_new, temperature, rng)?;
+    let verdicts = texts.iter().zip(probs).map(|(t, q)| judge(t, &text.gold(q))).collect();
     Ok(Samples { probs: probs.to_vec(), prompts, outs, texts, verdicts })
 }
 
@@ -223,8 +399,8 @@ pub(crate) fn sample(
 /// each sampled `group` times by `model`, judged.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn get_batch(
-    model: &Gpt,
-    tok: &CharTokenizer,
+    model: &dyn CausalLm,
+    text: &Text,
     problems: &Problems,
     prompts: usize,
     group: usize,
@@ -233,15 +409,15 @@ pub(crate) fn get_batch(
     rng: &mut Rng,
 ) -> Result<Samples> {
     let probs: Vec<Problem> = (0..prompts).flat_map(|_| std::iter::repeat_n(problems.fresh(rng), group)).collect();
-    sample(model, tok, &probs, max_new, temperature, rng)
+    sample(model, text, &probs, max_new, temperature, rng)
 }
 
 /// The held-out evaluation every drill on this task shares: one completion
 /// per held-out problem (`times` over), sampled with the same draws for
 /// every model of the run so that models differ only by what they learned.
 pub(crate) fn held_out(
-    model: &Gpt,
-    tok: &CharTokenizer,
+    model: &dyn CausalLm,
+    text: &Text,
     problems: &Problems,
     times: usize,
     max_new: usize,
@@ -249,7 +425,7 @@ pub(crate) fn held_out(
     seed: u64,
 ) -> Result<Samples> {
     let probs: Vec<Problem> = problems.test.iter().flat_map(|q| std::iter::repeat_n(*q, times)).collect();
-    sample(model, tok, &probs, max_new, temperature, &mut Rng::new(seed ^ 0xe0))
+    sample(model, text, &probs, max_new, temperature, &mut Rng::new(seed ^ 0xe0))
 }
 
 /// The GRPO update's settings.
@@ -268,9 +444,10 @@ pub(crate) struct Update {
     pub kl: f64,
     /// Share of clipped tokens, averaged over the passes after the first.
     pub clip_ratio: f64,
-    /// The first pass's logits and log-probs (detached): π before this update.
-    pub logits: Tensor,
+    /// The first pass's log-probs (detached): π before this update.
     pub logp: Tensor,
+    /// The first pass's next-token entropies on the completion tokens (detached).
+    pub entropy: Tensor,
 }
 
 impl Grpo {
@@ -280,19 +457,18 @@ impl Grpo {
     /// when given, else π's own log-probs before the first pass (on-policy).
     pub fn update(
         &self,
-        policy: &Gpt,
-        reference: &Gpt,
+        policy: &dyn CausalLm,
+        reference: &dyn CausalLm,
         trainer: &mut Trainer,
         batch: &Batch,
         behaviour: Option<&Tensor>,
     ) -> Result<Update> {
-        let t = batch.mask.dim(1)?;
         let ref_logp = batch.logprobs(reference)?.detach();
         let (mut kl, mut clip_ratio, mut first) = (0.0, 0.0, None);
         let mut old: Option<Tensor> = None;
         for epoch in 0..self.epochs {
-            let logits = policy.forward(&batch.x)?.narrow(1, 0, t)?;
-            let logp = token_logprobs(&logits, &batch.targets)?;
+            let scored = policy.scored_logprobs(&batch.x, &batch.targets, &batch.mask, epoch == 0)?;
+            let logp = scored.logp;
             let old = old.get_or_insert_with(|| behaviour.cloned().unwrap_or_else(|| logp.detach())).clone();
             let out = grpo_loss(
                 &logp,
@@ -308,13 +484,14 @@ impl Grpo {
             trainer.step(&out.loss, "GRPO loss")?;
             if epoch == 0 {
                 kl = out.kl;
-                first = Some((logits.detach(), logp.detach()));
+                let entropy = scored.entropy.ok_or_else(|| anyhow::anyhow!("asked for the entropies"))?;
+                first = Some((entropy, logp.detach()));
             } else {
                 clip_ratio += out.clip_ratio / (self.epochs - 1) as f64;
             }
         }
-        let (logits, logp) = first.ok_or_else(|| anyhow::anyhow!("a GRPO update needs at least one epoch"))?;
-        Ok(Update { kl, clip_ratio, logits, logp })
+        let (entropy, logp) = first.ok_or_else(|| anyhow::anyhow!("a GRPO update needs at least one epoch"))?;
+        Ok(Update { kl, clip_ratio, logp, entropy })
     }
 }
 
@@ -330,9 +507,8 @@ pub(crate) struct Batch {
 
 impl Batch {
     /// Log-probs `[B, T]` that `model` gives the batch's next tokens.
-    pub fn logprobs(&self, model: &Gpt) -> Result<Tensor> {
-        let n = self.mask.dim(1)?;
-        Ok(token_logprobs(&model.forward(&self.x)?.narrow(1, 0, n)?, &self.targets)?)
+    pub fn logprobs(&self, model: &dyn CausalLm) -> Result<Tensor> {
+        Ok(model.scored_logprobs(&self.x, &self.targets, &self.mask, false)?.logp)
     }
 }
 

@@ -24,19 +24,29 @@
 //! 7. **report** — every model on the held-out problems: pass rate of
 //!    sampled and of greedy answers, exact KL to the reference along its own
 //!    samples, implicit-reward accuracy on the held-out pairs.
+//!
+//! With `model` set to a real pretrained model (`smollm2`, the `real` preset)
+//! every model is a set of LoRA adapters on its frozen base
+//! (`super::pipeline::real_start`): the problem is the user's message of its
+//! chat template (`47+85`) and answers are written as people write sums
+//! (`132`; the planted habit drops the carries, `22`). Before the SFT the
+//! untrained instruct model is measured on the held-out problems.
 
 use anyhow::{bail, Result};
 use candle_core::Tensor;
 use serde::Deserialize;
 
-use super::pipeline::{self, no_probe, Batches, Sft};
+use super::addition::{shown, Text};
+use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, Sft};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::refine_arith::{passes, Problem};
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
+use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{generate, Decoding, GenConfig};
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::sample::{Decoding, GenConfig};
+use crate::ml::start::Model;
+use crate::ml::tokenizer::{CharTokenizer, Tokenize};
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::numbers::mean;
 use crate::rl::dpo::{dpo_loss, grad_weight, pick_pair, DpoVariant, PairPick};
@@ -69,9 +79,15 @@ pub struct Params {
     pub d_model: usize,
     pub n_layers: usize,
     pub n_heads: usize,
+    pub model: ModelChoice,
+    pub lora_rank: usize,
+    pub lora_layers: usize,
 }
 
 const ALPHABET: &str = "0123456789+=";
+
+/// A real chat model's system message: the task and its answer format in a few words.
+const SYSTEM: &str = "Add. Reply with the sum only.";
 
 /// A preference pair and the reference model's log-probs of both answers.
 #[derive(Debug, Clone)]
@@ -100,37 +116,49 @@ struct PairSet {
 
 /// The task's text and token plumbing.
 struct Task {
-    tok: CharTokenizer,
+    text: Text,
     width: usize,
 }
 
 impl Task {
-    fn prompt_ids(&self, p: &Problem) -> Vec<u32> {
-        self.tok.encode(&p.prompt())
+    fn text(&self, response: &[u32]) -> String {
+        self.text.decode(response)
     }
 
-    fn text(&self, response: &[u32]) -> String {
-        self.tok.decode(&response.iter().copied().filter(|&t| t != EOS).collect::<Vec<_>>())
+    fn gold(&self, q: &Problem) -> String {
+        self.text.gold(q)
     }
 
     /// Sampled (or greedy) answers to `probs`, one per prompt.
-    fn answer(&self, model: &Gpt, probs: &[Problem], decoding: Decoding, rng: &mut Rng) -> Result<Vec<Seq>> {
-        let prompts: Vec<Vec<u32>> = probs.iter().map(|p| self.prompt_ids(p)).collect();
-        let cfg = GenConfig { max_new: self.width + 1, decoding, stop: vec![EOS], use_cache: true };
-        let outs = generate(model, &prompts, &cfg, rng)?;
+    fn answer(&self, model: &dyn CausalLm, probs: &[Problem], decoding: Decoding, rng: &mut Rng) -> Result<Vec<Seq>> {
+        let prompts: Vec<Vec<u32>> = probs.iter().map(|p| self.text.prompt(p)).collect();
+        // A BPE may spend a token on a space or split the digits: room for two more.
+        let max_new = match self.text {
+            Text::Chars(_) => self.width + 1,
+            Text::Chat { .. } => self.width + 3,
+        };
+        let cfg = GenConfig { max_new, decoding, stop: self.text.stop(), use_cache: true };
+        let outs = model.generate(&prompts, &cfg, rng)?;
         Ok(prompts.into_iter().zip(outs).map(|(prompt, response)| Seq { prompt, response }).collect())
     }
 
     /// `answer` and the end token, trained, after the prompt.
     fn example(&self, p: &Problem, answer: &str) -> Example {
-        Example::prompt_answer(&self.prompt_ids(p), &[self.tok.encode(answer), vec![EOS]].concat())
+        self.text.example(p, answer)
     }
 }
 
 /// Sample `k` answers per problem, let the verifier label them, keep a pair
 /// per prompt that has a right and a wrong answer; score both answers under
 /// the reference.
-fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bool, rng: &mut Rng) -> Result<PairSet> {
+fn build_pairs(
+    task: &Task,
+    model: &dyn CausalLm,
+    probs: &[Problem],
+    p: &Params,
+    swap: bool,
+    rng: &mut Rng,
+) -> Result<PairSet> {
     let decoding = Decoding::Sample { temperature: p.temperature as f32, top_k: None, top_p: None };
     let repeated: Vec<Problem> = probs.iter().flat_map(|q| std::iter::repeat_n(*q, p.samples)).collect();
     let seqs = task.answer(model, &repeated, decoding, rng)?;
@@ -138,7 +166,7 @@ fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bo
     let mut right_total = 0usize;
     for (q, group) in probs.iter().zip(seqs.chunks(p.samples)) {
         let texts: Vec<String> = group.iter().map(|s| task.text(&s.response)).collect();
-        let ok: Vec<bool> = texts.iter().map(|t| passes(t, &q.answer())).collect();
+        let ok: Vec<bool> = texts.iter().map(|t| passes(t, &task.gold(q))).collect();
         right_total += ok.iter().filter(|&&o| o).count();
         let pick = pick_pair(&ok, rng);
         let verdict = match pick {
@@ -167,7 +195,7 @@ fn build_pairs(task: &Task, model: &Gpt, probs: &[Problem], p: &Params, swap: bo
         if set.shown.len() < 12 {
             let marked: Vec<String> =
                 texts.iter().zip(&ok).map(|(t, o)| format!("{t}{}", if *o { "✓" } else { "✗" })).collect();
-            set.shown.push(vec![q.prompt(), q.answer(), marked.join(" "), verdict]);
+            set.shown.push(vec![shown(&task.text, q), task.gold(q), marked.join(" "), verdict]);
         }
     }
     set.sample_pass = right_total as f64 / seqs.len().max(1) as f64;
@@ -199,7 +227,14 @@ struct Heldout {
     pairs: Vec<Pair>,
 }
 
-fn evaluate(task: &Task, model: &Gpt, reference: &Gpt, h: &Heldout, p: &Params, seed: u64) -> Result<Eval> {
+fn evaluate(
+    task: &Task,
+    model: &dyn CausalLm,
+    reference: &dyn CausalLm,
+    h: &Heldout,
+    p: &Params,
+    seed: u64,
+) -> Result<Eval> {
     // The same random stream for every model and every evaluation: differences
     // between them are the models', not the dice's.
     let mut rng = Rng::new(seed ^ 0xe7a1);
@@ -207,7 +242,7 @@ fn evaluate(task: &Task, model: &Gpt, reference: &Gpt, h: &Heldout, p: &Params, 
     let repeated: Vec<Problem> = h.test.iter().flat_map(|q| std::iter::repeat_n(*q, p.eval_samples)).collect();
     let sampled = task.answer(model, &repeated, decoding, &mut rng)?;
     let right = |seqs: &[Seq], probs: &[Problem]| {
-        seqs.iter().zip(probs).filter(|(s, q)| passes(&task.text(&s.response), &q.answer())).count() as f64
+        seqs.iter().zip(probs).filter(|(s, q)| passes(&task.text(&s.response), &task.gold(q))).count() as f64
             / probs.len().max(1) as f64
     };
     let pass = right(&sampled, &repeated);
@@ -234,7 +269,7 @@ fn evaluate(task: &Task, model: &Gpt, reference: &Gpt, h: &Heldout, p: &Params, 
 }
 
 /// Summed log-probs of every pair's chosen and rejected answer under `model`.
-fn pair_logps(model: &Gpt, pairs: &[Pair]) -> Result<(Vec<f32>, Vec<f32>)> {
+fn pair_logps(model: &dyn CausalLm, pairs: &[Pair]) -> Result<(Vec<f32>, Vec<f32>)> {
     let chosen: Vec<&Seq> = pairs.iter().map(|x| &x.chosen).collect();
     let rejected: Vec<&Seq> = pairs.iter().map(|x| &x.rejected).collect();
     Ok((logps_of(model, &chosen)?, logps_of(model, &rejected)?))
@@ -249,7 +284,7 @@ enum Method {
 
 /// One training run from the SFT model: the trained model and its evaluations.
 struct Trained {
-    model: Gpt,
+    model: Model,
     /// The SFT model, evaluated before the first step.
     first: Eval,
     last: Eval,
@@ -278,7 +313,7 @@ fn train(
     ctx: &mut RunCtx,
     p: &Params,
     task: &Task,
-    sft: &Gpt,
+    sft: &Model,
     pairs: &[Pair],
     held: &Heldout,
     method: Method,
@@ -286,10 +321,11 @@ fn train(
     progress: (usize, usize),
     rng: &mut Rng,
 ) -> Result<Trained> {
-    let policy = sft.fork(ctx.seed)?;
-    let mut trainer = Trainer::for_model(&policy, TrainConfig::cosine(p.lr, pipeline::warmup(p.steps), p.steps))?;
+    let model = sft.fork(ctx.seed)?;
+    let (policy, sft) = (model.lm(), sft.lm());
+    let mut trainer = Trainer::for_model(policy, TrainConfig::cosine(p.lr, pipeline::warmup(p.steps), p.steps))?;
     let eval_every = (p.steps / p.evals.max(1)).max(1);
-    let first = evaluate(task, &policy, sft, held, p, ctx.seed)?;
+    let first = evaluate(task, policy, sft, held, p, ctx.seed)?;
     emit_eval(ctx, names, 0, &first);
     let mut last = first;
     for step in 0..p.steps {
@@ -299,10 +335,10 @@ fn train(
             Method::Dpo { beta } => {
                 let seqs: Vec<&Seq> =
                     idx.iter().map(|&i| &pairs[i].chosen).chain(idx.iter().map(|&i| &pairs[i].rejected)).collect();
-                let lp = seq_logps(&policy, &seqs)?;
+                let lp = seq_logps(policy, &seqs)?;
                 let b = idx.len();
                 let (pc, pr) = (lp.narrow(0, 0, b)?, lp.narrow(0, b, b)?);
-                let dev = &policy.device;
+                let dev = policy.device();
                 let rc = Tensor::from_vec(idx.iter().map(|&i| pairs[i].ref_chosen).collect::<Vec<_>>(), b, dev)?;
                 let rr = Tensor::from_vec(idx.iter().map(|&i| pairs[i].ref_rejected).collect::<Vec<_>>(), b, dev)?;
                 let out = dpo_loss(&pc, &pr, &rc, &rr, beta, p.loss)?;
@@ -322,12 +358,12 @@ fn train(
             Method::SftOnChosen => {
                 let ex: Vec<Example> =
                     idx.iter().map(|&i| task.example(&pairs[i].problem, &pairs[i].chosen_text)).collect();
-                let st = trainer.sft_step(&policy, &ex.iter().collect::<Vec<_>>())?;
+                let st = trainer.sft_step(policy, &ex.iter().collect::<Vec<_>>())?;
                 ctx.metric(step, &names.n("loss"), st.loss);
             }
         }
         if (step + 1) % eval_every == 0 || step + 1 == p.steps {
-            last = evaluate(task, &policy, sft, held, p, ctx.seed)?;
+            last = evaluate(task, policy, sft, held, p, ctx.seed)?;
             emit_eval(ctx, names, step + 1, &last);
         }
         ctx.progress(progress.0 + step + 1, progress.1, 0);
@@ -336,9 +372,9 @@ fn train(
         mean(&pairs.iter().map(|x| x.ref_chosen).collect::<Vec<_>>()),
         mean(&pairs.iter().map(|x| x.ref_rejected).collect::<Vec<_>>()),
     );
-    let (lc, lr) = pair_logps(&policy, pairs)?;
+    let (lc, lr) = pair_logps(policy, pairs)?;
     let after = (mean(&lc), mean(&lr));
-    Ok(Trained { model: policy, first, last, train_logps: (before, after) })
+    Ok(Trained { model, first, last, train_logps: (before, after) })
 }
 
 fn emit_eval(ctx: &mut RunCtx, names: &Names, step: usize, e: &Eval) {
@@ -369,7 +405,14 @@ impl TypedDrill for DpoPairs {
     }
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
-        let task = Task { tok: CharTokenizer::new(ALPHABET, &[]), width: p.digits + 1 };
+        let (text, start) = match &p.model {
+            ModelChoice::Tiny => (Text::Chars(CharTokenizer::new(ALPHABET, &[])), None),
+            ModelChoice::Real(name) => {
+                let (start, tok, fmt) = real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?;
+                (Text::Chat { tok: Box::new(tok), fmt: Box::new(fmt) }, Some(start))
+            }
+        };
+        let task = Task { text, width: p.digits + 1 };
         let mut rng = Rng::new(ctx.seed);
 
         ctx.phase(crate::t!("view-phase-data"));
@@ -383,12 +426,22 @@ impl TypedDrill for DpoPairs {
             }
         };
 
-        let sft = warm_start(ctx, p, &task, &mut fresh, &mut rng)?;
+        let sft = match &start {
+            None => Model::Tiny(warm_start(ctx, p, &task, &mut fresh, &mut rng)?),
+            Some(start) => {
+                super::addition::untrained(ctx, start.model(), &task.text, &test, p.temperature as f32)?;
+                ctx.phase(crate::t!("view-phase-sft"));
+                ctx.log(crate::t!("view-dpo-log-sft-real", digits = p.digits.to_string()));
+                let model = start.fork(ctx.seed)?;
+                sft_phase(ctx, p, &task, model.lm(), &mut fresh, &mut rng)?;
+                model
+            }
+        };
 
         ctx.phase(crate::t!("view-dpo-phase-pairs"));
         let probs: Vec<Problem> = (0..p.prompts).map(|_| fresh(&mut rng)).collect();
-        let train_set = build_pairs(&task, &sft, &probs, p, p.swap_labels, &mut rng)?;
-        let held_pairs = build_pairs(&task, &sft, &test, p, false, &mut rng.fork(11))?;
+        let train_set = build_pairs(&task, sft.lm(), &probs, p, p.swap_labels, &mut rng)?;
+        let held_pairs = build_pairs(&task, sft.lm(), &test, p, false, &mut rng.fork(11))?;
         pairs_report(ctx, p, &train_set, &held_pairs);
         if train_set.pairs.is_empty() {
             bail!(crate::t!(
@@ -424,7 +477,7 @@ impl TypedDrill for DpoPairs {
         ctx.phase(crate::t!("view-phase-report"));
         let before = main.first;
         compare_view(ctx, p, &before, &main, &other, &base);
-        pair_tokens_view(ctx, &task, &main.model, &sft, &held.pairs)?;
+        pair_tokens_view(ctx, &task, main.model.lm(), sft.lm(), &held.pairs)?;
         logps_view(ctx, p, &main, &other);
         let ((c0, r0), (c1, r1)) = main.train_logps;
         ctx.log(crate::t!(
@@ -452,6 +505,7 @@ impl TypedDrill for DpoPairs {
         ctx.claim("higher_beta_stays_closer", small.last.kl - large.last.kl)?;
         ctx.claim("dpo_minus_sft_on_chosen", main.last.pass - base.last.pass)?;
         ctx.claim("chosen_logp_change_small_beta", small_c1 - small_c0)?;
+        ctx.claim("sft_on_chosen_gain", base.last.pass - before.pass)?;
         Ok(())
     }
 }
@@ -465,7 +519,8 @@ fn warm_start(
     rng: &mut Rng,
 ) -> Result<Gpt> {
     ctx.phase(crate::t!("view-phase-sft"));
-    let cfg = GptConfig::new(task.tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
+    let Text::Chars(tok) = &task.text else { bail!("the tiny GPT reads characters") };
+    let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
     let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
     let gpt = crate::t!(
         "view-log-tiny-gpt",
@@ -475,6 +530,19 @@ fn warm_start(
         params = model.num_params().to_string()
     );
     ctx.log(crate::t!("view-dpo-log-sft", digits = p.digits.to_string(), gpt = gpt));
+    sft_phase(ctx, p, task, &model, fresh, rng)?;
+    Ok(model)
+}
+
+/// The SFT steps, on answers of which a share `habit_rate` drop the carries.
+fn sft_phase(
+    ctx: &mut RunCtx,
+    p: &Params,
+    task: &Task,
+    model: &dyn CausalLm,
+    fresh: &mut dyn FnMut(&mut Rng) -> Problem,
+    rng: &mut Rng,
+) -> Result<()> {
     let sft = Sft::new(p.sft_steps, p.sft_lr).within(0, p.sft_steps + 3 * p.steps);
     let batches = Batches::fresh(|rng: &mut Rng| {
         (0..p.sft_batch)
@@ -482,12 +550,12 @@ fn warm_start(
                 let q = fresh(rng);
                 // The planted habit: some answers in the SFT data drop the carries.
                 let answer = if rng.bool(p.habit_rate) { q.carry_dropped() } else { q.answer() };
-                task.example(&q, &answer)
+                task.example(&q, &task.text.written(&answer))
             })
             .collect()
     });
-    pipeline::sft(ctx, &model, &sft, batches, rng, no_probe)?;
-    Ok(model)
+    pipeline::sft(ctx, model, &sft, batches, rng, no_probe)?;
+    Ok(())
 }
 
 fn pairs_report(ctx: &mut RunCtx, p: &Params, train: &PairSet, held: &PairSet) {
@@ -562,14 +630,20 @@ fn compare_view(ctx: &mut RunCtx, p: &Params, before: &Eval, main: &Trained, oth
 
 /// A held-out pair after training, token by token: the per-token log-ratio
 /// `log π − log π_ref` of the chosen and of the rejected answer.
-fn pair_tokens_view(ctx: &mut RunCtx, task: &Task, policy: &Gpt, reference: &Gpt, pairs: &[Pair]) -> Result<()> {
+fn pair_tokens_view(
+    ctx: &mut RunCtx,
+    task: &Task,
+    policy: &dyn CausalLm,
+    reference: &dyn CausalLm,
+    pairs: &[Pair],
+) -> Result<()> {
     let Some(pair) = pairs.first() else { return Ok(()) };
     let mut cells = Vec::new();
     let labels = [format!("{} ", crate::t!("view-dpo-chosen")), format!(" {} ", crate::t!("view-dpo-rejected"))];
     for (label, s) in labels.into_iter().zip([&pair.chosen, &pair.rejected]) {
         cells.push(TokenCell { text: label, kind: TokenKind::Masked, value: None });
         let ratios = token_log_ratios(policy, reference, s)?;
-        cells.extend(TokenCell::completion(&task.tok, &s.prompt, &s.response, |j| ratios[j]));
+        cells.extend(task.text.cells(&pair.problem, &s.prompt, &s.response, |j| ratios[j]));
     }
     ctx.view(View::Tokens {
         title: crate::t!(

@@ -22,20 +22,28 @@
 //! Claims: the sound arm's true accuracy rises; the proxy arm's proxy reward
 //! rises while its true accuracy does not, as hedging takes over; the gap
 //! detector flags the proxy arm and stays quiet on the sound one.
+//!
+//! With `model` set to a real pretrained model (`smollm2`, the `real` preset)
+//! the same phases run on LoRA adapters over its frozen base
+//! (`super::pipeline::real_start`): the problem is the user's message of its
+//! chat template (`47+38`), the answer is written as people write sums
+//! (`85`, a hedge `85,95`), and before the warm start the untrained instruct
+//! model is measured on the held-out problems in its own words.
 
 use anyhow::Result;
 use serde::Deserialize;
 
-use super::addition::{self, build_batch, Grpo, Problems, Samples, WarmStart};
-use super::{check_heads, RunCtx, TokenCell, TypedDrill, View};
+use super::addition::{self, build_batch, shown, Grpo, Problems, Samples, Text, WarmStart};
+use super::pipeline::{real_start, ModelChoice};
+use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::rlvr::{GapDetector, Reward, Scores, ALPHABET};
-use crate::ml::gpt::Gpt;
+use crate::ml::lm::CausalLm;
 use crate::ml::optim::LrSchedule;
 use crate::ml::rng::Rng;
+use crate::ml::start::Model;
 use crate::ml::tokenizer::CharTokenizer;
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::GroupNorm;
-use crate::rl::entropy::entropy_from_logits;
 use crate::rl::group_advantages;
 use crate::rl::grpo::GrpoVariant;
 use crate::rl::pg::{aggregate, Aggregation};
@@ -66,7 +74,14 @@ pub struct Params {
     pub d_model: usize,
     pub n_layers: usize,
     pub n_heads: usize,
+    pub model: ModelChoice,
+    pub lora_rank: usize,
+    pub lora_layers: usize,
 }
+
+/// A real chat model's system message: the task and its answer format in a
+/// few words (every token of it is read by every rollout and every step).
+const SYSTEM: &str = "Add. Reply with the sum only.";
 
 impl Params {
     fn warm_start(&self) -> WarmStart {
@@ -89,7 +104,7 @@ struct Arm {
     /// `sound` or `proxy`: the prefix of its charts.
     name: &'static str,
     reward: Reward,
-    policy: Gpt,
+    policy: Model,
     trainer: Trainer,
     rng: Rng,
     /// The live detector on the training gap (lenient − exact).
@@ -106,16 +121,34 @@ impl TypedDrill for GrpoRlvr {
     }
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
-        let tok = CharTokenizer::new(ALPHABET, &[]);
         let seed = ctx.seed;
         let mut rng = Rng::new(seed);
-        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &tok, &mut rng);
-        let warm = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, p.sft_steps + p.rl_steps)?;
-        let reference = warm.fork(seed)?;
+        let total = p.sft_steps + p.rl_steps;
+        let (warm, text, before_s) = match &p.model {
+            ModelChoice::Tiny => {
+                let tok = CharTokenizer::new(ALPHABET, &[]);
+                let text = Text::Chars(tok.clone());
+                let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &text, &mut rng);
+                let warm = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
+                (Model::Tiny(warm), text, problems)
+            }
+            ModelChoice::Real(name) => {
+                let (start, tok, fmt) = real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?;
+                let text = Text::Chat { tok: Box::new(tok), fmt: Box::new(fmt) };
+                let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &text, &mut rng);
+                addition::untrained(ctx, start.model(), &text, &problems.test, p.temperature)?;
+                ctx.phase(crate::t!("view-phase-warm-start"));
+                let warm = start.fork(seed)?;
+                addition::warm_sft(&p.warm_start(), ctx, &text, warm.lm(), &problems, &mut rng, total)?;
+                (warm, text, problems)
+            }
+        };
+        let problems = before_s;
+        let reference = warm.frozen(seed)?;
 
         // Everyone is evaluated on the same held-out problems with the same draws.
-        let eval = |m: &Gpt| addition::held_out(m, &tok, &problems, 2, p.max_new, p.temperature, seed);
-        let before_s = eval(&warm)?;
+        let eval = |m: &dyn CausalLm| addition::held_out(m, &text, &problems, 2, p.max_new, p.temperature, seed);
+        let before_s = eval(warm.lm())?;
         let before = scores(&before_s);
         ctx.log(describe(&crate::t!("view-grpo-warm-start"), &before));
 
@@ -125,7 +158,7 @@ impl TypedDrill for GrpoRlvr {
             // A short warmup: Adam's first steps move every weight by about lr.
             let warmup = 5 * p.ppo_epochs;
             let schedule = LrSchedule { peak: p.lr, min: p.lr, warmup, total: warmup + 1 };
-            let trainer = Trainer::for_model(&policy, TrainConfig { schedule, ..TrainConfig::constant(p.lr) })?;
+            let trainer = Trainer::for_model(policy.lm(), TrainConfig { schedule, ..TrainConfig::constant(p.lr) })?;
             Ok(Arm { name, reward, policy, trainer, rng: rng.clone().fork(tag), detector: GapDetector::default() })
         };
         let mut arms = [arm("sound", Reward::Exact, 1)?, arm("proxy", p.reward, 2)?];
@@ -133,14 +166,14 @@ impl TypedDrill for GrpoRlvr {
         for step in 0..p.rl_steps {
             for a in arms.iter_mut() {
                 ctx.check_cancel()?;
-                rl_step(p, ctx, step, a, &reference, &tok, &problems, flag)?;
+                rl_step(p, ctx, step, a, reference.lm(), &text, &problems, flag)?;
             }
             ctx.progress(p.sft_steps + step + 1, p.sft_steps + p.rl_steps, 0);
         }
 
         ctx.phase(crate::t!("view-phase-evaluate"));
-        let sound_s = eval(&arms[0].policy)?;
-        let proxy_s = eval(&arms[1].policy)?;
+        let sound_s = eval(arms[0].policy.lm())?;
+        let proxy_s = eval(arms[1].policy.lm())?;
         let (sound, proxy) = (scores(&sound_s), scores(&proxy_s));
         ctx.log(describe(&crate::t!("view-grpo-sound-exact"), &sound));
         ctx.log(describe(&crate::t!("view-grpo-proxy-reward", reward = p.reward.name()), &proxy));
@@ -156,7 +189,7 @@ impl TypedDrill for GrpoRlvr {
             });
         }
         before_after_view(ctx, p, &before, &sound, &proxy);
-        samples_view(ctx, &before_s, &sound_s, &proxy_s);
+        samples_view(ctx, &text, &before_s, &sound_s, &proxy_s);
 
         ctx.claim("sound_true_gain", sound.exact - before.exact)?;
         ctx.claim("proxy_reward_gain", proxy.reward(p.reward) - before.reward(p.reward))?;
@@ -176,14 +209,14 @@ fn rl_step(
     ctx: &mut RunCtx,
     step: usize,
     arm: &mut Arm,
-    reference: &Gpt,
-    tok: &CharTokenizer,
+    reference: &dyn CausalLm,
+    text: &Text,
     problems: &Problems,
     flag: f64,
 ) -> Result<()> {
     let s = addition::get_batch(
-        &arm.policy,
-        tok,
+        arm.policy.lm(),
+        text,
         problems,
         p.prompts_per_step,
         p.group,
@@ -205,9 +238,8 @@ fn rl_step(
     let batch = build_batch(&s.prompts, &s.outs, &adv, &ctx.device)?;
     let grpo =
         Grpo { variant: p.variant, clip_eps: p.clip_eps, kl_coef: p.kl_coef, max_new: p.max_new, epochs: p.ppo_epochs };
-    let up = grpo.update(&arm.policy, reference, &mut arm.trainer, &batch, None)?;
-    let entropy =
-        aggregate(&entropy_from_logits(&up.logits)?, &batch.mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
+    let up = grpo.update(arm.policy.lm(), reference, &mut arm.trainer, &batch, None)?;
+    let entropy = aggregate(&up.entropy, &batch.mask, Aggregation::TokenMean)?.to_scalar::<f32>()? as f64;
     let (kl, clip_ratio) = (up.kl, up.clip_ratio);
     let sc = scores(&s);
     let n = arm.name;
@@ -233,10 +265,10 @@ fn rl_step(
         ));
     }
     if step == 0 || step + 1 == p.rl_steps {
-        group_view(ctx, p, arm, step, &s, &rewards, &adv);
+        group_view(ctx, p, text, arm, step, &s, &rewards, &adv);
     }
     if step + 1 == p.rl_steps {
-        tokens_view(ctx, tok, arm, &s, &adv);
+        tokens_view(ctx, text, arm, &s, &adv);
     }
     Ok(())
 }
@@ -269,7 +301,16 @@ fn describe(who: &str, s: &Scores) -> String {
 /// One group of the step: every completion, both verdicts, and its advantage
 /// under GRPO and Dr. GRPO.
 #[allow(clippy::too_many_arguments)]
-fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples, rewards: &[f32], adv: &[f32]) {
+fn group_view(
+    ctx: &mut RunCtx,
+    p: &Params,
+    text: &Text,
+    arm: &Arm,
+    step: usize,
+    s: &Samples,
+    rewards: &[f32],
+    adv: &[f32],
+) {
     // The first group whose rewards differ, else the first group.
     let g = p.group;
     let k = (0..p.prompts_per_step)
@@ -300,8 +341,8 @@ fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples,
             reward = arm.reward.name(),
             step = (step + 1).to_string(),
             g = g.to_string(),
-            prompt = s.probs[k * g].prompt(),
-            gold = s.probs[k * g].answer()
+            prompt = shown(text, &s.probs[k * g]),
+            gold = text.gold(&s.probs[k * g])
         ),
         [
             crate::t!("view-col-completion"),
@@ -318,13 +359,13 @@ fn group_view(ctx: &mut RunCtx, p: &Params, arm: &Arm, step: usize, s: &Samples,
 
 /// A completion of the last step token by token, coloured by its advantage:
 /// a hedge if there is one.
-fn tokens_view(ctx: &mut RunCtx, tok: &CharTokenizer, arm: &Arm, s: &Samples, adv: &[f32]) {
+fn tokens_view(ctx: &mut RunCtx, text: &Text, arm: &Arm, s: &Samples, adv: &[f32]) {
     let i = (0..s.texts.len()).find(|&i| s.verdicts[i].hedged && adv[i] != 0.0).unwrap_or(0);
-    let cells = TokenCell::completion(tok, &s.prompts[i], &s.outs[i], |_| adv[i]);
+    let cells = text.cells(&s.probs[i], &s.prompts[i], &s.outs[i], |_| adv[i]);
     ctx.view(View::Tokens {
         title: crate::t!("view-grpo-tokens-title", arm = arm_label(arm.name)),
         tokens: cells,
-        legend: crate::t!("view-grpo-tokens-legend", gold = s.probs[i].answer()),
+        legend: crate::t!("view-grpo-tokens-legend", gold = text.gold(&s.probs[i])),
     });
 }
 
@@ -352,12 +393,13 @@ fn before_after_view(ctx: &mut RunCtx, p: &Params, before: &Scores, sound: &Scor
     ));
 }
 
-fn samples_view(ctx: &mut RunCtx, before: &Samples, sound: &Samples, proxy: &Samples) {
+fn samples_view(ctx: &mut RunCtx, text: &Text, before: &Samples, sound: &Samples, proxy: &Samples) {
     let mark = |s: &Samples, i: usize| format!("{} {}", s.texts[i], s.verdicts[i].mark());
     let rows = (0..before.texts.len().min(24))
         .step_by(2)
         .map(|i| {
-            vec![before.probs[i].prompt(), before.probs[i].answer(), mark(before, i), mark(sound, i), mark(proxy, i)]
+            let q = &before.probs[i];
+            vec![shown(text, q), text.gold(q), mark(before, i), mark(sound, i), mark(proxy, i)]
         })
         .collect();
     ctx.view(View::table(

@@ -263,6 +263,7 @@ impl RunCtx {
             return Ok(true);
         }
         let pass = spec.op.holds(measured, spec.threshold);
+        let observation = spec.observation_for(&self.preset);
         let r = ClaimResult {
             id: spec.id,
             text: spec.text,
@@ -270,7 +271,7 @@ impl RunCtx {
             op: spec.op,
             threshold: spec.threshold,
             pass,
-            observation: spec.observation,
+            observation,
         };
         self.claims.push(r.clone());
         self.emit(Event::Claim(r));

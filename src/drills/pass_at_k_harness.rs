@@ -28,7 +28,7 @@
 use anyhow::Result;
 use serde::Deserialize;
 
-use super::addition::{self, WarmStart};
+use super::addition::{self, Text, WarmStart};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::refine_arith::Problem;
 pub use crate::envs::refine_arith::PromptFormat as Format;
@@ -150,7 +150,7 @@ impl TypedDrill for PassAtKHarness {
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
         let tok = CharTokenizer::new(ALPHABET, &[]);
         let mut rng = Rng::new(ctx.seed);
-        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.problems, &tok, &mut rng);
+        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.problems, &Text::Chars(tok.clone()), &mut rng);
         let total = p.sft_steps + 4;
         let model = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
         let test = &problems.test;
@@ -240,7 +240,7 @@ fn sample(
         test.iter().flat_map(|q| std::iter::repeat_n(tok.encode(&format.prompt(q)), p.samples)).collect();
     let mut texts = Vec::with_capacity(prompts.len());
     for chunk in prompts.chunks(CHUNK) {
-        texts.extend(addition::sample_texts(model, tok, chunk, p.max_new, t as f32, rng)?.1);
+        texts.extend(addition::sample_texts(model, &Text::Chars(tok.clone()), chunk, p.max_new, t as f32, rng)?.1);
     }
     Ok(Pass { temperature: t, format, n: p.samples, texts })
 }

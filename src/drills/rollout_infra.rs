@@ -41,7 +41,7 @@ use anyhow::Result;
 use candle_core::Tensor;
 use serde::Deserialize;
 
-use super::addition::{self, build_batch, Grpo, Problems, WarmStart};
+use super::addition::{self, build_batch, Grpo, Problems, Text, WarmStart};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::rlvr::{Reward, ALPHABET};
 use crate::eval::bootstrap::median;
@@ -140,7 +140,7 @@ impl TypedDrill for RolloutInfra {
         let mut rng = Rng::new(ctx.seed);
         let runs = 2 * p.max_staleness + 1;
         let total = p.sft_steps + runs * p.rl_steps;
-        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &tok, &mut rng);
+        let problems = addition::data(ctx, &p.warm_start(), p.digits, p.test_size, &Text::Chars(tok.clone()), &mut rng);
         let warm = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
         ctx.log(crate::t!("view-ri-log-clocks"));
 
@@ -350,7 +350,7 @@ fn trajectories(
 ) -> Result<Vec<Trajectory>> {
     let turns: Vec<usize> = (0..p.trajectories).map(|_| 1 + rng.below(p.max_turns)).collect();
     let prompts: Vec<Vec<u32>> = (0..turns.iter().sum()).map(|_| tok.encode(&problems.fresh(rng).prompt())).collect();
-    let (outs, _) = addition::sample_texts(model, tok, &prompts, p.max_new, p.temperature, rng)?;
+    let (outs, _) = addition::sample_texts(model, &Text::Chars(tok.clone()), &prompts, p.max_new, p.temperature, rng)?;
     Ok(Trajectory::assemble(&turns, &prompts, &outs))
 }
 
@@ -594,7 +594,7 @@ fn rl_run(
         let ((batch, mu, rewards), gen_s) = timed(|| {
             let s = addition::get_batch(
                 behaviour,
-                tok,
+                &Text::Chars(tok.clone()),
                 problems,
                 p.prompts_per_step,
                 p.group,
@@ -631,7 +631,7 @@ fn rl_run(
         ctx.progress(progress + t + 1, total, 0);
     }
     // Held-out accuracy, the same draws for every run.
-    let held = addition::held_out(&policy, tok, problems, 1, p.max_new, p.temperature, seed)?;
+    let held = addition::held_out(&policy, &Text::Chars(tok.clone()), problems, 1, p.max_new, p.temperature, seed)?;
     run.held_out = held.verdicts.iter().filter(|v| v.exact).count() as f64 / problems.test.len().max(1) as f64;
     Ok(run)
 }

@@ -550,6 +550,41 @@ impl Llama {
         Ok(m)
     }
 
+    /// A second model on the same (frozen, shared) base weights whose
+    /// adapters start where this model's are and train on their own: two
+    /// arms from one warm start.
+    pub fn trainable_copy(&self) -> Result<Llama> {
+        let mut twin = self.clone();
+        let varmap = VarMap::new();
+        {
+            let src = self.varmap.data().lock().expect("varmap lock");
+            let mut dst = varmap.data().lock().expect("varmap lock");
+            for (name, var) in src.iter() {
+                let copy = match self.lora_names.contains(name) {
+                    true => Var::from_tensor(&var.as_tensor().copy()?)?,
+                    false => var.clone(),
+                };
+                dst.insert(name.clone(), copy);
+            }
+            for (l, layer) in twin.layers.iter_mut().enumerate() {
+                for t in LORA_TARGETS {
+                    if let Some(lora) = &mut layer.proj_mut(t).expect("a known target").lora {
+                        let name = module_of(l, t);
+                        let var = |suffix: &str| {
+                            dst.get(&format!("{name}.{suffix}"))
+                                .map(|v| v.as_tensor().clone())
+                                .ok_or_else(|| candle_core::Error::Msg(format!("no adapter {name}.{suffix}")))
+                        };
+                        lora.a = var("lora_A.weight")?;
+                        lora.b = var("lora_B.weight")?;
+                    }
+                }
+            }
+        }
+        twin.varmap = varmap;
+        Ok(twin)
+    }
+
     /// A second model on the same (frozen, shared, not copied) base weights with
     /// fresh adapters: the way to train two arms from one loaded checkpoint.
     pub fn fork_with_lora(&self, cfg: &LoraConfig) -> Result<Llama> {

@@ -61,6 +61,16 @@ impl Model {
         }
     }
 
+    /// A copy that trains on its own from here (an arm from a warm start):
+    /// the tiny GPT's weights copied, or the adapters copied into new
+    /// trainable ones on the same frozen base.
+    pub fn fork(&self, seed: u64) -> Result<Model> {
+        Ok(match self {
+            Model::Tiny(g) => Model::Tiny(g.fork(seed)?),
+            Model::Real(l) => Model::Real(l.trainable_copy()?),
+        })
+    }
+
     /// A copy that later training steps of this model do not change (a
     /// reference policy): the tiny GPT's weights copied, or the adapters
     /// copied onto the same frozen base.

@@ -7,8 +7,7 @@ use candle_core::{Device, Result, Tensor};
 
 use super::dpo::sequence_logps;
 use super::kl::kl_exact;
-use crate::ml::gpt::Gpt;
-use crate::ml::loss::token_logprobs;
+use crate::ml::lm::CausalLm;
 use crate::ml::tokenizer::PAD;
 
 /// A prompt and one answer, as token ids (the answer ends with EOS when the
@@ -36,21 +35,21 @@ pub fn seq_batch(seqs: &[&Seq], device: &Device) -> Result<(Tensor, Tensor, Tens
     Ok((x, targets, Tensor::from_vec(mask, (n, tmax - 1), device)?))
 }
 
-/// Per-position log-probs `[N,T−1]` of the next tokens of `x` under `model`.
-fn next_token_logps(model: &Gpt, x: &Tensor, targets: &Tensor) -> Result<Tensor> {
-    let t = targets.dim(1)?;
-    token_logprobs(&model.forward(x)?.narrow(1, 0, t)?, targets)
+/// Per-position log-probs `[N,T−1]` of the next tokens of `x` under `model`,
+/// needed where `mask` is non-zero (a model may skip its LM head elsewhere).
+fn next_token_logps(model: &dyn CausalLm, x: &Tensor, targets: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    Ok(model.scored_logprobs(x, targets, mask, false)?.logp)
 }
 
 /// Summed response log-probs `[N]` of `seqs` under `model` (differentiable).
-pub fn seq_logps(model: &Gpt, seqs: &[&Seq]) -> Result<Tensor> {
-    let (x, targets, mask) = seq_batch(seqs, &model.device)?;
-    sequence_logps(&next_token_logps(model, &x, &targets)?, &mask)
+pub fn seq_logps(model: &dyn CausalLm, seqs: &[&Seq]) -> Result<Tensor> {
+    let (x, targets, mask) = seq_batch(seqs, model.device())?;
+    sequence_logps(&next_token_logps(model, &x, &targets, &mask)?, &mask)
 }
 
 /// [`seq_logps`] as numbers, in chunks of 512, so a big pair set never makes
 /// one huge batch.
-pub fn logps_of(model: &Gpt, seqs: &[&Seq]) -> Result<Vec<f32>> {
+pub fn logps_of(model: &dyn CausalLm, seqs: &[&Seq]) -> Result<Vec<f32>> {
     let mut out = Vec::with_capacity(seqs.len());
     for chunk in seqs.chunks(512) {
         out.extend(seq_logps(model, chunk)?.detach().to_vec1::<f32>()?);
@@ -60,22 +59,25 @@ pub fn logps_of(model: &Gpt, seqs: &[&Seq]) -> Result<Vec<f32>> {
 
 /// Per-token log-ratio `log π − log π_ref` of one sequence (response tokens
 /// only), for a token view.
-pub fn token_log_ratios(policy: &Gpt, reference: &Gpt, s: &Seq) -> Result<Vec<f32>> {
-    let (x, targets, _) = seq_batch(&[s], &policy.device)?;
-    let lp = next_token_logps(policy, &x, &targets)?;
-    let lq = next_token_logps(reference, &x, &targets)?;
+pub fn token_log_ratios(policy: &dyn CausalLm, reference: &dyn CausalLm, s: &Seq) -> Result<Vec<f32>> {
+    let (x, targets, mask) = seq_batch(&[s], policy.device())?;
+    let lp = next_token_logps(policy, &x, &targets, &mask)?;
+    let lq = next_token_logps(reference, &x, &targets, &mask)?;
     let d: Vec<f32> = (lp - lq)?.squeeze(0)?.to_vec1()?;
     Ok(d[s.prompt.len() - 1..].to_vec())
 }
 
 /// The exact KL(π ‖ π_ref) summed over each response, averaged over `seqs`
-/// (in chunks of 512): with `seqs` sampled from π, the KL the policy has
-/// travelled from the reference.
-pub fn kl_along(policy: &Gpt, reference: &Gpt, seqs: &[Seq]) -> Result<f64> {
+/// (in chunks of at most 512, fewer where a chunk's logits would pass 2^25
+/// numbers: a real model's vocabulary is 49152): with `seqs` sampled from π,
+/// the KL the policy has travelled from the reference.
+pub fn kl_along(policy: &dyn CausalLm, reference: &dyn CausalLm, seqs: &[Seq]) -> Result<f64> {
+    let longest = seqs.iter().map(|s| s.prompt.len() + s.response.len()).max().unwrap_or(1);
+    let rows = ((1usize << 25) / (longest * policy.vocab()).max(1)).clamp(1, 512);
     let mut kl_sum = 0.0;
-    for chunk in seqs.chunks(512) {
+    for chunk in seqs.chunks(rows) {
         let refs: Vec<&Seq> = chunk.iter().collect();
-        let (x, _, mask) = seq_batch(&refs, &policy.device)?;
+        let (x, _, mask) = seq_batch(&refs, policy.device())?;
         let t = mask.dim(1)?;
         let kl = kl_exact(&policy.forward(&x)?.narrow(1, 0, t)?, &reference.forward(&x)?.narrow(1, 0, t)?)?;
         kl_sum += (kl * mask)?.sum_all()?.to_scalar::<f32>()? as f64;
@@ -86,7 +88,7 @@ pub fn kl_along(policy: &Gpt, reference: &Gpt, seqs: &[Seq]) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ml::gpt::GptConfig;
+    use crate::ml::gpt::{Gpt, GptConfig};
 
     #[test]
     fn batches_mask_the_response_targets() {

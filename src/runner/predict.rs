@@ -125,7 +125,7 @@ fn toml_value(v: &toml::Value) -> String {
 pub fn breakers(meta: &DrillMeta, preset: &str) -> Vec<Breaker> {
     meta.claims
         .iter()
-        .filter(|c| c.applies_to(preset) && !c.observation)
+        .filter(|c| c.applies_to(preset) && !c.observation_for(preset))
         .flat_map(|c| c.breaks_with.iter().map(|b| Breaker { claim: c.id.clone(), set: b.clone() }))
         .collect()
 }

@@ -39,3 +39,4 @@ view-dpo-why-line = β = { $beta }：chosen { $c0 } → { $c1 }，rejected { $r0
 view-dpo-why-title = 为什么 logps/chosen 也会下降
 view-dpo-why-intro = 训练偏好对答案的平均对数概率总和，SFT 模型 → DPO 后：
 view-dpo-why-body = DPO 损失只看间隔 h = β[(log π(y_w) − log π_ref(y_w)) − (log π(y_l) − log π_ref(y_l))]。任何拉大间隔的变化都会降低损失，包括让两个对数概率都下降、只是 rejected 降得更快的变化。chosen 和 rejected 答案共享提示和大部分数字，所以把错误答案往下压的梯度，也会压低它与正确答案共有的部分，概率质量流向两组之外的答案。每个偏好对在梯度中的权重是 σ(−h)：β 大时，一个偏好对稍有变化就被关掉（h 增长快）；β 小时，每个偏好对的权重一直约为 ½，直到对数比间隔变得很大，推动不停——策略远离参考模型（KL），正确答案与错误答案一起失去概率。
+view-dpo-log-sft-real = { $digits } 位加法，题目作为聊天模板中的用户消息，答案按人们平常的写法；在部分答案丢掉进位的数据上做 LoRA SFT
