@@ -373,3 +373,20 @@ fn learner_texts_carry_no_maintainer_notes() {
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
 }
+
+/// A claim can be an observation in one preset and a claim in the others
+/// (`observation_in`): the preset's view of the drill, which the claims panel
+/// shows before a run, says so, and a run reports it that way.
+#[test]
+fn a_claim_can_be_an_observation_in_one_preset() {
+    let content = Content::embedded().unwrap();
+    let grpo = content.drill("grpo-rlvr").unwrap();
+    let observed = |preset: &str| -> Vec<String> {
+        grpo.for_preset(preset).claims.iter().filter(|c| c.observation).map(|c| c.id.clone()).collect()
+    };
+    assert_eq!(observed("quick"), ["sound_single_answer_gain"]);
+    assert_eq!(
+        observed("real"),
+        ["proxy_true_change", "proxy_exploit_share", "detector_flags_proxy", "sound_single_answer_gain"]
+    );
+}

@@ -790,6 +790,10 @@ impl DrillMeta {
     pub fn for_preset(&self, preset: &str) -> DrillMeta {
         let mut meta = self.clone();
         meta.claims.retain(|c| c.applies_to(preset));
+        // A claim that is an observation in this preset reads as one before a run too.
+        for c in &mut meta.claims {
+            c.observation = c.observation_for(preset);
+        }
         meta
     }
 
