@@ -896,10 +896,8 @@ fn the_model_option_sets_the_model_param_of_drills_that_have_one() {
     let o = agentlab(&["--content", c, "drill", "run", "sft-basics", "--model", "x"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("drill sft-basics runs only the lab's tiny GPT; --model works with: react-tool-call-loop"),
-        "{err}"
-    );
+    assert!(err.contains("drill sft-basics runs only the lab's tiny GPT; --model works with: "), "{err}");
+    assert!(err.contains("react-tool-call-loop") && err.contains("grpo-rlvr"), "{err}");
     // The shipped content: the same refusal, whatever drills take a model today.
     let o = agentlab(&["drill", "sweep", "sft-basics", "--seeds", "1-2", "--model", "smollm2"]);
     assert_eq!(o.status.code(), Some(2));
