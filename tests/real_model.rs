@@ -367,7 +367,7 @@ fn self_refine_drill_runs_the_real_preset_on_smollm2() {
 /// positive after the update), and the run reports every claim.
 #[test]
 fn grpo_drill_runs_the_real_preset_on_smollm2() {
-    use agentlab::drills::{Event, View};
+    use agentlab::drills::Event;
     let (events, report) = run_real(
         "grpo-rlvr",
         &[
@@ -391,22 +391,7 @@ fn grpo_drill_runs_the_real_preset_on_smollm2() {
             "sound_true_gain"
         ]
     );
-    let logs = logs(&events);
-    assert!(logs.iter().any(|l| l.contains("untrained instruct model")), "{logs:?}");
-    // The held-out table: `a+b`, its sum as people write it.
-    let rows = events
-        .iter()
-        .find_map(|e| match e {
-            Event::View(View::Table { title, rows, .. }) if title.contains("Held-out completions") => {
-                Some(rows.clone())
-            }
-            _ => None,
-        })
-        .expect("the held-out samples view");
-    for r in &rows {
-        let (a, b) = r[0].split_once('+').expect("a+b");
-        assert_eq!(r[1], (a.parse::<u32>().unwrap() + b.parse::<u32>().unwrap()).to_string(), "{r:?}");
-    }
+    untrained_first_and_sums_as_people_write_them(&events, "Held-out completions");
     let series = |name: String| -> Vec<f64> {
         events
             .iter()
@@ -438,7 +423,7 @@ fn grpo_drill_runs_the_real_preset_on_smollm2() {
 /// claims and observations.
 #[test]
 fn dpo_drill_runs_the_real_preset_on_smollm2() {
-    use agentlab::drills::{Event, View};
+    use agentlab::drills::Event;
     let (events, report) = run_real(
         "dpo-pairs",
         &[
@@ -481,19 +466,7 @@ fn dpo_drill_runs_the_real_preset_on_smollm2() {
             "higher_beta_stays_closer"
         ]
     );
-    let logs = logs(&events);
-    assert!(logs.iter().any(|l| l.contains("untrained instruct model")), "{logs:?}");
-    let rows = events
-        .iter()
-        .find_map(|e| match e {
-            Event::View(View::Table { title, rows, .. }) if title.starts_with("Sampled groups") => Some(rows.clone()),
-            _ => None,
-        })
-        .expect("the sampled groups view");
-    for r in &rows {
-        let (a, b) = r[0].split_once('+').expect("a+b");
-        assert_eq!(r[1], (a.parse::<u32>().unwrap() + b.parse::<u32>().unwrap()).to_string(), "{r:?}");
-    }
+    untrained_first_and_sums_as_people_write_them(&events, "Sampled groups");
     let first = events
         .iter()
         .find_map(|e| match e {
@@ -502,4 +475,24 @@ fn dpo_drill_runs_the_real_preset_on_smollm2() {
         })
         .expect("a DPO loss");
     assert!((first - std::f64::consts::LN_2).abs() < 1e-3, "first DPO loss {first}, not ln 2");
+}
+
+/// The run measured the untrained model first, and the table whose title
+/// starts with `table` shows `a+b` with its sum as people write it.
+fn untrained_first_and_sums_as_people_write_them(events: &[agentlab::drills::Event], table: &str) {
+    use agentlab::drills::{Event, View};
+    let logs = logs(events);
+    assert!(logs.iter().any(|l| l.contains("untrained instruct model")), "{logs:?}");
+    let rows = events
+        .iter()
+        .find_map(|e| match e {
+            Event::View(View::Table { title, rows, .. }) if title.starts_with(table) => Some(rows.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no table {table:?}"));
+    assert!(!rows.is_empty(), "{table}: no rows");
+    for r in &rows {
+        let (a, b) = r[0].split_once('+').expect("a+b");
+        assert_eq!(r[1], (a.parse::<u32>().unwrap() + b.parse::<u32>().unwrap()).to_string(), "{r:?}");
+    }
 }
