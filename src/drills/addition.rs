@@ -76,12 +76,17 @@ impl Text {
 
     /// A training example: the prompt of `q`, then `answer` and the end token in the loss.
     pub fn example(&self, q: &Problem, answer: &str) -> Example {
-        let mut ids = match self {
-            Text::Chars(tok) => tok.encode(answer),
-            Text::Chat { tok, .. } => tok.encode(answer),
-        };
+        let mut ids = self.tokenizer().encode(answer);
         ids.push(self.eos());
         Example::prompt_answer(&self.prompt(q), &ids)
+    }
+
+    /// The model's tokenizer.
+    pub fn tokenizer(&self) -> &dyn Tokenize {
+        match self {
+            Text::Chars(tok) => tok,
+            Text::Chat { tok, .. } => tok.as_ref(),
+        }
     }
 
     /// The token that ends an answer.
@@ -227,11 +232,7 @@ pub(crate) fn data(
         held = problems.test.len().to_string(),
         hedge = format!("{:.0}", w.hedge_rate * 100.0),
         slips = slips,
-        vocab = match text {
-            Text::Chars(tok) => tok.vocab_size(),
-            Text::Chat { tok, .. } => tok.vocab_size(),
-        }
-        .to_string()
+        vocab = text.tokenizer().vocab_size().to_string()
     ));
     problems
 }

@@ -124,7 +124,7 @@ impl TypedDrill for GrpoRlvr {
         let seed = ctx.seed;
         let mut rng = Rng::new(seed);
         let total = p.sft_steps + p.rl_steps;
-        let (warm, text, before_s) = match &p.model {
+        let (warm, text, problems) = match &p.model {
             ModelChoice::Tiny => {
                 let tok = CharTokenizer::new(ALPHABET, &[]);
                 let text = Text::Chars(tok.clone());
@@ -143,7 +143,6 @@ impl TypedDrill for GrpoRlvr {
                 (warm, text, problems)
             }
         };
-        let problems = before_s;
         let reference = warm.frozen(seed)?;
 
         // Everyone is evaluated on the same held-out problems with the same draws.
