@@ -63,6 +63,15 @@ fn write_checkpoint(dir: &Path, tied: bool, seed: u64) {
     std::fs::write(dir.join("tokenizer.json"), train_bpe(&corpus, VOCAB).unwrap().to_json().unwrap()).unwrap();
 }
 
+/// A tiny checkpoint (tied embeddings) written to a temporary directory and
+/// loaded; the directory is returned too, so it outlives the test's use of it.
+fn load_tiny(seed: u64) -> (tempfile::TempDir, qwen2::Loaded) {
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, seed);
+    let loaded = qwen2::load_dir(dir.path(), &Device::Cpu).unwrap();
+    (dir, loaded)
+}
+
 fn batch(tok: &dyn Tokenize) -> (Tensor, Tensor) {
     let texts = ["Thought: look up item 3. Action: search[item 3]", "Action: search[item 7] Thought: look up"];
     let ids: Vec<Vec<u32>> = texts.iter().map(|t| tok.encode(t)).collect();
@@ -154,9 +163,7 @@ fn batched_left_padded_generation_matches_one_prompt_at_a_time() {
 
 #[test]
 fn lora_trains_adapters_only() {
-    let dir = tempfile::tempdir().unwrap();
-    write_checkpoint(dir.path(), true, 4);
-    let loaded = qwen2::load_dir(dir.path(), &Device::Cpu).unwrap();
+    let (_dir, loaded) = load_tiny(4);
     let (mut model, tok) = (loaded.model, loaded.tokenizer);
     let (x, y) = batch(&tok);
     // Frozen, as after add_lora: the same (fused) path computes both.
@@ -436,9 +443,7 @@ fn a_shared_prompt_prefix_is_read_once_and_changes_no_answer() {
 /// model nor a second copy.
 #[test]
 fn a_trainable_copy_starts_at_the_adapters_and_trains_on_its_own() {
-    let dir = tempfile::tempdir().unwrap();
-    write_checkpoint(dir.path(), true, 4);
-    let loaded = qwen2::load_dir(dir.path(), &Device::Cpu).unwrap();
+    let (_dir, loaded) = load_tiny(4);
     let (mut warm, tok) = (loaded.model, loaded.tokenizer);
     warm.add_lora(&qwen2::LoraConfig::new(4, 8.0, 7)).unwrap();
     randomize_lora_b(&warm, 3, 0.05);
