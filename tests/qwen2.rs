@@ -462,3 +462,73 @@ fn a_trainable_copy_starts_at_the_adapters_and_trains_on_its_own() {
     assert_eq!(logits(&warm), start, "the warm model does not move with it");
     assert_eq!(logits(&b), start, "nor does a second copy");
 }
+
+/// Projection weights made of 4-bit blocks (`w = q·d + m` per 32 along a
+/// row, as a dequantised Q4_1 GGUF holds them) are packed for decoding when
+/// the base is frozen under LoRA, and the model computes the same bits as on
+/// its f32 weights: logits of a short batch (few rows take the decoding
+/// kernels) and sampled tokens. (Without AVX-512 nothing is packed and both
+/// models take the f32 path.)
+#[test]
+fn packed_base_weights_give_the_f32_weights_bits() {
+    use agentlab::ml::sample::Decoding;
+    use std::sync::{Arc, OnceLock};
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, 5);
+    let file = dir.path().join("model.safetensors");
+    let mut tensors = candle_core::safetensors::load(&file, &Device::Cpu).unwrap();
+    for (name, t) in tensors.iter_mut().filter(|(n, _)| n.ends_with("_proj.weight")) {
+        let (rows, cols) = t.dims2().unwrap();
+        let mut w: Vec<f32> = t.flatten_all().unwrap().to_vec1().unwrap();
+        for block in w.chunks_mut(32) {
+            let lo = block.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = block.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let d = (hi - lo) / 15.0;
+            block.iter_mut().for_each(|v| *v = ((*v - lo) / d).round() * d + lo);
+        }
+        *t = Tensor::from_vec(w, (rows, cols), &Device::Cpu).unwrap();
+        assert!(name.contains("layers"));
+    }
+    candle_core::safetensors::save(&tensors, &file).unwrap();
+    let base = qwen2::load_dir(dir.path(), &Device::Cpu).unwrap().model;
+    let lora = qwen2::LoraConfig {
+        rank: 4,
+        alpha: 8.0,
+        targets: vec!["q_proj".into(), "down_proj".into()],
+        from_layer: 0,
+        seed: 3,
+    };
+    let packed = base.fork_with_lora(&lora).unwrap();
+    let mut plain = base.clone();
+    for l in &mut plain.layers {
+        for p in [&mut l.q, &mut l.k, &mut l.v, &mut l.o, &mut l.gate, &mut l.up, &mut l.down] {
+            p.packed = Arc::new(OnceLock::from(None));
+        }
+    }
+    let plain = plain.fork_with_lora(&lora).unwrap();
+    if agentlab::ml::fused::packed::fast() {
+        for l in &packed.layers {
+            for p in [&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down] {
+                assert!(matches!(p.packed.get(), Some(Some(_))), "every projection packs");
+            }
+        }
+    }
+    assert!(plain.layers.iter().all(|l| matches!(l.q.packed.get(), Some(None))));
+    let x = Tensor::new(&[[5u32, 9, 14, 20, 7, 11, 3, 40, 41, 42]], &Device::Cpu).unwrap();
+    let bits = |m: &Qwen2| -> Vec<u32> {
+        m.forward(&x).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap().iter().map(|v| v.to_bits()).collect()
+    };
+    let (a, b) = (bits(&packed), bits(&plain));
+    let first = a.iter().zip(&b).position(|(x, y)| x != y);
+    assert_eq!(first, None, "logits differ (first at this index of {})", a.len());
+    let prompts = vec![vec![5u32, 9, 14, 20, 7], vec![11u32, 3], vec![40u32, 41, 42]];
+    let cfg = GenConfig {
+        max_new: 12,
+        decoding: Decoding::Sample { temperature: 1.0, top_k: None, top_p: None },
+        stop: vec![],
+        use_cache: true,
+    };
+    let a = packed.generate(&prompts, &cfg, &mut Rng::new(9)).unwrap();
+    let b = plain.generate(&prompts, &cfg, &mut Rng::new(9)).unwrap();
+    assert_eq!(a, b, "sampled tokens");
+}

@@ -26,12 +26,14 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{anyhow, bail, Context};
 use candle_core::{DType, Device, Result, Tensor, Var, D};
 use candle_nn::VarMap;
 use serde::Deserialize;
 
+use super::fused::packed::Packed;
 use super::gpt::apply_rope;
 pub use super::kv::KvCache;
 use super::lm::{CausalLm, Scored};
@@ -191,6 +193,11 @@ pub struct Proj {
     pub w: Tensor,
     pub b: Option<Tensor>,
     pub lora: Option<Lora>,
+    /// `w` packed for decoding ([`crate::ml::fused::packed`]), made once when
+    /// the base is first frozen under adapters and shared by every copy of
+    /// the model (they share `w`'s storage too); `None` inside where `w` does
+    /// not pack without loss.
+    pub packed: Arc<OnceLock<Option<Arc<Packed>>>>,
 }
 
 /// LoRA adapter: `a: [r, in]`, `b: [out, r]`, scale `α/r`.
@@ -427,7 +434,7 @@ impl Llama {
             let mut proj = |s: &str, bias: bool| -> anyhow::Result<Proj> {
                 let w = take(p(&format!("{s}.weight")))?;
                 let b = if bias { Some(take(p(&format!("{s}.bias")))?) } else { None };
-                Ok(Proj { w, b, lora: None })
+                Ok(Proj { w, b, lora: None, packed: Default::default() })
             };
             let bias = cfg.qkv_bias();
             let q = proj("self_attn.q_proj", bias)?;
@@ -475,6 +482,7 @@ impl Llama {
             candle_core::bail!("LoRA from layer {} but the model has {} layers", cfg.from_layer, self.layers.len());
         }
         self.freeze_base();
+        self.pack_base()?;
         let mut rng = Rng::new(cfg.seed ^ 0x10_7a);
         let scale = cfg.alpha / cfg.rank as f64;
         let std = 1.0 / (cfg.rank as f32).sqrt();
@@ -494,6 +502,25 @@ impl Llama {
                     data.insert(full.clone(), var);
                     self.lora_names.push(full);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Pack each frozen projection weight for decoding, where it packs without
+    /// loss (a GGUF's Q4_1 tensors do) and the fused CPU op will read it.
+    fn pack_base(&self) -> Result<()> {
+        if !self.fused || !self.device.is_cpu() || self.dtype != DType::F32 || !crate::ml::fused::packed::fast() {
+            return Ok(());
+        }
+        for layer in &self.layers {
+            for p in layer.projs() {
+                if p.packed.get().is_some() {
+                    continue;
+                }
+                let (rows, cols) = p.w.dims2()?;
+                let w: Vec<f32> = p.w.flatten_all()?.to_vec1()?;
+                let _ = p.packed.set(Packed::pack(&w, rows, cols).map(Arc::new));
             }
         }
         Ok(())
@@ -705,6 +732,7 @@ impl Llama {
                 post_norm: l.post_norm.clone(),
                 w: projs.map(|p| p.w.clone()),
                 bias: [&l.q, &l.k, &l.v].map(|p| p.b.clone()),
+                packed: projs.map(|p| p.packed.get().cloned().flatten()),
             });
         }
         let flat = if parts.is_empty() { Tensor::zeros(1, DType::F32, &self.device)? } else { Tensor::cat(&parts, 0)? };

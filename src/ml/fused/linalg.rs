@@ -30,7 +30,7 @@ impl<'a> View<'a> {
         View { data: self.data, rows: self.cols, cols: self.rows, rs: self.cs, cs: self.rs }
     }
 
-    fn check(&self) {
+    pub(super) fn check(&self) {
         if self.rows > 0 && self.cols > 0 {
             let last = (self.rows - 1) * self.rs + (self.cols - 1) * self.cs;
             assert!(last < self.data.len(), "matrix view out of bounds: {self:?}");
@@ -104,7 +104,7 @@ pub fn matmul(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: b
 /// Below this many rows (one token per sequence when decoding), gemm's
 /// packing of the whole right-hand side costs more than the product itself;
 /// the two kernels below read each weight once instead.
-const SMALL_M: usize = 16;
+pub const SMALL_M: usize = 16;
 
 super::simd::multiversion! {
 /// Dot product with 16 independent lanes, so it vectorises without fast-math.
@@ -231,7 +231,7 @@ fn prefetch(p: *const f32) {
 /// Σ of 16 lanes by halving (8 + 8, 4 + 4, …): a short dependency chain
 /// instead of 15 additions in a row. The order is fixed, so is the result.
 #[inline(always)]
-fn reduce16(a: [f32; 16]) -> f32 {
+pub(super) fn reduce16(a: [f32; 16]) -> f32 {
     // New arrays at each level (not halving in place): in place, the
     // compiler goes through memory and stalls on store forwarding.
     let a8: [f32; 8] = std::array::from_fn(|l| a[l] + a[l + 8]);
@@ -242,82 +242,98 @@ fn reduce16(a: [f32; 16]) -> f32 {
 /// `c (+)= a·b` where `b`'s columns are contiguous rows in memory (b = Wᵀ of a
 /// row-major weight W): every output is a dot product of two contiguous rows.
 fn small_m_times_transposed(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool) {
+    let k = a.cols;
+    let w = |j: usize| &b.data[j * b.cs..j * b.cs + k];
+    let t = by_column_blocks(a, b.cols, threads, |jb, out| columns(out, a, |jj| w(jb * 64 + jj)));
+    place(c, ldc, &t, a.rows, acc);
+}
+
+/// The `n` outputs of each of `a`'s rows, column by column into a transposed
+/// buffer `[n, m]`, in blocks of 64 columns (`block(jb, out)` fills block
+/// `jb`), split across threads when the product is big enough.
+pub(super) fn by_column_blocks(a: View, n: usize, threads: bool, block: impl Fn(usize, &mut [f32]) + Sync) -> Vec<f32> {
     use rayon::prelude::*;
-    let (m, n, k) = (a.rows, b.cols, a.cols);
-    // Outputs computed column by column into a transposed buffer, then placed.
+    let m = a.rows;
     let mut t = vec![0f32; n * m];
-    let block = |(jb, out): (usize, &mut [f32])| {
-        let x = |i: usize| &a.data[i * a.rs..i * a.rs + k];
-        let w = |j: usize| &b.data[j * b.cs..j * b.cs + k];
-        let cols = out.len() / m;
-        let mut jj = 0;
-        // Two weight rows against eight input rows (each weight chunk read
-        // from memory once and used eight times, in one pass), then four
-        // weight rows against four input rows; rows left over (and a single
-        // decoding row) one dot product at a time, which streams fastest.
-        if m >= 8 {
-            while jj + 2 <= cols {
-                let j = jb * 64 + jj;
-                let mut i = 0;
-                while i + 8 <= m {
-                    let xs = std::array::from_fn(|c| x(i + c));
-                    let r = dot8x2(xs, [w(j), w(j + 1)]);
-                    for (c, row) in r.iter().enumerate() {
-                        for (q, v) in row.iter().enumerate() {
-                            out[(jj + q) * m + i + c] = *v;
-                        }
-                    }
-                    i += 8;
-                }
-                for r in i..m {
-                    for q in 0..2 {
-                        out[(jj + q) * m + r] = dot(x(r), w(j + q));
-                    }
-                }
-                jj += 2;
-            }
+    if threads && n * a.cols >= 1 << 16 {
+        t.par_chunks_mut(64 * m).enumerate().for_each(|(jb, out)| block(jb, out));
+    } else {
+        t.chunks_mut(64 * m).enumerate().for_each(|(jb, out)| block(jb, out));
+    }
+    t
+}
+
+/// `c (+)= tᵀ` for the transposed buffer `t [n, m]`.
+pub(super) fn place(c: &mut [f32], ldc: usize, t: &[f32], m: usize, acc: bool) {
+    let n = t.len() / m.max(1);
+    for i in 0..m {
+        let row = &mut c[i * ldc..i * ldc + n];
+        for (j, slot) in row.iter_mut().enumerate() {
+            *slot = if acc { *slot + t[j * m + i] } else { t[j * m + i] };
         }
-        while m >= 4 && jj + 4 <= cols {
-            let j = jb * 64 + jj;
-            let ws = [w(j), w(j + 1), w(j + 2), w(j + 3)];
+    }
+}
+
+/// Fill `out` (`[cols, m]`, column-major) with the dot products of `a`'s rows
+/// and the weight rows `w(0..cols)`.
+fn columns<'w>(out: &mut [f32], a: View, w: impl Fn(usize) -> &'w [f32]) {
+    let (m, k) = (a.rows, a.cols);
+    let x = |i: usize| &a.data[i * a.rs..i * a.rs + k];
+    let cols = out.len() / m;
+    let mut jj = 0;
+    // Two weight rows against eight input rows (each weight chunk read
+    // from memory once and used eight times, in one pass), then four
+    // weight rows against four input rows; rows left over (and a single
+    // decoding row) one dot product at a time, which streams fastest.
+    if m >= 8 {
+        while jj + 2 <= cols {
             let mut i = 0;
-            while i + 4 <= m {
-                let r = dot4x4([x(i), x(i + 1), x(i + 2), x(i + 3)], ws);
+            while i + 8 <= m {
+                let xs = std::array::from_fn(|c| x(i + c));
+                let r = dot8x2(xs, [w(jj), w(jj + 1)]);
                 for (c, row) in r.iter().enumerate() {
                     for (q, v) in row.iter().enumerate() {
                         out[(jj + q) * m + i + c] = *v;
                     }
                 }
-                i += 4;
+                i += 8;
             }
             for r in i..m {
-                for (q, wr) in ws.iter().enumerate() {
-                    out[(jj + q) * m + r] = dot(x(r), wr);
+                for q in 0..2 {
+                    out[(jj + q) * m + r] = dot(x(r), w(jj + q));
                 }
             }
-            jj += 4;
+            jj += 2;
         }
-        for (jj, col) in out.chunks_mut(m).enumerate().skip(jj) {
-            let wrow = w(jb * 64 + jj);
-            let mut i = 0;
-            while i + 4 <= m {
-                col[i..i + 4].copy_from_slice(&dot4([x(i), x(i + 1), x(i + 2), x(i + 3)], wrow));
-                i += 4;
-            }
-            for (o, r) in col[i..].iter_mut().zip(i..) {
-                *o = dot(x(r), wrow);
-            }
-        }
-    };
-    if threads && n * k >= 1 << 16 {
-        t.par_chunks_mut(64 * m).enumerate().for_each(block);
-    } else {
-        t.chunks_mut(64 * m).enumerate().for_each(block);
     }
-    for i in 0..m {
-        let row = &mut c[i * ldc..i * ldc + n];
-        for (j, slot) in row.iter_mut().enumerate() {
-            *slot = if acc { *slot + t[j * m + i] } else { t[j * m + i] };
+    while m >= 4 && jj + 4 <= cols {
+        let ws = [w(jj), w(jj + 1), w(jj + 2), w(jj + 3)];
+        let mut i = 0;
+        while i + 4 <= m {
+            let r = dot4x4([x(i), x(i + 1), x(i + 2), x(i + 3)], ws);
+            for (c, row) in r.iter().enumerate() {
+                for (q, v) in row.iter().enumerate() {
+                    out[(jj + q) * m + i + c] = *v;
+                }
+            }
+            i += 4;
+        }
+        for r in i..m {
+            for (q, wr) in ws.iter().enumerate() {
+                out[(jj + q) * m + r] = dot(x(r), wr);
+            }
+        }
+        jj += 4;
+    }
+    for (jj, col) in out.chunks_mut(m).enumerate().skip(jj) {
+        let wrow = w(jj);
+        let mut i = 0;
+        while i + 4 <= m {
+            col[i..i + 4].copy_from_slice(&dot4([x(i), x(i + 1), x(i + 2), x(i + 3)], wrow));
+            i += 4;
+        }
+        for (o, r) in col[i..].iter_mut().zip(i..) {
+            *o = dot(x(r), wrow);
         }
     }
 }

@@ -35,7 +35,8 @@ use rayon::prelude::*;
 
 use super::attention::blocks;
 use super::kernels;
-use super::linalg::{matmul, View};
+use super::linalg::{matmul, View, SMALL_M};
+use super::packed::{small_m_times_packed, Packed};
 use super::profile::{self, Phase};
 use super::simd::multiversion;
 use super::Pool;
@@ -94,13 +95,15 @@ pub struct Slot {
 }
 
 /// A layer's frozen tensors: the two norm gains, the seven projection
-/// weights `[d_out, d_in]` in adapter order, and q/k/v biases if any.
+/// weights `[d_out, d_in]` in adapter order, and q/k/v biases if any; each
+/// weight also packed ([`super::packed`]) where it could be, for decoding.
 #[derive(Debug, Clone)]
 pub struct LayerTensors {
     pub input_norm: Tensor,
     pub post_norm: Tensor,
     pub w: [Tensor; 7],
     pub bias: [Option<Tensor>; 3],
+    pub packed: [Option<Arc<Packed>>; 7],
 }
 
 /// Frozen tensors as slices, for one call.
@@ -109,6 +112,7 @@ struct LayerW<'a> {
     post_norm: &'a [f32],
     w: [&'a [f32]; 7],
     bias: [Option<&'a [f32]>; 3],
+    packed: [Option<&'a Packed>; 7],
 }
 
 /// The stack's description, shared by every call: shapes, frozen tensors,
@@ -165,11 +169,24 @@ impl Stack {
             let (input_norm, post_norm) = (next(), next());
             let w = std::array::from_fn(|_| next());
             let bias = std::array::from_fn(|i| l.bias[i].as_ref().map(|_| next()));
-            layers.push(LayerW { input_norm, post_norm, w, bias });
+            let packed = std::array::from_fn(|p| l.packed[p].as_deref().filter(|pk| unchanged(pk, w[p])));
+            layers.push(LayerW { input_norm, post_norm, w, bias, packed });
         }
         let norm = it.next().expect("the final norm");
         f(&layers, norm)
     }
+}
+
+/// Whether the packed copy still holds `w`'s numbers, checked at 16 places
+/// spread over the matrix: the copy is made when the base is frozen, and a
+/// weight trained since (through another handle on the same storage) would
+/// have moved nearly everywhere; then the f32 weights are used.
+fn unchanged(p: &Packed, w: &[f32]) -> bool {
+    let n = p.rows * p.cols;
+    w.len() == n
+        && (0..16)
+            .map(|i| (i * 7919 + n / 16 * i) % n)
+            .all(|at| p.get(at / p.cols, at % p.cols).to_bits() == w[at].to_bits())
 }
 
 /// A contiguous f32 CPU tensor's numbers (the fused GPT's reader).
@@ -470,7 +487,13 @@ impl Stack {
         let st = self;
         let (d_out, d_in) = st.dims.shape(p);
         let x = View::rm(input, n, d_in);
-        Stack::mm(out, ldc, x, View::rm(lw.w[p], d_out, d_in).t(), false, threads, Phase::FwdMatmul);
+        match lw.packed[p] {
+            // Decoding: the weight from its packed copy, the same bits.
+            Some(pk) if n <= SMALL_M && super::packed::fast() => {
+                profile::time(Phase::FwdMatmul, || small_m_times_packed(out, ldc, x, pk, false, threads))
+            }
+            _ => Stack::mm(out, ldc, x, View::rm(lw.w[p], d_out, d_in).t(), false, threads, Phase::FwdMatmul),
+        }
         if let Some(b) = lw.bias.get(p).copied().flatten() {
             profile::time(Phase::FwdRowwise, || {
                 for row in out.chunks_mut(ldc).take(n) {

@@ -25,6 +25,7 @@ pub mod decode;
 pub(crate) mod kernels;
 pub mod linalg;
 pub mod llama;
+pub mod packed;
 pub mod profile;
 mod rope;
 pub(crate) mod simd;
