@@ -236,12 +236,8 @@ fn dots_fast<const R: usize, const C: usize>(x: [&[f32]; R], w: [&[Block]; C]) -
         // SAFETY: AVX-512F was detected on this CPU.
         return unsafe { dots_avx512(x, w) };
     }
-    dots_portable(x, w)
-}
-
-/// Without AVX-512: the plain loops (slower than the f32 weights, so
-/// decoding uses packed weights only where [`fast`] says so; the tests use these).
-fn dots_portable<const R: usize, const C: usize>(x: [&[f32]; R], w: [&[Block]; C]) -> [[f32; C]; R] {
+    // Without AVX-512, the plain loops: slower than the f32 weights, so
+    // decoding packs only where [`fast`] says so; the tests still run here.
     dots(x, w)
 }
 
@@ -267,7 +263,7 @@ impl Packed {
                 jj += 4;
             }
             for j in jj..cols {
-                put(out, m, r, j, &[dots_fast::<1, 4>([x(r)], [self.row(j0 + j); 4])[0][0]]);
+                put(out, m, r, j, &dots_fast::<1, 1>([x(r)], [self.row(j0 + j)])[0]);
             }
         }
     }
@@ -293,7 +289,7 @@ impl Packed {
             }
             if jj < cols {
                 for (c, xr) in xs.iter().enumerate() {
-                    put(out, m, *i + c, jj, &[dots_fast::<1, 4>([xr], [self.row(j0 + jj); 4])[0][0]]);
+                    put(out, m, *i + c, jj, &dots_fast::<1, 1>([xr], [self.row(j0 + jj)])[0]);
                 }
             }
             *i += R;
