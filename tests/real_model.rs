@@ -413,6 +413,13 @@ fn grpo_drill_runs_the_real_preset_on_smollm2() {
         }
     }
     assert!(learned > 0, "no arm had a group with different rewards: the check above checked nothing");
+    // Each arm's rollout rate: 2 steps × 4 prompts × 4 samples.
+    for arm in ["sound arm", "proxy arm"] {
+        let head = format!("RL rollouts, {arm}: 32 episodes, ");
+        let line = logs(&events).into_iter().find(|l| l.starts_with(&head)).unwrap_or_else(|| panic!("{head}…"));
+        let sampled: usize = line[head.len()..].split(' ').next().and_then(|n| n.parse().ok()).expect("a count");
+        assert!((32..=32 * 12).contains(&sampled), "at least one token each, at most max_new: {line}");
+    }
 }
 
 /// DPO on SmolLM2's own verifier-ranked answers, cut short (6 SFT steps, 16

@@ -34,7 +34,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use super::addition::{self, build_batch, shown, Grpo, Problems, Samples, Text, WarmStart};
-use super::pipeline::{real_start, ModelChoice};
+use super::pipeline::{real_start, ModelChoice, RolloutTally};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::rlvr::{GapDetector, Reward, Scores, ALPHABET};
 use crate::ml::lm::CausalLm;
@@ -109,6 +109,8 @@ struct Arm {
     rng: Rng,
     /// The live detector on the training gap (lenient − exact).
     detector: GapDetector,
+    /// How fast its rollouts sampled (for the log).
+    tally: RolloutTally,
 }
 
 impl TypedDrill for GrpoRlvr {
@@ -158,7 +160,8 @@ impl TypedDrill for GrpoRlvr {
             let warmup = 5 * p.ppo_epochs;
             let schedule = LrSchedule { peak: p.lr, min: p.lr, warmup, total: warmup + 1 };
             let trainer = Trainer::for_model(policy.lm(), TrainConfig { schedule, ..TrainConfig::constant(p.lr) })?;
-            Ok(Arm { name, reward, policy, trainer, rng: rng.clone().fork(tag), detector: GapDetector::default() })
+            let (rng, detector, tally) = (rng.clone().fork(tag), GapDetector::default(), RolloutTally::default());
+            Ok(Arm { name, reward, policy, trainer, rng, detector, tally })
         };
         let mut arms = [arm("sound", Reward::Exact, 1)?, arm("proxy", p.reward, 2)?];
         let flag = ctx.meta.claim("detector_flags_proxy").map(|c| c.threshold).unwrap_or(0.2);
@@ -177,6 +180,7 @@ impl TypedDrill for GrpoRlvr {
         ctx.log(describe(&crate::t!("view-grpo-sound-exact"), &sound));
         ctx.log(describe(&crate::t!("view-grpo-proxy-reward", reward = p.reward.name()), &proxy));
         for a in &arms {
+            a.tally.log(ctx, &arm_label(a.name));
             ctx.log(match a.detector.flagged_at {
                 Some(s) => crate::t!(
                     "view-grpo-log-live-flagged",
@@ -213,15 +217,10 @@ fn rl_step(
     problems: &Problems,
     flag: f64,
 ) -> Result<()> {
-    let s = addition::get_batch(
-        arm.policy.lm(),
-        text,
-        problems,
-        p.prompts_per_step,
-        p.group,
-        p.max_new,
-        p.temperature,
-        &mut arm.rng,
+    let (lm, rng) = (arm.policy.lm(), &mut arm.rng);
+    let s = arm.tally.time(
+        || addition::get_batch(lm, text, problems, p.prompts_per_step, p.group, p.max_new, p.temperature, rng),
+        |s| (s.outs.len(), s.outs.iter().map(Vec::len).sum()),
     )?;
     let rewards: Vec<f32> = s.verdicts.iter().map(|v| arm.reward.score(v)).collect();
     let mut adv = Vec::with_capacity(rewards.len());

@@ -190,6 +190,46 @@ pub(crate) fn sft(
     Ok(last)
 }
 
+/// How fast a drill's RL rollouts sample: episodes, the tokens the policy
+/// sampled (its own turns, not the prompts or observations it reads) and the
+/// seconds spent sampling them, summed over a run and logged once at its end
+/// (the same line in every drill that samples episodes for RL).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct RolloutTally {
+    pub episodes: usize,
+    pub sampled: usize,
+    pub secs: f64,
+}
+
+impl RolloutTally {
+    /// Time `sample`, which returns what it sampled and how many episodes and
+    /// sampled tokens that is.
+    pub fn time<T>(&mut self, sample: impl FnOnce() -> Result<T>, count: impl Fn(&T) -> (usize, usize)) -> Result<T> {
+        let clock = std::time::Instant::now();
+        let out = sample()?;
+        self.secs += clock.elapsed().as_secs_f64();
+        let (episodes, sampled) = count(&out);
+        self.episodes += episodes;
+        self.sampled += sampled;
+        Ok(out)
+    }
+
+    /// The log line: "RL rollouts: … episodes, … sampled tokens in … s (… tokens/s)";
+    /// `who` names the arm where a drill has several ("" where it has one).
+    pub fn log(&self, ctx: &mut RunCtx, who: &str) {
+        let per_s = |n: usize| format!("{:.0}", n as f64 / self.secs.max(1e-9));
+        ctx.log(crate::t!(
+            "view-log-rollouts",
+            who = who,
+            episodes = self.episodes.to_string(),
+            sampled = self.sampled.to_string(),
+            secs = format!("{:.1}", self.secs),
+            eps_rate = per_s(self.episodes),
+            tok_rate = per_s(self.sampled)
+        ));
+    }
+}
+
 /// Nothing to do after a step.
 pub(crate) fn no_probe(_: &mut RunCtx, _: usize) -> Result<()> {
     Ok(())

@@ -28,7 +28,7 @@ use anyhow::{anyhow, bail, Result};
 use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
-use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, Sft};
+use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, RolloutTally, Sft};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::Format;
 use crate::envs::kb::{FactTable, REAL_CAPITALS};
@@ -143,7 +143,7 @@ impl TypedDrill for TurnCreditAssignment {
         let mut trainer = Trainer::for_model(policy, TrainConfig::constant(p.lr_rl))?;
         let mut last = None;
         // Rollout throughput, for the log (wall time: not a measured number of the run).
-        let (mut roll_s, mut episodes, mut sampled) = (0.0f64, 0usize, 0usize);
+        let mut tally = RolloutTally::default();
         for step in 0..p.rl_steps {
             ctx.check_cancel()?;
             let qs: Vec<Question> = (0..p.questions_per_step)
@@ -153,16 +153,13 @@ impl TypedDrill for TurnCreditAssignment {
                 })
                 .collect();
             let all_q: Vec<Question> = qs.iter().flat_map(|q| std::iter::repeat_n(q.clone(), p.group)).collect();
-            let clock = std::time::Instant::now();
-            let rs = rollouts(&lm, &setup.world, &all_q, decoding, &mut rng)?;
-            roll_s += clock.elapsed().as_secs_f64();
-            episodes += rs.len();
-            sampled += rs
-                .iter()
-                .flat_map(|r| &r.ids)
-                .filter(|(role, _)| *role == Role::Agent)
-                .map(|(_, t)| t.len())
-                .sum::<usize>();
+            let rs = tally.time(
+                || rollouts(&lm, &setup.world, &all_q, decoding, &mut rng),
+                |rs| {
+                    let agent = rs.iter().flat_map(|r| &r.ids).filter(|(role, _)| *role == Role::Agent);
+                    (rs.len(), agent.map(|(_, t)| t.len()).sum())
+                },
+            )?;
             let (adv, groups) = turn_advantages(&rs, p, &ctx.plugs)?;
             let batch = build_batch(&rs, &adv, p.mask_observations, setup.fmt.bos, &ctx.device)?;
             update(p, ctx, step, policy, reference, &mut trainer, &batch, &rs, &groups)?;
@@ -174,14 +171,7 @@ impl TypedDrill for TurnCreditAssignment {
             }
         }
 
-        ctx.log(crate::t!(
-            "view-tca-log-rollouts",
-            episodes = episodes.to_string(),
-            sampled = sampled.to_string(),
-            secs = format!("{roll_s:.1}"),
-            eps_rate = format!("{:.0}", episodes as f64 / roll_s.max(1e-9)),
-            tok_rate = format!("{:.0}", sampled as f64 / roll_s.max(1e-9))
-        ));
+        tally.log(ctx, "none");
 
         ctx.phase(crate::t!("view-phase-evaluate"));
         let after_rs = rollouts(&lm, &setup.world, &setup.eval_qs, decoding, &mut Rng::new(ctx.seed ^ 0xe1))?;

@@ -3,7 +3,6 @@ view-tca-warm-start = warm start
 view-tca-after-rl = after RL
 view-tca-phase-rl = RL
 view-tca-phase-probe = probe
-view-tca-log-rollouts = RL rollouts: { $episodes } episodes, { $sampled } sampled tokens in { $secs } s ({ $eps_rate } episodes/s, { $tok_rate } tokens/s)
 view-tca-log-closed = mean reward on the evaluation questions: { $before } → { $after } of a best possible { $best }: RL closed { $closed }% of the gap
 view-tca-known-real = whose capital the model already knows
 view-tca-known-learned = the warm start learns by heart

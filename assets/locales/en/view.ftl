@@ -28,3 +28,9 @@ view-list-sep = {", "}
 ## A check that a run's setup worked (not a claim).
 view-setup-ok = setup ✓ { $what }
 view-setup-failed = setup failed: { $what }: { $why }
+
+## RL rollout speed, logged once at the end of a run (`who` is an arm's name, or none).
+view-log-rollouts = { $who ->
+        [none] RL rollouts
+       *[other] RL rollouts, { $who }
+    }: { $episodes } episodes, { $sampled } sampled tokens in { $secs } s ({ $eps_rate } episodes/s, { $tok_rate } tokens/s)

@@ -3,7 +3,6 @@ view-tca-warm-start = 热启动
 view-tca-after-rl = 强化学习后
 view-tca-phase-rl = 强化学习
 view-tca-phase-probe = 探测
-view-tca-log-rollouts = 强化学习 rollout：{ $episodes } 个回合，{ $sampled } 个采样 token，用时 { $secs } s（每秒 { $eps_rate } 个回合，{ $tok_rate } tokens/s）
 view-tca-log-closed = 评估问题上的平均奖励：{ $before } → { $after }，最好可达 { $best }：强化学习缩小了 { $closed }% 的差距
 view-tca-known-real = （模型已知其首都）
 view-tca-known-learned = （由热启动死记）

@@ -27,3 +27,9 @@ view-list-sep = 、
 ## 检查运行的准备工作是否成功（不是论断）。
 view-setup-ok = 准备 ✓ { $what }
 view-setup-failed = 准备失败：{ $what }：{ $why }
+
+## 强化学习 rollout 的速度，在一次运行结束时记一次（`who` 是某一臂的名字，或 none）。
+view-log-rollouts = { $who ->
+        [none] 强化学习 rollout
+       *[other] 强化学习 rollout（{ $who }）
+    }：{ $episodes } 个回合，{ $sampled } 个采样 token，用时 { $secs } s（每秒 { $eps_rate } 个回合，{ $tok_rate } tokens/s）
