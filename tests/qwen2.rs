@@ -527,8 +527,45 @@ fn packed_base_weights_give_the_f32_weights_bits() {
         decoding: Decoding::Sample { temperature: 1.0, top_k: None, top_p: None },
         stop: vec![],
         use_cache: true,
+        compact: false,
     };
     let a = packed.generate(&prompts, &cfg, &mut Rng::new(9)).unwrap();
     let b = plain.generate(&prompts, &cfg, &mut Rng::new(9)).unwrap();
     assert_eq!(a, b, "sampled tokens");
+}
+
+/// A compacted batch (`GenConfig::compact`: twins read once, finished rows
+/// dropped) generates what the full batch generates, greedily, also when
+/// rows stop at different steps and when a second turn continues from the
+/// memo; and sampling from it is reproducible from the seed.
+#[test]
+fn a_compacted_batch_generates_what_the_full_batch_generates() {
+    use agentlab::ml::memo::Memo;
+    use agentlab::ml::sample::Decoding;
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, 21);
+    let model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap().detached();
+    let prefix: Vec<u32> = (0..20).map(|i| (i * 11 + 5) % VOCAB as u32).collect();
+    // Eight different tails, three of them twice.
+    let tails: Vec<Vec<u32>> =
+        [1u32, 2, 3, 1, 4, 5, 2, 6, 7, 8, 3].iter().map(|&k| vec![k * 13 % 97, k + 100]).collect();
+    let prompts: Vec<Vec<u32>> = tails.iter().map(|t| [&prefix[..], t].concat()).collect();
+    // Stop on a fifth of the vocabulary: rows end after different numbers of tokens.
+    let stop: Vec<u32> = (0..VOCAB as u32).filter(|t| t % 5 == 0).collect();
+    let plain = GenConfig::greedy(10, stop.clone());
+    let compact = GenConfig { compact: true, ..plain.clone() };
+    let (mut m1, mut m2) = (Memo::default(), Memo::default());
+    let a = model.generate_with(&prompts, &plain, &mut Rng::new(0), &mut m1).unwrap();
+    let b = model.generate_with(&prompts, &compact, &mut Rng::new(0), &mut m2).unwrap();
+    assert_eq!(a, b);
+    let lengths: std::collections::BTreeSet<usize> = a.iter().map(Vec::len).collect();
+    assert!(lengths.len() > 2, "rows of different lengths, so some leave the batch early: {a:?}");
+    // A second turn continues each row from the memo.
+    let next: Vec<Vec<u32>> = prompts.iter().zip(&a).map(|(p, o)| [&p[..], o, &[7, 8]].concat()).collect();
+    let a2 = model.generate_with(&next, &plain, &mut Rng::new(1), &mut m1).unwrap();
+    let b2 = model.generate_with(&next, &compact, &mut Rng::new(1), &mut m2).unwrap();
+    assert_eq!(a2, b2, "second turn");
+    let sample = GenConfig { decoding: Decoding::Sample { temperature: 1.0, top_k: None, top_p: None }, ..compact };
+    let s1 = model.generate(&prompts, &sample, &mut Rng::new(5)).unwrap();
+    assert_eq!(s1, model.generate(&prompts, &sample, &mut Rng::new(5)).unwrap());
 }

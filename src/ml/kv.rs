@@ -50,6 +50,15 @@ impl KvCache {
         *slot = Some((k.clone(), v.clone()));
         Ok((k, v))
     }
+
+    /// The cache of batch rows `rows` (indices, in the order given).
+    pub fn rows(&self, rows: &Tensor) -> Result<KvCache> {
+        let pick = |(k, v): &(Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
+            Ok((k.contiguous()?.index_select(rows, 0)?, v.contiguous()?.index_select(rows, 0)?))
+        };
+        let layers = self.layers.iter().map(|l| l.as_ref().map(pick).transpose()).collect::<Result<_>>()?;
+        Ok(KvCache { layers })
+    }
 }
 
 #[cfg(test)]
@@ -66,5 +75,17 @@ mod tests {
         c.append(1, kv(), kv()).unwrap();
         c.append(0, kv(), kv()).unwrap();
         assert_eq!((c.len(), c.bytes()), (6, (48 + 24) * 2 * 4));
+    }
+
+    #[test]
+    fn rows_pick_and_repeat_batch_rows() {
+        let mut c = KvCache::new(1);
+        let k = Tensor::arange(0f32, 6.0, &Device::Cpu).unwrap().reshape((3, 1, 2, 1)).unwrap();
+        c.append(0, k.clone(), (k * 10.0).unwrap()).unwrap();
+        let r = c.rows(&Tensor::new(&[2u32, 0, 2], &Device::Cpu).unwrap()).unwrap();
+        let (k, v) = r.layers[0].as_ref().unwrap();
+        assert_eq!(k.flatten_all().unwrap().to_vec1::<f32>().unwrap(), [4.0, 5.0, 0.0, 1.0, 4.0, 5.0]);
+        assert_eq!(v.flatten_all().unwrap().to_vec1::<f32>().unwrap(), [40.0, 50.0, 0.0, 10.0, 40.0, 50.0]);
+        assert_eq!(r.len(), 2);
     }
 }

@@ -868,6 +868,34 @@ impl Llama {
         let h = self.hidden(&tokens, &positions, &mask, Some(cache))?.narrow(1, t - 1, 1)?;
         self.head(&h)?.squeeze(1)?.to_dtype(DType::F32)?.to_vec2::<f32>()
     }
+
+    /// [`Self::step_logits`] when rows repeat: row `i` is row `copies[i]`'s
+    /// twin (`copies[i] == i` for a first one). Only the first ones are read;
+    /// then their K/V and logits are copied to their twins.
+    fn step_logits_once_each(
+        &self,
+        tokens: Vec<u32>,
+        positions: Vec<u32>,
+        pads: &[Vec<bool>],
+        cache: &mut KvCache,
+        copies: &[usize],
+    ) -> Result<Vec<Vec<f32>>> {
+        let b = pads.len();
+        let t = tokens.len() / b.max(1);
+        let firsts: Vec<usize> = (0..b).filter(|&i| copies[i] == i).collect();
+        if firsts.len() == b {
+            return self.step_logits(tokens, positions, pads, cache);
+        }
+        let rows = |v: &[u32]| -> Vec<u32> { firsts.iter().flat_map(|&i| v[i * t..(i + 1) * t].to_vec()).collect() };
+        let index = |v: Vec<usize>| Tensor::new(v.into_iter().map(|i| i as u32).collect::<Vec<_>>(), &self.device);
+        let mut part = cache.rows(&index(firsts.clone())?)?;
+        let first_pads: Vec<Vec<bool>> = firsts.iter().map(|&i| pads[i].clone()).collect();
+        let logits = self.step_logits(rows(&tokens), rows(&positions), &first_pads, &mut part)?;
+        // Row i takes the row of `firsts` that holds its twin `copies[i]`.
+        let of: Vec<usize> = copies.iter().map(|&c| firsts.partition_point(|&f| f < c)).collect();
+        *cache = part.rows(&index(of.clone())?)?;
+        Ok(of.into_iter().map(|k| logits[k].clone()).collect())
+    }
 }
 
 impl CausalLm for Llama {
@@ -1022,13 +1050,38 @@ impl CausalLm for Llama {
         let mut next_pos: Vec<u32> = prompts.iter().map(|p| p.len() as u32).collect();
         let mut out = vec![Vec::new(); b];
         let mut done = vec![false; b];
+        // The rows still in the batch (indices into `prompts`), in order; `pads` follows them.
+        let mut live: Vec<usize> = (0..b).collect();
+        // Compacting: each row's first identical row (itself if none before it).
+        let copies: Option<Vec<usize>> = cfg.compact.then(|| {
+            let mut first = std::collections::HashMap::new();
+            prompts.iter().zip(&reuse).enumerate().map(|(i, key)| *first.entry(key).or_insert(i)).collect()
+        });
+        let remember =
+            |slots: &[usize], j: usize, cache: &KvCache, seen: &mut Vec<Remembered>, fed: Vec<u32>| -> Result<()> {
+                let s = cache.len();
+                let keep: Vec<u32> = slots.iter().filter(|&&k| k < s).map(|&k| k as u32).collect();
+                let tokens: Vec<u32> = fed.into_iter().take(keep.len()).collect();
+                let idx = Tensor::new(keep, &self.device)?;
+                let mut kv = Vec::with_capacity(self.layers.len());
+                for l in cache.layers.iter().flatten() {
+                    kv.push((l.0.narrow(0, j, 1)?.index_select(&idx, 2)?, l.1.narrow(0, j, 1)?.index_select(&idx, 2)?));
+                }
+                seen.push(Remembered { tokens, kv });
+                Ok(())
+            };
         for step in 0..budget {
-            let last = model.step_logits(tokens, positions, &pads, &mut cache)?;
+            let last = match &copies {
+                Some(copies) if step == 0 => {
+                    model.step_logits_once_each(tokens, positions, &pads, &mut cache, copies)?
+                }
+                _ => model.step_logits(tokens, positions, &pads, &mut cache)?,
+            };
             (tokens, positions) = (Vec::with_capacity(b), Vec::with_capacity(b));
             let width = pads[0].len();
             let more = step + 1 < budget;
-            for i in 0..b {
-                let tok = if done[i] { pad } else { pick(&last[i], cfg.decoding, rng) };
+            for (j, &i) in live.iter().enumerate() {
+                let tok = if done[i] { pad } else { pick(&last[j], cfg.decoding, rng) };
                 if !done[i] {
                     out[i].push(tok);
                     done[i] = cfg.stop.contains(&tok);
@@ -1041,23 +1094,30 @@ impl CausalLm for Llama {
                 tokens.push(tok);
                 positions.push(next_pos[i]);
                 next_pos[i] += 1;
-                pads[i].push(false);
+                pads[j].push(false);
             }
             if done.iter().all(|d| *d) || !more {
                 break;
             }
+            // Compacting: a finished row leaves the batch (remembered as it is).
+            if cfg.compact && live.iter().any(|&i| done[i]) {
+                let keep: Vec<usize> = (0..live.len()).filter(|&j| !done[live[j]]).collect();
+                for (j, &i) in live.iter().enumerate() {
+                    if done[i] {
+                        remember(&slots[i], j, &cache, seen, std::mem::take(&mut fed[i]))?;
+                    }
+                }
+                let idx = Tensor::new(keep.iter().map(|&j| j as u32).collect::<Vec<_>>(), &self.device)?;
+                cache = cache.rows(&idx)?;
+                tokens = keep.iter().map(|&j| tokens[j]).collect();
+                positions = keep.iter().map(|&j| positions[j]).collect();
+                pads = keep.iter().map(|&j| pads[j].clone()).collect();
+                live = keep.iter().map(|&j| live[j]).collect();
+            }
         }
         // Remember each row's real positions for the next call.
-        for (i, tokens) in fed.into_iter().enumerate() {
-            let s = cache.len();
-            let keep: Vec<u32> = slots[i].iter().filter(|&&k| k < s).map(|&k| k as u32).collect();
-            let tokens: Vec<u32> = tokens.into_iter().take(keep.len()).collect();
-            let idx = Tensor::new(keep, &self.device)?;
-            let mut kv = Vec::with_capacity(self.layers.len());
-            for l in cache.layers.iter().flatten() {
-                kv.push((l.0.narrow(0, i, 1)?.index_select(&idx, 2)?, l.1.narrow(0, i, 1)?.index_select(&idx, 2)?));
-            }
-            seen.push(Remembered { tokens, kv });
+        for (j, &i) in live.iter().enumerate() {
+            remember(&slots[i], j, &cache, seen, std::mem::take(&mut fed[i]))?;
         }
         Ok(out)
     }

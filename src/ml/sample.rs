@@ -35,11 +35,20 @@ pub struct GenConfig {
     /// Generation of a row ends after it emits one of these (the stop token is kept).
     pub stop: Vec<u32>,
     pub use_cache: bool,
+    /// A real model's batches only: read rows that repeat one another (a
+    /// GRPO group samples one prompt `group` times) once, and drop rows
+    /// from the batch as they finish. Faster, but the numbers then depend
+    /// on the batch: `gemm` picks its kernels by the number of rows (for the
+    /// narrow LoRA products, below 65 rows on the lab's CPU), so a row's
+    /// logits are not bit for bit what they are in the full batch. Each run
+    /// is still the same twice. Off where a drill's tables were measured
+    /// without it.
+    pub compact: bool,
 }
 
 impl GenConfig {
     pub fn greedy(max_new: usize, stop: Vec<u32>) -> GenConfig {
-        GenConfig { max_new, decoding: Decoding::Greedy, stop, use_cache: true }
+        GenConfig { max_new, decoding: Decoding::Greedy, stop, use_cache: true, compact: false }
     }
 }
 

@@ -43,19 +43,35 @@ pub fn draw(frame: &mut Frame, app: &App) {
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
-    let mut spans = vec![Span::styled(" agentlab ", super::theme::brand())];
-    for s in &app.stack {
-        spans.push(Span::styled(" › ", dim()));
-        spans.push(Span::raw(s.title()));
-    }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
     // The session bar, on the right of the header on every screen while a session goes.
-    if let Some(bar) = app.session_bar() {
-        let text = format!(" {bar} ");
-        let w = (text.width() as u16).min(area.width);
-        let right = Rect { x: area.x + area.width - w, width: w, ..area };
+    let bar = app.session_bar().map(|b| format!(" {b} "));
+    let bar_w = bar.as_ref().map_or(0, |b| (b.width() as u16).min(area.width));
+    let titles: Vec<String> = app.stack.iter().map(|s| s.title()).collect();
+    let room = (area.width - bar_w) as usize;
+    frame.render_widget(Paragraph::new(Line::from(breadcrumb(&titles, room))), area);
+    if let Some(text) = bar {
+        let right = Rect { x: area.x + area.width - bar_w, width: bar_w, ..area };
         frame.render_widget(Paragraph::new(Line::from(Span::styled(text, super::theme::session_bar()))), right);
     }
+}
+
+/// " agentlab  › Home › Quiz": where it does not fit in `room` columns, the
+/// first screens give way to "…" (the last one, where the learner is, stays).
+fn breadcrumb(titles: &[String], room: usize) -> Vec<Span<'static>> {
+    const BRAND: &str = " agentlab ";
+    let width = |from: usize| -> usize {
+        BRAND.width() + titles[from..].iter().map(|t| 3 + t.width()).sum::<usize>() + if from > 0 { 4 } else { 0 }
+    };
+    let from = (0..titles.len()).find(|&k| width(k) <= room).unwrap_or(titles.len().saturating_sub(1));
+    let mut spans = vec![Span::styled(BRAND, super::theme::brand())];
+    if from > 0 {
+        spans.push(Span::styled(" › …", dim()));
+    }
+    for t in &titles[from..] {
+        spans.push(Span::styled(" › ", dim()));
+        spans.push(Span::raw(t.clone()));
+    }
+    spans
 }
 
 /// Footer: a flash message if there is one, else the screen's key hints.
@@ -163,4 +179,24 @@ fn draw_too_small(frame: &mut Frame, area: Rect) {
         Paragraph::new(text).wrap(Wrap { trim: true }).alignment(Alignment::Center).style(theme::notice()),
         area,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(spans: &[Span]) -> String {
+        spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_breadcrumb_that_does_not_fit_drops_its_first_screens() {
+        let titles: Vec<String> = ["Home", "Study session · 6 of 8", "Quiz · track 6 · L1"].map(String::from).to_vec();
+        assert_eq!(text(&breadcrumb(&titles, 120)), " agentlab  › Home › Study session · 6 of 8 › Quiz · track 6 · L1");
+        assert_eq!(text(&breadcrumb(&titles, 50)), " agentlab  › … › Quiz · track 6 · L1");
+        assert_eq!(text(&breadcrumb(&titles, 61)), " agentlab  › … › Study session · 6 of 8 › Quiz · track 6 · L1");
+        // Too narrow for even the last screen: it stays, cut by the terminal.
+        assert_eq!(text(&breadcrumb(&titles, 10)), " agentlab  › … › Quiz · track 6 · L1");
+        assert!(text(&breadcrumb(&titles, 60)).width() <= 60);
+    }
 }
