@@ -56,7 +56,8 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 /// " agentlab  › Home › Quiz": where it does not fit in `room` columns, the
-/// first screens give way to "…" (the last one, where the learner is, stays).
+/// first screens give way to "…"; the last one, where the learner is, stays
+/// (cut short with "…" where even it alone does not fit).
 fn breadcrumb(titles: &[String], room: usize) -> Vec<Span<'static>> {
     const BRAND: &str = " agentlab ";
     let width = |from: usize| -> usize {
@@ -67,11 +68,25 @@ fn breadcrumb(titles: &[String], room: usize) -> Vec<Span<'static>> {
     if from > 0 {
         spans.push(Span::styled(" › …", dim()));
     }
-    for t in &titles[from..] {
+    let over = width(from).saturating_sub(room);
+    for (k, t) in titles[from..].iter().enumerate() {
         spans.push(Span::styled(" › ", dim()));
-        spans.push(Span::raw(t.clone()));
+        let last = from + k + 1 == titles.len();
+        spans.push(Span::raw(if last && over > 0 { cut(t, t.width().saturating_sub(over + 1)) } else { t.clone() }));
     }
     spans
+}
+
+/// `t`'s first characters that fit in `cols` columns, and "…".
+fn cut(t: &str, cols: usize) -> String {
+    let mut out = String::new();
+    for c in t.chars() {
+        if out.width() + c.to_string().width() > cols {
+            break;
+        }
+        out.push(c);
+    }
+    out + "…"
 }
 
 /// Footer: a flash message if there is one, else the screen's key hints.
@@ -195,8 +210,11 @@ mod tests {
         assert_eq!(text(&breadcrumb(&titles, 120)), " agentlab  › Home › Study session · 6 of 8 › Quiz · track 6 · L1");
         assert_eq!(text(&breadcrumb(&titles, 50)), " agentlab  › … › Quiz · track 6 · L1");
         assert_eq!(text(&breadcrumb(&titles, 61)), " agentlab  › … › Study session · 6 of 8 › Quiz · track 6 · L1");
-        // Too narrow for even the last screen: it stays, cut by the terminal.
-        assert_eq!(text(&breadcrumb(&titles, 10)), " agentlab  › … › Quiz · track 6 · L1");
+        // Too narrow for even the last screen: it is cut short.
+        assert_eq!(text(&breadcrumb(&titles, 30)), " agentlab  › … › Quiz · track…");
+        let zh = ["Home".to_string(), "6 · 自我改进的大语言模型".to_string()];
+        let cut = text(&breadcrumb(&zh, 30));
+        assert!(cut.starts_with(" agentlab  › … › 6 · 自我") && cut.ends_with('…') && cut.width() <= 30, "{cut}");
         assert!(text(&breadcrumb(&titles, 60)).width() <= 60);
     }
 }
