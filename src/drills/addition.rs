@@ -256,7 +256,7 @@ pub(crate) fn untrained(
         .iter()
         .map(|o| text.decode(o))
         .collect();
-    let sampled = sample_texts(model, text, &prompts, (24, temperature, false), &mut rng)?.1;
+    let sampled = sample_texts(model, text, &prompts, (24, temperature), &mut rng)?.1;
     let n = probs.len().max(1) as f64;
     let rates = |texts: &[String]| {
         let exact = texts.iter().zip(probs).filter(|(t, q)| **t == text.gold(q)).count() as f64 / n;
@@ -356,16 +356,16 @@ pub(crate) fn warm_sft(
 
 /// One sampled completion per prompt at `temperature` (KV cache, stop at the
 /// end token): the new tokens (with the end token if the model wrote it) and
-/// their text (without it). `compact`: see [`GenConfig::compact`].
+/// their text (without it).
 pub(crate) fn sample_texts(
     model: &dyn CausalLm,
     text: &Text,
     prompts: &[Vec<u32>],
-    (max_new, temperature, compact): (usize, f32, bool),
+    (max_new, temperature): (usize, f32),
     rng: &mut Rng,
 ) -> Result<(Vec<Vec<u32>>, Vec<String>)> {
     let decoding = Decoding::Sample { temperature, top_k: None, top_p: None };
-    let cfg = GenConfig { max_new, decoding, stop: text.stop(), use_cache: true, compact };
+    let cfg = GenConfig { max_new, decoding, stop: text.stop(), use_cache: true, compact: true };
     let outs = model.generate(prompts, &cfg, rng)?;
     let texts = outs.iter().map(|o| text.decode(o)).collect();
     Ok((outs, texts))
@@ -380,13 +380,12 @@ pub(crate) struct Samples {
     pub verdicts: Vec<Verdict>,
 }
 
-/// One sampled completion per problem at `temperature`, judged (`compact`:
-/// see [`GenConfig::compact`]).
+/// One sampled completion per problem at `temperature`, judged.
 pub(crate) fn sample(
     model: &dyn CausalLm,
     text: &Text,
     probs: &[Problem],
-    how: (usize, f32, bool),
+    how: (usize, f32),
     rng: &mut Rng,
 ) -> Result<Samples> {
     let prompts: Vec<Vec<u32>> = probs.iter().map(|q| text.prompt(q)).collect();
@@ -397,13 +396,13 @@ pub(crate) fn sample(
 
 /// The RL rollout batch (nanochat's `get_batch`): `prompts` fresh problems,
 /// each sampled `group` times by `model` (`how`: the longest completion,
-/// the temperature, compacted or not), judged.
+/// and the temperature), judged.
 pub(crate) fn get_batch(
     model: &dyn CausalLm,
     text: &Text,
     problems: &Problems,
     (prompts, group): (usize, usize),
-    how: (usize, f32, bool),
+    how: (usize, f32),
     rng: &mut Rng,
 ) -> Result<Samples> {
     let probs: Vec<Problem> = (0..prompts).flat_map(|_| std::iter::repeat_n(problems.fresh(rng), group)).collect();
@@ -418,7 +417,7 @@ pub(crate) fn held_out(
     text: &Text,
     problems: &Problems,
     times: usize,
-    how: (usize, f32, bool),
+    how: (usize, f32),
     seed: u64,
 ) -> Result<Samples> {
     let probs: Vec<Problem> = problems.test.iter().flat_map(|q| std::iter::repeat_n(*q, times)).collect();

@@ -77,8 +77,6 @@ pub struct Params {
     pub model: ModelChoice,
     pub lora_rank: usize,
     pub lora_layers: usize,
-    /// Compacted batches on a real model ([`crate::ml::sample::GenConfig::compact`]).
-    pub compact: bool,
 }
 
 /// A real chat model's system message: the task and its answer format in a
@@ -150,8 +148,7 @@ impl TypedDrill for GrpoRlvr {
         let reference = warm.frozen(seed)?;
 
         // Everyone is evaluated on the same held-out problems with the same draws.
-        let eval =
-            |m: &dyn CausalLm| addition::held_out(m, &text, &problems, 2, (p.max_new, p.temperature, p.compact), seed);
+        let eval = |m: &dyn CausalLm| addition::held_out(m, &text, &problems, 2, (p.max_new, p.temperature), seed);
         let before_s = eval(warm.lm())?;
         let before = scores(&before_s);
         ctx.log(describe(&crate::t!("view-grpo-warm-start"), &before));
@@ -222,16 +219,7 @@ fn rl_step(
 ) -> Result<()> {
     let (lm, rng) = (arm.policy.lm(), &mut arm.rng);
     let s = arm.tally.time(
-        || {
-            addition::get_batch(
-                lm,
-                text,
-                problems,
-                (p.prompts_per_step, p.group),
-                (p.max_new, p.temperature, p.compact),
-                rng,
-            )
-        },
+        || addition::get_batch(lm, text, problems, (p.prompts_per_step, p.group), (p.max_new, p.temperature), rng),
         |s| (s.outs.len(), s.outs.iter().map(Vec::len).sum()),
     )?;
     let rewards: Vec<f32> = s.verdicts.iter().map(|v| arm.reward.score(v)).collect();

@@ -240,9 +240,7 @@ fn sample(
         test.iter().flat_map(|q| std::iter::repeat_n(tok.encode(&format.prompt(q)), p.samples)).collect();
     let mut texts = Vec::with_capacity(prompts.len());
     for chunk in prompts.chunks(CHUNK) {
-        texts.extend(
-            addition::sample_texts(model, &Text::Chars(tok.clone()), chunk, (p.max_new, t as f32, false), rng)?.1,
-        );
+        texts.extend(addition::sample_texts(model, &Text::Chars(tok.clone()), chunk, (p.max_new, t as f32), rng)?.1);
     }
     Ok(Pass { temperature: t, format, n: p.samples, texts })
 }

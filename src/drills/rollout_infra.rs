@@ -351,7 +351,7 @@ fn trajectories(
     let turns: Vec<usize> = (0..p.trajectories).map(|_| 1 + rng.below(p.max_turns)).collect();
     let prompts: Vec<Vec<u32>> = (0..turns.iter().sum()).map(|_| tok.encode(&problems.fresh(rng).prompt())).collect();
     let (outs, _) =
-        addition::sample_texts(model, &Text::Chars(tok.clone()), &prompts, (p.max_new, p.temperature, false), rng)?;
+        addition::sample_texts(model, &Text::Chars(tok.clone()), &prompts, (p.max_new, p.temperature), rng)?;
     Ok(Trajectory::assemble(&turns, &prompts, &outs))
 }
 
@@ -598,7 +598,7 @@ fn rl_run(
                 &Text::Chars(tok.clone()),
                 problems,
                 (p.prompts_per_step, p.group),
-                (p.max_new, p.temperature, false),
+                (p.max_new, p.temperature),
                 &mut rng,
             )?;
             let rewards: Vec<f32> = s.verdicts.iter().map(|v| Reward::Exact.score(v)).collect();
@@ -630,8 +630,7 @@ fn rl_run(
         ctx.progress(progress + t + 1, total, 0);
     }
     // Held-out accuracy, the same draws for every run.
-    let held =
-        addition::held_out(&policy, &Text::Chars(tok.clone()), problems, 1, (p.max_new, p.temperature, false), seed)?;
+    let held = addition::held_out(&policy, &Text::Chars(tok.clone()), problems, 1, (p.max_new, p.temperature), seed)?;
     run.held_out = held.verdicts.iter().filter(|v| v.exact).count() as f64 / problems.test.len().max(1) as f64;
     Ok(run)
 }

@@ -14,11 +14,16 @@ use candle_core::{Result, Tensor};
 pub struct KvCache {
     /// Per layer: keys and values, `None` until the layer has read a position.
     pub layers: Vec<Option<(Tensor, Tensor)>>,
+    /// The rows of the batch this cache was started for, when finished rows
+    /// have left it (0: the rows it holds). The fused decoder then computes
+    /// its products as that batch would, so a row's bits do not depend on
+    /// which rows are left ([`crate::ml::fused::linalg::matmul_as`]).
+    pub batch: usize,
 }
 
 impl KvCache {
     pub fn new(n_layers: usize) -> KvCache {
-        KvCache { layers: vec![None; n_layers] }
+        KvCache { layers: vec![None; n_layers], batch: 0 }
     }
 
     /// Positions held.
@@ -51,13 +56,17 @@ impl KvCache {
         Ok((k, v))
     }
 
-    /// The cache of batch rows `rows` (indices, in the order given).
-    pub fn rows(&self, rows: &Tensor) -> Result<KvCache> {
+    /// The cache of batch rows `rows` (in the order given; a row may repeat).
+    pub fn rows(&self, rows: &[usize]) -> Result<KvCache> {
+        let Some((first, _)) = self.layers.iter().flatten().next() else {
+            return Ok(self.clone());
+        };
+        let rows = Tensor::new(rows.iter().map(|&r| r as u32).collect::<Vec<_>>(), first.device())?;
         let pick = |(k, v): &(Tensor, Tensor)| -> Result<(Tensor, Tensor)> {
-            Ok((k.contiguous()?.index_select(rows, 0)?, v.contiguous()?.index_select(rows, 0)?))
+            Ok((k.contiguous()?.index_select(&rows, 0)?, v.contiguous()?.index_select(&rows, 0)?))
         };
         let layers = self.layers.iter().map(|l| l.as_ref().map(pick).transpose()).collect::<Result<_>>()?;
-        Ok(KvCache { layers })
+        Ok(KvCache { layers, batch: self.batch })
     }
 }
 
@@ -82,7 +91,9 @@ mod tests {
         let mut c = KvCache::new(1);
         let k = Tensor::arange(0f32, 6.0, &Device::Cpu).unwrap().reshape((3, 1, 2, 1)).unwrap();
         c.append(0, k.clone(), (k * 10.0).unwrap()).unwrap();
-        let r = c.rows(&Tensor::new(&[2u32, 0, 2], &Device::Cpu).unwrap()).unwrap();
+        c.batch = 3;
+        let r = c.rows(&[2, 0, 2]).unwrap();
+        assert_eq!(r.batch, 3, "the batch it was started for stays");
         let (k, v) = r.layers[0].as_ref().unwrap();
         assert_eq!(k.flatten_all().unwrap().to_vec1::<f32>().unwrap(), [4.0, 5.0, 0.0, 1.0, 4.0, 5.0]);
         assert_eq!(v.flatten_all().unwrap().to_vec1::<f32>().unwrap(), [40.0, 50.0, 0.0, 10.0, 40.0, 50.0]);

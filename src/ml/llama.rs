@@ -641,7 +641,12 @@ impl Llama {
 
     /// The LM head on final hidden states `[.., d] → [.., V]`.
     pub fn head(&self, hidden: &Tensor) -> Result<Tensor> {
-        ops::linear(hidden, self.lm_head.as_ref().unwrap_or(&self.embed), None)
+        self.head_as(hidden, 0)
+    }
+
+    /// [`Self::head`] for rows that stand among `rows_as` ([`ops::linear_as`]).
+    fn head_as(&self, hidden: &Tensor, rows_as: usize) -> Result<Tensor> {
+        ops::linear_as(hidden, self.lm_head.as_ref().unwrap_or(&self.embed), None, rows_as)
     }
 
     /// The LM head only at the flat positions `kept` (indices into B·T) of
@@ -851,9 +856,11 @@ impl Llama {
         Ok(())
     }
 
-    /// Logits `[B,V]` of the last position after feeding `tokens` (with `pads`
-    /// marking, per row, every key position so far that is padding).
-    fn step_logits(
+    /// Logits `[B,V]` of the last position after feeding `tokens` (`[B·t]`,
+    /// at `positions`, with `pads` marking, per row, every key position so
+    /// far that is padding), reading and extending `cache`: one step of
+    /// [`CausalLm::generate_with`].
+    pub fn step_logits(
         &self,
         tokens: Vec<u32>,
         positions: Vec<u32>,
@@ -866,7 +873,7 @@ impl Llama {
         let positions = Tensor::from_vec(positions, (b, t), &self.device)?;
         let mask = ops::cached_mask(pads, t, &self.device)?.to_dtype(self.dtype)?;
         let h = self.hidden(&tokens, &positions, &mask, Some(cache))?.narrow(1, t - 1, 1)?;
-        self.head(&h)?.squeeze(1)?.to_dtype(DType::F32)?.to_vec2::<f32>()
+        self.head_as(&h, cache.batch)?.squeeze(1)?.to_dtype(DType::F32)?.to_vec2::<f32>()
     }
 
     /// [`Self::step_logits`] when rows repeat: row `i` is row `copies[i]`'s
@@ -887,13 +894,12 @@ impl Llama {
             return self.step_logits(tokens, positions, pads, cache);
         }
         let rows = |v: &[u32]| -> Vec<u32> { firsts.iter().flat_map(|&i| v[i * t..(i + 1) * t].to_vec()).collect() };
-        let index = |v: Vec<usize>| Tensor::new(v.into_iter().map(|i| i as u32).collect::<Vec<_>>(), &self.device);
-        let mut part = cache.rows(&index(firsts.clone())?)?;
+        let mut part = cache.rows(&firsts)?;
         let first_pads: Vec<Vec<bool>> = firsts.iter().map(|&i| pads[i].clone()).collect();
         let logits = self.step_logits(rows(&tokens), rows(&positions), &first_pads, &mut part)?;
         // Row i takes the row of `firsts` that holds its twin `copies[i]`.
         let of: Vec<usize> = copies.iter().map(|&c| firsts.partition_point(|&f| f < c)).collect();
-        *cache = part.rows(&index(of.clone())?)?;
+        *cache = part.rows(&of)?;
         Ok(of.into_iter().map(|k| logits[k].clone()).collect())
     }
 }
@@ -994,7 +1000,8 @@ impl CausalLm for Llama {
         let n_max = prompts.iter().zip(&reuse).map(|(p, (c, _))| p.len() - c).max().unwrap_or(0);
         let model = self.detached();
         let (kvh, hd) = (self.cfg.kv_heads(), self.cfg.head_dim());
-        let mut cache = KvCache::default();
+        // Compacting: the products run as for all `b` rows (see `KvCache::batch`).
+        let mut cache = KvCache { batch: if cfg.compact { b } else { 0 }, ..KvCache::default() };
         if c_max > 0 {
             for layer in 0..self.layers.len() {
                 let (mut ks, mut vs) = (Vec::with_capacity(b), Vec::with_capacity(b));
@@ -1057,19 +1064,21 @@ impl CausalLm for Llama {
             let mut first = std::collections::HashMap::new();
             prompts.iter().zip(&reuse).enumerate().map(|(i, key)| *first.entry(key).or_insert(i)).collect()
         });
-        let remember =
-            |slots: &[usize], j: usize, cache: &KvCache, seen: &mut Vec<Remembered>, fed: Vec<u32>| -> Result<()> {
-                let s = cache.len();
-                let keep: Vec<u32> = slots.iter().filter(|&&k| k < s).map(|&k| k as u32).collect();
-                let tokens: Vec<u32> = fed.into_iter().take(keep.len()).collect();
-                let idx = Tensor::new(keep, &self.device)?;
-                let mut kv = Vec::with_capacity(self.layers.len());
-                for l in cache.layers.iter().flatten() {
-                    kv.push((l.0.narrow(0, j, 1)?.index_select(&idx, 2)?, l.1.narrow(0, j, 1)?.index_select(&idx, 2)?));
-                }
-                seen.push(Remembered { tokens, kv });
-                Ok(())
-            };
+        // Row j of the cache as a memo entry; entries join the memo in row
+        // order at the end, finished rows' too, so compacting does not change
+        // which entry a later call reuses.
+        let remember = |slots: &[usize], j: usize, cache: &KvCache, fed: Vec<u32>| -> Result<Remembered> {
+            let s = cache.len();
+            let keep: Vec<u32> = slots.iter().filter(|&&k| k < s).map(|&k| k as u32).collect();
+            let tokens: Vec<u32> = fed.into_iter().take(keep.len()).collect();
+            let idx = Tensor::new(keep, &self.device)?;
+            let mut kv = Vec::with_capacity(self.layers.len());
+            for l in cache.layers.iter().flatten() {
+                kv.push((l.0.narrow(0, j, 1)?.index_select(&idx, 2)?, l.1.narrow(0, j, 1)?.index_select(&idx, 2)?));
+            }
+            Ok(Remembered { tokens, kv })
+        };
+        let mut entries: Vec<(usize, Remembered)> = Vec::with_capacity(b);
         for step in 0..budget {
             let last = match &copies {
                 Some(copies) if step == 0 => {
@@ -1104,11 +1113,10 @@ impl CausalLm for Llama {
                 let keep: Vec<usize> = (0..live.len()).filter(|&j| !done[live[j]]).collect();
                 for (j, &i) in live.iter().enumerate() {
                     if done[i] {
-                        remember(&slots[i], j, &cache, seen, std::mem::take(&mut fed[i]))?;
+                        entries.push((i, remember(&slots[i], j, &cache, std::mem::take(&mut fed[i]))?));
                     }
                 }
-                let idx = Tensor::new(keep.iter().map(|&j| j as u32).collect::<Vec<_>>(), &self.device)?;
-                cache = cache.rows(&idx)?;
+                cache = cache.rows(&keep)?;
                 tokens = keep.iter().map(|&j| tokens[j]).collect();
                 positions = keep.iter().map(|&j| positions[j]).collect();
                 pads = keep.iter().map(|&j| pads[j].clone()).collect();
@@ -1117,8 +1125,10 @@ impl CausalLm for Llama {
         }
         // Remember each row's real positions for the next call.
         for (j, &i) in live.iter().enumerate() {
-            remember(&slots[i], j, &cache, seen, std::mem::take(&mut fed[i]))?;
+            entries.push((i, remember(&slots[i], j, &cache, std::mem::take(&mut fed[i]))?));
         }
+        entries.sort_by_key(|(i, _)| *i);
+        seen.extend(entries.into_iter().map(|(_, r)| r));
         Ok(out)
     }
 }

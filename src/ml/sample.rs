@@ -37,18 +37,19 @@ pub struct GenConfig {
     pub use_cache: bool,
     /// A real model's batches only: read rows that repeat one another (a
     /// GRPO group samples one prompt `group` times) once, and drop rows
-    /// from the batch as they finish. Faster, but the numbers then depend
-    /// on the batch: `gemm` picks its kernels by the number of rows (for the
-    /// narrow LoRA products, below 65 rows on the lab's CPU), so a row's
-    /// logits are not bit for bit what they are in the full batch. Each run
-    /// is still the same twice. Off where a drill's tables were measured
-    /// without it.
+    /// from the batch as they finish. Faster, and on the fused CPU decoder
+    /// the same bits: its products run as the whole batch's would
+    /// (`KvCache::batch`), so the rows left sample what they would have
+    /// sampled among all of them (`tests/qwen2.rs`). On by default
+    /// ([`GenConfig::greedy`]) and in every drill. `bench`'s prompts all
+    /// differ and never stop, so there it changes nothing. The tiny models
+    /// ignore it; the composed layers (GPUs) compact without that guarantee.
     pub compact: bool,
 }
 
 impl GenConfig {
     pub fn greedy(max_new: usize, stop: Vec<u32>) -> GenConfig {
-        GenConfig { max_new, decoding: Decoding::Greedy, stop, use_cache: true, compact: false }
+        GenConfig { max_new, decoding: Decoding::Greedy, stop, use_cache: true, compact: true }
     }
 }
 

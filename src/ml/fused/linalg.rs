@@ -73,7 +73,13 @@ pub fn matmul(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: b
     if m <= SMALL_M && a.cs == 1 && b.cs == 1 {
         return small_m_times_rows(c, ldc, a, b, acc);
     }
-    // SAFETY: the views and the output were bounds-checked above; gemm reads
+    with_gemm(c, ldc, a, b, acc, threads)
+}
+
+/// gemm on checked views, whatever the number of rows.
+fn with_gemm(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool) {
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    // SAFETY: the callers bounds-checked the views and the output; gemm reads
     // `a` and `b` through their strides and writes `c` (row-major, stride ldc)
     // only, and `c` does not alias the inputs (it is a unique borrow).
     unsafe {
@@ -100,6 +106,56 @@ pub fn matmul(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: b
         )
     }
 }
+
+/// [`matmul`] of `a`'s rows as rows of a product of `rows_as ≥ a.rows` rows:
+/// each row comes out with the bits it has in that bigger product, whichever
+/// rows share it here. Decoding uses it when finished sequences leave the
+/// batch ([`crate::ml::sample::GenConfig::compact`]): the rows left must not
+/// change what they sample.
+///
+/// The kernel is chosen by the rows of the product, and the kernels round
+/// differently: ours below [`SMALL_M`] rows compute each row alone, so any
+/// subset of them agrees; gemm's does too, except where the product is
+/// small (measured with gemm 0.19: one row, or rows × columns ≤ 256, as
+/// with a rank-8 adapter's `x·Aᵀ` at up to 32 rows). There the rows are
+/// padded with zeros up to a size past that (or to `rows_as`), which costs
+/// little because the product is small.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_as(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool, rows_as: usize) {
+    let (m, n) = (a.rows, b.cols);
+    if rows_as <= m || rows_as <= SMALL_M || m == 0 || n == 0 || a.cols == 0 {
+        return matmul(c, ldc, a, b, acc, threads);
+    }
+    assert_eq!(a.cols, b.rows, "inner dimensions differ");
+    assert!((m - 1) * ldc + n <= c.len(), "output too small");
+    a.check();
+    b.check();
+    let run = m.max(GEMM_SMALL / n + 1).max(2).min(rows_as);
+    if run == m {
+        return with_gemm(c, ldc, a, b, acc, threads);
+    }
+    let k = a.cols;
+    let mut x = vec![0f32; run * k];
+    for i in 0..m {
+        for p in 0..k {
+            x[i * k + p] = a.data[i * a.rs + p * a.cs];
+        }
+    }
+    let mut y = vec![0f32; run * n];
+    if acc {
+        for i in 0..m {
+            y[i * n..(i + 1) * n].copy_from_slice(&c[i * ldc..i * ldc + n]);
+        }
+    }
+    with_gemm(&mut y, n, View::rm(&x, run, k), b, acc, threads);
+    for i in 0..m {
+        c[i * ldc..i * ldc + n].copy_from_slice(&y[i * n..(i + 1) * n]);
+    }
+}
+
+/// Rows × columns past which gemm's kernel rounds a row the same whatever
+/// the number of rows (measured 256 with gemm 0.19; a margin on top).
+const GEMM_SMALL: usize = 1024;
 
 /// Below this many rows (one token per sequence when decoding), gemm's
 /// packing of the whole right-hand side costs more than the product itself;
@@ -375,6 +431,69 @@ mod tests {
             }
         }
         c
+    }
+
+    /// Rows taken out of a product of `full` rows, through [`matmul_as`]
+    /// (`as_full`) or plain [`matmul`]: do they keep their bits? Returns the
+    /// subset sizes where some row changed.
+    fn changed_rows(k: usize, n: usize, acc: bool, full: usize, as_full: bool) -> Vec<usize> {
+        let val = |i: usize, f: f32| ((i as f32 * f).sin() * 1.7).fract();
+        let a: Vec<f32> = (0..full * k).map(|i| val(i, 0.61)).collect();
+        let w: Vec<f32> = (0..n * k).map(|i| val(i, 0.29)).collect();
+        let c0: Vec<f32> = (0..full * n).map(|i| val(i, 0.83)).collect();
+        let wt = View::rm(&w, n, k).t();
+        let mut all = c0.clone();
+        matmul(&mut all, n, View::rm(&a, full, k), wt, acc, true);
+        let mut changed = Vec::new();
+        for m in 1..=full {
+            // Every other row from an offset, as finished rows leave.
+            let rows: Vec<usize> = (0..m)
+                .map(|i| (full - m + 2 * i) % full)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let sub: Vec<f32> = rows.iter().flat_map(|&i| a[i * k..(i + 1) * k].to_vec()).collect();
+            let mut c: Vec<f32> = rows.iter().flat_map(|&i| c0[i * n..(i + 1) * n].to_vec()).collect();
+            let sa = View::rm(&sub, rows.len(), k);
+            if as_full {
+                matmul_as(&mut c, n, sa, wt, acc, true, full);
+            } else {
+                matmul(&mut c, n, sa, wt, acc, true);
+            }
+            let same = rows.iter().enumerate().all(|(j, &i)| {
+                c[j * n..(j + 1) * n].iter().zip(&all[i * n..(i + 1) * n]).all(|(x, y)| x.to_bits() == y.to_bits())
+            });
+            if !same {
+                changed.push(rows.len());
+            }
+        }
+        changed
+    }
+
+    /// Decoding with finished rows dropped relies on this: a rank-8
+    /// adapter's products and a model's projections, at SmolLM2's widths.
+    #[test]
+    fn rows_keep_their_bits_when_others_leave_the_product() {
+        for (k, n, acc) in [
+            (576, 8, false),
+            (1536, 8, false),
+            (8, 192, true),
+            (8, 576, true),
+            (576, 192, false),
+            (576, 576, false),
+            (1536, 576, false),
+            (576, 64, false),
+        ] {
+            assert_eq!(changed_rows(k, n, acc, 64, true), Vec::<usize>::new(), "k {k}, n {n}: through matmul_as");
+            assert_eq!(
+                changed_rows(k, n, acc, 12, true),
+                Vec::<usize>::new(),
+                "k {k}, n {n}: 12 rows (small-m kernels)"
+            );
+        }
+        // Without it, the narrow product's rows change when few are left.
+        assert!(!changed_rows(576, 8, false, 64, false).is_empty());
+        assert!(!changed_rows(576, 192, false, 64, false).is_empty());
     }
 
     #[test]

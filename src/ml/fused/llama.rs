@@ -35,7 +35,7 @@ use rayon::prelude::*;
 
 use super::attention::blocks;
 use super::kernels;
-use super::linalg::{matmul, View, SMALL_M};
+use super::linalg::{matmul, matmul_as, View, SMALL_M};
 use super::packed::{small_m_times_packed, Packed};
 use super::profile::{self, Phase};
 use super::simd::multiversion;
@@ -469,8 +469,9 @@ impl Stack {
     }
 
     /// Projection `p` of layer `li` on `input [n, d_in]` into columns of `out`
-    /// (row stride `ldc`): the frozen product, bias, and the adapter. Returns
-    /// the adapter's `s·(input Aᵀ)` when there is one.
+    /// (row stride `ldc`): the frozen product, bias, and the adapter, each
+    /// row with the bits it has among `rows_as ≥ n` rows ([`matmul_as`]).
+    /// Returns the adapter's `s·(input Aᵀ)` when there is one.
     #[allow(clippy::too_many_arguments)]
     fn project(
         &self,
@@ -483,16 +484,20 @@ impl Stack {
         ldc: usize,
         lora: &[f32],
         threads: bool,
+        rows_as: usize,
     ) -> Option<Vec<f32>> {
         let st = self;
         let (d_out, d_in) = st.dims.shape(p);
         let x = View::rm(input, n, d_in);
+        let mm = |c: &mut [f32], ldc: usize, a: View, b: View, acc: bool| {
+            profile::time(Phase::FwdMatmul, || matmul_as(c, ldc, a, b, acc, threads, rows_as))
+        };
         match lw.packed[p] {
             // Decoding: the weight from its packed copy, the same bits.
-            Some(pk) if n <= SMALL_M && super::packed::fast() => {
+            Some(pk) if rows_as <= SMALL_M && super::packed::fast() => {
                 profile::time(Phase::FwdMatmul, || small_m_times_packed(out, ldc, x, pk, false, threads))
             }
-            _ => Stack::mm(out, ldc, x, View::rm(lw.w[p], d_out, d_in).t(), false, threads, Phase::FwdMatmul),
+            _ => mm(out, ldc, x, View::rm(lw.w[p], d_out, d_in).t(), false),
         }
         if let Some(b) = lw.bias.get(p).copied().flatten() {
             profile::time(Phase::FwdRowwise, || {
@@ -505,9 +510,9 @@ impl Stack {
         let r = slot.rank;
         let (a, b) = (&lora[slot.off..slot.off + r * d_in], &lora[slot.off + r * d_in..slot.off + r * (d_in + d_out)]);
         let mut u = st.pool.take(n * r);
-        Stack::mm(&mut u, r, x, View::rm(a, r, d_in).t(), false, threads, Phase::FwdMatmul);
+        mm(&mut u, r, x, View::rm(a, r, d_in).t(), false);
         u.iter_mut().for_each(|v| *v *= slot.scale);
-        Stack::mm(out, ldc, View::rm(&u, n, r), View::rm(b, d_out, r).t(), true, threads, Phase::FwdMatmul);
+        mm(out, ldc, View::rm(&u, n, r), View::rm(b, d_out, r).t(), true);
         Some(u)
     }
 
@@ -583,23 +588,23 @@ impl StackOp {
                 rms_norm(&x, lw.input_norm, dims.eps, d, &mut h1, &mut xhat1, &mut rstd1)
             });
             let mut qkv = pool.take(n * w);
-            let uq = st.project(lw, li, Q, &h1, n, &mut qkv, w, lora, threads);
-            let uk = st.project(lw, li, K, &h1, n, &mut qkv[qd..], w, lora, threads);
-            let uv = st.project(lw, li, V, &h1, n, &mut qkv[qd + dims.kvd()..], w, lora, threads);
+            let uq = st.project(lw, li, Q, &h1, n, &mut qkv, w, lora, threads, n);
+            let uk = st.project(lw, li, K, &h1, n, &mut qkv[qd..], w, lora, threads, n);
+            let uv = st.project(lw, li, V, &h1, n, &mut qkv[qd + dims.kvd()..], w, lora, threads, n);
             profile::time(Phase::FwdRowwise, || rotate(&mut qkv, &dims, t, &table, false));
             let (mut att, mut p) = (pool.take(n * qd), pool.take(b * dims.heads * t * t));
             profile::time(Phase::FwdAttention, || attention(&qkv, &dims, t, &mut att, &mut p, threads));
             // x += att Woᵀ: the product into a scratch row block, then added.
             let mut y = pool.take(n * d);
-            let uo = st.project(lw, li, O, &att, n, &mut y, d, lora, threads);
+            let uo = st.project(lw, li, O, &att, n, &mut y, d, lora, threads, n);
             profile::time(Phase::FwdRowwise, || kernels::add_into(&mut x, &y));
             let (mut xhat2, mut rstd2, mut h2) = (pool.take(n * d), pool.take(n), pool.take(n * d));
             profile::time(Phase::FwdRowwise, || {
                 rms_norm(&x, lw.post_norm, dims.eps, d, &mut h2, &mut xhat2, &mut rstd2)
             });
             let mut gu = pool.take(n * 2 * ff);
-            let ug = st.project(lw, li, GATE, &h2, n, &mut gu, 2 * ff, lora, threads);
-            let uu = st.project(lw, li, UP, &h2, n, &mut gu[ff..], 2 * ff, lora, threads);
+            let ug = st.project(lw, li, GATE, &h2, n, &mut gu, 2 * ff, lora, threads, n);
+            let uu = st.project(lw, li, UP, &h2, n, &mut gu[ff..], 2 * ff, lora, threads, n);
             let mut m = pool.take(n * ff);
             profile::time(Phase::FwdRowwise, || {
                 m.par_chunks_mut(32 * ff).zip(gu.par_chunks(32 * 2 * ff)).for_each(|(m, gu)| {
@@ -608,7 +613,7 @@ impl StackOp {
                     }
                 })
             });
-            let ud = st.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads);
+            let ud = st.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads, n);
             profile::time(Phase::FwdRowwise, || kernels::add_into(&mut x, &y));
             pool.give(y);
             let saved = LayerSaved {
@@ -833,6 +838,8 @@ impl Stack {
     /// `[b, t, S]` (S = cached + t: padding and the future blocked) →
     /// the final normed hidden states `[b·t, d]`. Each layer's new keys and
     /// values (after the rotation) are appended to `cache`, `[b, kv_heads, S, hd]`.
+    /// Where finished rows have left the batch (`cache.batch` > b), the
+    /// products run as the whole batch's would: each row the same bits.
     #[allow(clippy::too_many_arguments)]
     pub fn decode(
         &self,
@@ -848,6 +855,7 @@ impl Stack {
         let (d, n, w, ff, qd, kvd, hd) = (dims.d, b * t, dims.qkv(), dims.ff, dims.qd(), dims.kvd(), dims.head_dim);
         let (kvh, g) = (dims.kv_heads, dims.heads / dims.kv_heads);
         let threads = rayon::current_num_threads() > 1;
+        let rows_as = cache.batch.max(b) * t;
         let table = rope_table(positions.iter().copied(), hd, dims.rope_theta);
         let scale = 1.0 / (hd as f32).sqrt();
         let device = candle_core::Device::Cpu;
@@ -862,9 +870,9 @@ impl Stack {
                 profile::time(Phase::FwdRowwise, || {
                     rms_norm(&x, lw.input_norm, dims.eps, d, &mut h, &mut xhat, &mut rstd)
                 });
-                give(self.project(lw, li, Q, &h, n, &mut qkv, w, lora, threads));
-                give(self.project(lw, li, K, &h, n, &mut qkv[qd..], w, lora, threads));
-                give(self.project(lw, li, V, &h, n, &mut qkv[qd + kvd..], w, lora, threads));
+                give(self.project(lw, li, Q, &h, n, &mut qkv, w, lora, threads, rows_as));
+                give(self.project(lw, li, K, &h, n, &mut qkv[qd..], w, lora, threads, rows_as));
+                give(self.project(lw, li, V, &h, n, &mut qkv[qd + kvd..], w, lora, threads, rows_as));
                 rotate(&mut qkv, &dims, n, &table, false);
                 // The new keys and values, [b, kv_heads, t, hd], onto the cache.
                 let (mut k_new, mut v_new) = (vec![0f32; n * kvd], vec![0f32; n * kvd]);
@@ -920,17 +928,17 @@ impl Stack {
                     }
                 });
                 drop((kg, vg));
-                give(self.project(lw, li, O, &att, n, &mut y, d, lora, threads));
+                give(self.project(lw, li, O, &att, n, &mut y, d, lora, threads, rows_as));
                 kernels::add_into(&mut x, &y);
                 profile::time(Phase::FwdRowwise, || {
                     rms_norm(&x, lw.post_norm, dims.eps, d, &mut h, &mut xhat, &mut rstd)
                 });
-                give(self.project(lw, li, GATE, &h, n, &mut gu, 2 * ff, lora, threads));
-                give(self.project(lw, li, UP, &h, n, &mut gu[ff..], 2 * ff, lora, threads));
+                give(self.project(lw, li, GATE, &h, n, &mut gu, 2 * ff, lora, threads, rows_as));
+                give(self.project(lw, li, UP, &h, n, &mut gu[ff..], 2 * ff, lora, threads, rows_as));
                 for (mr, gr) in m.chunks_mut(ff).zip(gu.chunks(2 * ff)) {
                     swiglu_row(gr, mr);
                 }
-                give(self.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads));
+                give(self.project(lw, li, DOWN, &m, n, &mut y, d, lora, threads, rows_as));
                 kernels::add_into(&mut x, &y);
             }
             let mut out = vec![0f32; n * d];

@@ -16,11 +16,19 @@ use candle_core::{DType, Device, Result, Tensor, D};
 /// weight would still cost a second matmul and a weight-sized zero-and-add
 /// per step, only to be thrown away.
 pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
+    linear_as(x, w, b, 0)
+}
+
+/// [`linear`] where `x`'s rows stand among `rows_as` rows (finished ones
+/// dropped while decoding): with a frozen CPU weight, each row comes out with
+/// the bits it has in the product of them all
+/// ([`crate::ml::fused::linalg::matmul_as`]).
+pub fn linear_as(x: &Tensor, w: &Tensor, b: Option<&Tensor>, rows_as: usize) -> Result<Tensor> {
     let dims = x.dims().to_vec();
     let (rows, k) = (dims[..dims.len() - 1].iter().product::<usize>(), dims[dims.len() - 1]);
     let frozen = !w.track_op() && w.device().is_cpu() && w.dtype() == DType::F32 && x.dtype() == DType::F32;
     let y = if frozen && w.rank() == 2 && w.is_contiguous() {
-        x.reshape((rows, k))?.contiguous()?.apply_op1(FrozenLinear { w: w.clone() })?
+        x.reshape((rows, k))?.contiguous()?.apply_op1(FrozenLinear { w: w.clone(), rows_as })?
     } else {
         // One 2-D matmul is much faster than a broadcasted batched one on CPU.
         x.reshape((rows, k))?.matmul(&w.t()?)?
@@ -40,12 +48,14 @@ pub fn linear(x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> Result<Tensor> {
 /// kernels when a decoding step has few rows).
 pub struct FrozenLinear {
     w: Tensor,
+    /// The forward's rows stand among this many ([`linear_as`]).
+    rows_as: usize,
 }
 
 impl FrozenLinear {
     /// `out = a @ w` (`transpose_w` false: `a [m, out]`) or `a @ wᵀ` (`a [m, in]`).
     fn product(&self, a: &[f32], cols: usize, transpose_w: bool) -> Result<Vec<f32>> {
-        use crate::ml::fused::linalg::{matmul, View};
+        use crate::ml::fused::linalg::{matmul_as, View};
         let (w_guard, w_layout) = self.w.storage_and_layout();
         let candle_core::Storage::Cpu(ws) = &*w_guard else { candle_core::bail!("frozen linear: a CPU weight only") };
         let (w, _) = cpu_rows(ws, w_layout)?;
@@ -57,7 +67,8 @@ impl FrozenLinear {
             candle_core::bail!("frozen linear: input width {cols} does not match the weight {:?}", self.w.dims());
         }
         let mut out = vec![0f32; m * n];
-        matmul(&mut out, n, View::rm(a, m, cols), wv, false, true);
+        let rows_as = if transpose_w { self.rows_as } else { 0 };
+        matmul_as(&mut out, n, View::rm(a, m, cols), wv, false, true, rows_as.max(m));
         Ok(out)
     }
 }
