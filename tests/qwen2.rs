@@ -387,12 +387,7 @@ fn fused_stack_is_the_same_on_any_number_of_threads() {
 /// and left-padded, and across turns that reuse the memo's K/V.
 #[test]
 fn fused_decoding_generates_what_the_composed_layers_generate() {
-    let dir = tempfile::tempdir().unwrap();
-    write_checkpoint(dir.path(), true, 12);
-    let mut model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap();
-    let all: Vec<String> = qwen2::LORA_TARGETS.iter().map(|s| s.to_string()).collect();
-    model.add_lora(&qwen2::LoraConfig { rank: 4, alpha: 8.0, targets: all, from_layer: 0, seed: 2 }).unwrap();
-    randomize_lora_b(&model, 13, 0.2);
+    let (_dir, model) = tiny_with_adapters_everywhere(12);
     let mut composed = model.clone();
     composed.fused = false;
     let prompts = vec![vec![5u32, 9, 14, 20, 7], vec![11u32, 3], vec![40u32, 41, 42]];
@@ -409,6 +404,18 @@ fn fused_decoding_generates_what_the_composed_layers_generate() {
 }
 
 /// Every LoRA `B` matrix set to `scale`·N(0, 1) (they start at 0).
+/// A tiny checkpoint (tied embeddings, weights from `seed`) with rank-4
+/// adapters on every projection whose `B` is random, so they matter.
+fn tiny_with_adapters_everywhere(seed: u64) -> (tempfile::TempDir, Qwen2) {
+    let dir = tempfile::tempdir().unwrap();
+    write_checkpoint(dir.path(), true, seed);
+    let mut model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap();
+    let all: Vec<String> = qwen2::LORA_TARGETS.iter().map(|s| s.to_string()).collect();
+    model.add_lora(&qwen2::LoraConfig { rank: 4, alpha: 8.0, targets: all, from_layer: 0, seed: 2 }).unwrap();
+    randomize_lora_b(&model, 13, 0.2);
+    (dir, model)
+}
+
 fn randomize_lora_b(model: &Qwen2, seed: u64, scale: f32) {
     let mut rng = Rng::new(seed);
     for (name, var) in model.vars() {
@@ -542,12 +549,7 @@ fn packed_base_weights_give_the_f32_weights_bits() {
 #[test]
 fn rows_left_in_a_batch_keep_their_bits() {
     use agentlab::ml::kv::KvCache;
-    let dir = tempfile::tempdir().unwrap();
-    write_checkpoint(dir.path(), true, 23);
-    let mut model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap();
-    let all: Vec<String> = qwen2::LORA_TARGETS.iter().map(|s| s.to_string()).collect();
-    model.add_lora(&qwen2::LoraConfig { rank: 4, alpha: 8.0, targets: all, from_layer: 0, seed: 2 }).unwrap();
-    randomize_lora_b(&model, 13, 0.2);
+    let (_dir, model) = tiny_with_adapters_everywhere(23);
     let model = model.detached();
     let (b, t) = (40usize, 6usize);
     let prompt = |i: usize| -> Vec<u32> { (0..t).map(|p| ((i * 37 + p * 11 + 3) % VOCAB) as u32).collect() };
@@ -612,12 +614,7 @@ fn rows_left_in_a_batch_keep_their_bits() {
 fn a_compacted_batch_samples_what_the_full_batch_samples() {
     use agentlab::ml::memo::Memo;
     use agentlab::ml::sample::Decoding;
-    let dir = tempfile::tempdir().unwrap();
-    write_checkpoint(dir.path(), true, 21);
-    let mut model = Qwen2::load(dir.path(), &Device::Cpu, DType::F32).unwrap();
-    let all: Vec<String> = qwen2::LORA_TARGETS.iter().map(|s| s.to_string()).collect();
-    model.add_lora(&qwen2::LoraConfig { rank: 4, alpha: 8.0, targets: all, from_layer: 0, seed: 2 }).unwrap();
-    randomize_lora_b(&model, 13, 0.2);
+    let (_dir, model) = tiny_with_adapters_everywhere(21);
     let prefix: Vec<u32> = (0..20).map(|i| (i * 11 + 5) % VOCAB as u32).collect();
     // Eight different tails, each five times (a group of five per prompt).
     let tails: Vec<Vec<u32>> = (0..40u32).map(|i| vec![(i % 8) * 13 % 97, i % 8 + 100]).collect();
