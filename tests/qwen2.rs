@@ -622,12 +622,25 @@ fn a_compacted_batch_samples_what_the_full_batch_samples() {
     // Stop on a fifth of the vocabulary: rows end after different numbers of tokens.
     let stop: Vec<u32> = (0..VOCAB as u32).filter(|t| t % 5 == 0).collect();
     let sample = Decoding::Sample { temperature: 1.0, top_k: None, top_p: None };
-    let plain = GenConfig { decoding: sample, ..GenConfig::greedy(10, stop) };
+    // Compacting is on by default: the full batch is the one with it off.
+    let plain = GenConfig { decoding: sample, compact: false, ..GenConfig::greedy(10, stop) };
     let compact = GenConfig { compact: true, ..plain.clone() };
     let (mut m1, mut m2) = (Memo::default(), Memo::default());
     let a = model.generate_with(&prompts, &plain, &mut Rng::new(0), &mut m1).unwrap();
     let b = model.generate_with(&prompts, &compact, &mut Rng::new(0), &mut m2).unwrap();
     assert_eq!(a, b);
+    // Sampled tokens seldom show a rounding change; the memo shows every
+    // bit: each row's tokens and the K/V of every position it read, in order.
+    let memo_bits = |m: &mut Memo| -> Vec<(Vec<u32>, Vec<u32>)> {
+        let bits = |t: &Tensor| -> Vec<u32> {
+            t.flatten_all().unwrap().to_vec1::<f32>().unwrap().iter().map(|x| x.to_bits()).collect()
+        };
+        let seen: &mut Vec<qwen2::Remembered> = m.state();
+        seen.iter()
+            .map(|r| (r.tokens.clone(), r.kv.iter().flat_map(|(k, v)| [bits(k), bits(v)].concat()).collect()))
+            .collect()
+    };
+    assert_eq!(memo_bits(&mut m1), memo_bits(&mut m2), "the memo after the first turn");
     let lengths: std::collections::BTreeSet<usize> = a.iter().map(Vec::len).collect();
     assert!(lengths.len() > 3, "rows of different lengths, so some leave the batch early: {a:?}");
     assert!(lengths.contains(&1) && lengths.contains(&10), "down to few rows: {lengths:?}");
@@ -636,4 +649,5 @@ fn a_compacted_batch_samples_what_the_full_batch_samples() {
     let a2 = model.generate_with(&next, &plain, &mut Rng::new(1), &mut m1).unwrap();
     let b2 = model.generate_with(&next, &compact, &mut Rng::new(1), &mut m2).unwrap();
     assert_eq!(a2, b2, "second turn");
+    assert_eq!(memo_bits(&mut m1), memo_bits(&mut m2), "the memo after the second turn");
 }

@@ -365,7 +365,7 @@ pub(crate) fn sample_texts(
     rng: &mut Rng,
 ) -> Result<(Vec<Vec<u32>>, Vec<String>)> {
     let decoding = Decoding::Sample { temperature, top_k: None, top_p: None };
-    let cfg = GenConfig { max_new, decoding, stop: text.stop(), use_cache: true, compact: true };
+    let cfg = GenConfig::new(max_new, decoding, text.stop());
     let outs = model.generate(prompts, &cfg, rng)?;
     let texts = outs.iter().map(|o| text.decode(o)).collect();
     Ok((outs, texts))

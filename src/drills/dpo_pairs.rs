@@ -137,7 +137,7 @@ impl Task {
             Text::Chars(_) => self.width + 1,
             Text::Chat { .. } => self.width + 3,
         };
-        let cfg = GenConfig { max_new, decoding, stop: self.text.stop(), use_cache: true, compact: true };
+        let cfg = GenConfig::new(max_new, decoding, self.text.stop());
         let outs = model.generate(&prompts, &cfg, rng)?;
         Ok(prompts.into_iter().zip(outs).map(|(prompt, response)| Seq { prompt, response }).collect())
     }

@@ -120,13 +120,7 @@ impl Task {
     fn sample(&self, model: &Gpt, probs: &[Problem], n: usize, p: &Params, rng: &mut Rng) -> Result<Vec<Sample>> {
         let rows: Vec<Problem> = probs.iter().flat_map(|q| std::iter::repeat_n(*q, n)).collect();
         let decoding = Decoding::Sample { temperature: p.temperature as f32, top_k: None, top_p: None };
-        let cfg = GenConfig {
-            max_new: self.width + p.max_dots + 2,
-            decoding,
-            stop: vec![EOS],
-            use_cache: true,
-            compact: false,
-        };
+        let cfg = GenConfig::new(self.width + p.max_dots + 2, decoding, vec![EOS]);
         let mut out = Vec::with_capacity(rows.len());
         for chunk in rows.chunks(512) {
             let prompts: Vec<Vec<u32>> = chunk.iter().map(|q| self.prompt_ids(q)).collect();

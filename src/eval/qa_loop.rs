@@ -57,7 +57,7 @@ pub fn rollouts(lm: &Lm, world: &QaWorld, qs: &[Question], decoding: Decoding, r
             }
             break;
         }
-        let cfg = GenConfig { max_new: budget, decoding, stop: fmt.stop().to_vec(), use_cache: true, compact: true };
+        let cfg = GenConfig::new(budget, decoding, fmt.stop().to_vec());
         let outs = model.generate_with(&contexts, &cfg, rng, &mut memo)?;
         for (&i, out) in open.iter().zip(outs) {
             let before = rs[i].session.episode.segments.len();

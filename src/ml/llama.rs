@@ -374,10 +374,11 @@ fn module_of(layer: usize, target: &str) -> String {
     format!("model.layers.{layer}.{part}.{target}")
 }
 
-/// One sequence the model has read, with its K/V per layer (`[1, kvh, len, hd]`).
-struct Remembered {
-    tokens: Vec<u32>,
-    kv: Vec<(Tensor, Tensor)>,
+/// One sequence the model has read, with its K/V per layer (`[1, kvh, len, hd]`):
+/// what a [`Memo`] holds for a Llama, in the order later calls look it up.
+pub struct Remembered {
+    pub tokens: Vec<u32>,
+    pub kv: Vec<(Tensor, Tensor)>,
 }
 
 impl Llama {

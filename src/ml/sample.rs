@@ -41,15 +41,20 @@ pub struct GenConfig {
     /// the same bits: its products run as the whole batch's would
     /// (`KvCache::batch`), so the rows left sample what they would have
     /// sampled among all of them (`tests/qwen2.rs`). On by default
-    /// ([`GenConfig::greedy`]) and in every drill. `bench`'s prompts all
+    /// ([`GenConfig::new`]) and in every drill. `bench`'s prompts all
     /// differ and never stop, so there it changes nothing. The tiny models
     /// ignore it; the composed layers (GPUs) compact without that guarantee.
     pub compact: bool,
 }
 
 impl GenConfig {
+    /// With the K/V cache and compacted batches, as every drill generates.
+    pub fn new(max_new: usize, decoding: Decoding, stop: Vec<u32>) -> GenConfig {
+        GenConfig { max_new, decoding, stop, use_cache: true, compact: true }
+    }
+
     pub fn greedy(max_new: usize, stop: Vec<u32>) -> GenConfig {
-        GenConfig { max_new, decoding: Decoding::Greedy, stop, use_cache: true, compact: true }
+        GenConfig::new(max_new, Decoding::Greedy, stop)
     }
 }
 

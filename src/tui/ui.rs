@@ -13,6 +13,7 @@ use super::app::{App, MIN_HEIGHT, MIN_WIDTH};
 use super::screens::{drill, exercise, home, progress, quiz, reader, review, study, Screen};
 
 use super::theme::{self, accent, dim, highlight, key_style};
+use super::widgets::ellipsize;
 
 pub fn draw(frame: &mut Frame, app: &App) {
     crate::i18n::set(app.lang);
@@ -72,21 +73,9 @@ fn breadcrumb(titles: &[String], room: usize) -> Vec<Span<'static>> {
     for (k, t) in titles[from..].iter().enumerate() {
         spans.push(Span::styled(" › ", dim()));
         let last = from + k + 1 == titles.len();
-        spans.push(Span::raw(if last && over > 0 { cut(t, t.width().saturating_sub(over + 1)) } else { t.clone() }));
+        spans.push(Span::raw(if last && over > 0 { ellipsize(t, t.width().saturating_sub(over)) } else { t.clone() }));
     }
     spans
-}
-
-/// `t`'s first characters that fit in `cols` columns, and "…".
-fn cut(t: &str, cols: usize) -> String {
-    let mut out = String::new();
-    for c in t.chars() {
-        if out.width() + c.to_string().width() > cols {
-            break;
-        }
-        out.push(c);
-    }
-    out + "…"
 }
 
 /// Footer: a flash message if there is one, else the screen's key hints.

@@ -51,29 +51,7 @@ fn parallelism(m: usize, n: usize, k: usize, allow: bool) -> Parallelism {
 /// `c = c·[acc] + a·b` for `a: m×k`, `b: k×n`, `c` row-major `m×n` with row
 /// stride `ldc`. `threads`: let gemm split the work (false inside a parallel loop).
 pub fn matmul(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool) {
-    assert_eq!(a.cols, b.rows, "inner dimensions differ");
-    let (m, n, k) = (a.rows, b.cols, a.cols);
-    if m == 0 || n == 0 {
-        return;
-    }
-    assert!((m - 1) * ldc + n <= c.len(), "output too small");
-    a.check();
-    b.check();
-    if k == 0 {
-        if !acc {
-            for i in 0..m {
-                c[i * ldc..i * ldc + n].fill(0.0);
-            }
-        }
-        return;
-    }
-    if m <= SMALL_M && a.cs == 1 && b.rs == 1 {
-        return small_m_times_transposed(c, ldc, a, b, acc, threads);
-    }
-    if m <= SMALL_M && a.cs == 1 && b.cs == 1 {
-        return small_m_times_rows(c, ldc, a, b, acc);
-    }
-    with_gemm(c, ldc, a, b, acc, threads)
+    matmul_as(c, ldc, a, b, acc, threads, 0)
 }
 
 /// gemm on checked views, whatever the number of rows.
@@ -120,21 +98,38 @@ fn with_gemm(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bo
 /// with a rank-8 adapter's `x·Aᵀ` at up to 32 rows). There the rows are
 /// padded with zeros up to a size past that (or to `rows_as`), which costs
 /// little because the product is small.
+/// (`rows_as` ≤ `a.rows`: plain [`matmul`].)
 #[allow(clippy::too_many_arguments)]
 pub fn matmul_as(c: &mut [f32], ldc: usize, a: View, b: View, acc: bool, threads: bool, rows_as: usize) {
-    let (m, n) = (a.rows, b.cols);
-    if rows_as <= m || rows_as <= SMALL_M || m == 0 || n == 0 || a.cols == 0 {
-        return matmul(c, ldc, a, b, acc, threads);
-    }
     assert_eq!(a.cols, b.rows, "inner dimensions differ");
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    if m == 0 || n == 0 {
+        return;
+    }
     assert!((m - 1) * ldc + n <= c.len(), "output too small");
     a.check();
     b.check();
-    let run = m.max(GEMM_SMALL / n + 1).max(2).min(rows_as);
+    if k == 0 {
+        if !acc {
+            for i in 0..m {
+                c[i * ldc..i * ldc + n].fill(0.0);
+            }
+        }
+        return;
+    }
+    // As the whole product would: gemm's kernels, whatever the rows here.
+    let as_whole = rows_as > m && rows_as > SMALL_M;
+    if !as_whole && m <= SMALL_M && a.cs == 1 && b.rs == 1 {
+        return small_m_times_transposed(c, ldc, a, b, acc, threads);
+    }
+    if !as_whole && m <= SMALL_M && a.cs == 1 && b.cs == 1 {
+        return small_m_times_rows(c, ldc, a, b, acc);
+    }
+    let run = if as_whole { m.max(GEMM_SMALL / n + 1).max(2).min(rows_as) } else { m };
     if run == m {
         return with_gemm(c, ldc, a, b, acc, threads);
     }
-    let k = a.cols;
+    // A small product: its rows padded with zeros to `run`.
     let mut x = vec![0f32; run * k];
     for i in 0..m {
         for p in 0..k {

@@ -67,8 +67,9 @@ impl FrozenLinear {
             candle_core::bail!("frozen linear: input width {cols} does not match the weight {:?}", self.w.dims());
         }
         let mut out = vec![0f32; m * n];
+        // The backward's rows are the forward's: no batch to stand in.
         let rows_as = if transpose_w { self.rows_as } else { 0 };
-        matmul_as(&mut out, n, View::rm(a, m, cols), wv, false, true, rows_as.max(m));
+        matmul_as(&mut out, n, View::rm(a, m, cols), wv, false, true, rows_as);
         Ok(out)
     }
 }
