@@ -37,6 +37,101 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Open `path` for reading only if it is a regular file: a FIFO, a device
+/// or a socket in its place would block the read (or never end), so it is
+/// refused with an error that says what it is. (The open itself does not
+/// block: it is non-blocking until the file's type is known.)
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let f = options.open(path)?;
+    let kind = f.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, not_regular(path, &kind)));
+    }
+    #[cfg(unix)]
+    {
+        // Back to blocking reads (a regular file never blocks; this keeps it ordinary).
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: fcntl on a descriptor this function owns, with flags it read from it.
+        unsafe {
+            let fd = f.as_raw_fd();
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+            }
+        }
+    }
+    Ok(f)
+}
+
+/// "… is a FIFO, not a regular file".
+fn not_regular(path: &Path, kind: &std::fs::FileType) -> String {
+    #[cfg(unix)]
+    let what = {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            "fs-kind-fifo"
+        } else if kind.is_socket() {
+            "fs-kind-socket"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "fs-kind-device"
+        } else if kind.is_dir() {
+            "fs-kind-dir"
+        } else {
+            "fs-kind-other"
+        }
+    };
+    #[cfg(not(unix))]
+    let what = if kind.is_dir() { "fs-kind-dir" } else { "fs-kind-other" };
+    crate::t!("fs-not-regular", path = path.display().to_string(), what = crate::i18n::tr(what, None))
+}
+
+/// The bytes of a regular file (see [`open_regular`]), at most `limit` of
+/// them: a longer file is refused with an error that says its size.
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let f = open_regular(path)?;
+    let mut bytes = Vec::new();
+    f.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            crate::t!("fs-too-large", path = path.display().to_string(), limit = limit.to_string()),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`] as UTF-8 text.
+pub fn read_regular_text(path: &Path, limit: u64) -> std::io::Result<String> {
+    String::from_utf8(read_regular(path, limit)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e.utf8_error()))
+}
+
+/// Whether `path` is a regular file (following links; a FIFO is not).
+pub fn is_regular(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// Another process held a lock for the whole wait: a save can be tried again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Busy {
+    pub path: std::path::PathBuf,
+    pub waited: Duration,
+}
+
+impl std::fmt::Display for Busy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secs = format!("{:.0}", self.waited.as_secs_f64());
+        f.write_str(&crate::t!("fs-lock-busy", path = self.path.display().to_string(), secs = secs))
+    }
+}
+
+impl std::error::Error for Busy {}
+
 /// An exclusive lock on `path` (created, with its directory, if missing),
 /// held until the returned file is dropped. Waits up to `wait` for another
 /// holder; then the error says so.
@@ -44,12 +139,16 @@ pub fn lock_exclusive(path: &Path, wait: Duration) -> Result<File> {
     if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .with_context(|| format!("opening the lock file {}", path.display()))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    // A FIFO in the lock file's place must not block the open.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path).with_context(|| format!("opening the lock file {}", path.display()))?;
+    let kind = file.metadata().with_context(|| format!("opening the lock file {}", path.display()))?.file_type();
+    if !kind.is_file() {
+        return Err(anyhow!(not_regular(path, &kind)));
+    }
     let start = Instant::now();
     loop {
         match file.try_lock() {
@@ -58,11 +157,7 @@ pub fn lock_exclusive(path: &Path, wait: Duration) -> Result<File> {
                 std::thread::sleep(Duration::from_millis(10))
             }
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(anyhow!(
-                    "another agentlab kept {} locked for {:.0} s (it is saving the same file)",
-                    path.display(),
-                    wait.as_secs_f64()
-                ))
+                return Err(Busy { path: path.to_path_buf(), waited: wait }.into())
             }
             Err(std::fs::TryLockError::Error(e)) => {
                 return Err(e).with_context(|| format!("locking {}", path.display()));

@@ -27,6 +27,7 @@ pub mod plot;
 pub mod progress;
 pub mod rl;
 pub mod runner;
+pub mod textsafe;
 pub mod tui;
 
 // candle allocates a fresh buffer for nearly every op; glibc maps and unmaps

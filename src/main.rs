@@ -474,7 +474,8 @@ fn main() -> ExitCode {
     let content = match agentlab::content::Content::load(args.content.as_deref()) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("agentlab: {}", agentlab::t!("cli-cannot-load-content", error = e.to_string()));
+            let error = agentlab::textsafe::escape_controls(&e.to_string()).into_owned();
+            eprintln!("agentlab: {}", agentlab::t!("cli-cannot-load-content", error = error));
             return ExitCode::from(2);
         }
     };
@@ -571,7 +572,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("agentlab: {e:#}");
+            // An error may quote a file's text or a name: its control characters are shown, not sent.
+            eprintln!("agentlab: {}", agentlab::textsafe::escape_controls(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

@@ -115,3 +115,69 @@ mod tests {
         assert_eq!(timed(|| Ok(7)).unwrap().0, 7);
     }
 }
+
+/// Serde for an `f64` that may be NaN or ±∞: JSON has no such numbers (and
+/// serde_json writes `null`, which then does not read back as a number).
+/// A finite value is written as a number; NaN, `inf` and `-inf` as those
+/// strings. Reading takes a number, one of the strings, or `null` (NaN, as
+/// files written before this form said).
+/// `#[serde(with = "crate::numbers::nonfinite")]`.
+pub mod nonfinite {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if x.is_finite() {
+            s.serialize_f64(*x)
+        } else {
+            s.serialize_str(name(*x))
+        }
+    }
+
+    /// How a non-finite number is written: `NaN`, `inf`, `-inf`.
+    pub fn name(x: f64) -> &'static str {
+        match x {
+            x if x.is_nan() => "NaN",
+            x if x > 0.0 => "inf",
+            _ => "-inf",
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Number(f64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        match Option::<Stored>::deserialize(d)? {
+            Some(Stored::Number(x)) => Ok(x),
+            None => Ok(f64::NAN),
+            Some(Stored::Text(t)) => match t.as_str() {
+                "NaN" | "nan" => Ok(f64::NAN),
+                "inf" | "+inf" | "Infinity" => Ok(f64::INFINITY),
+                "-inf" | "-Infinity" => Ok(f64::NEG_INFINITY),
+                other => Err(serde::de::Error::custom(format!("\"{other}\" is not a number (nor NaN, inf, -inf)"))),
+            },
+        }
+    }
+
+    /// The same for a map of names to numbers (a run's last value of each metric).
+    pub mod map {
+        use std::collections::BTreeMap;
+
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        #[derive(Serialize, Deserialize)]
+        struct Num(#[serde(with = "super")] f64);
+
+        pub fn serialize<S: Serializer>(m: &BTreeMap<String, f64>, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(m.iter().map(|(k, v)| (k, Num(*v))))
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, f64>, D::Error> {
+            let m = BTreeMap::<String, Num>::deserialize(d)?;
+            Ok(m.into_iter().map(|(k, v)| (k, v.0)).collect())
+        }
+    }
+}

@@ -781,7 +781,7 @@ fn export_of_an_interrupted_run_says_it_is_partial() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("this run was interrupted at step 30 of 100 (train); the export shows what was saved"),
+        err.contains("this run is incomplete (interrupted at step 30 of 100 (train)); the export shows what was saved"),
         "{err}"
     );
     let png = dir.join("charts.png");

@@ -163,24 +163,42 @@ fn a_corrupt_file_is_moved_aside_and_reported() {
     s.record("a", 0, Level::L1, None, Rating::Fuzzy, t0()).unwrap();
     assert!(aside.exists() && path.exists());
     // Valid JSON in the wrong shape is corrupt too; a second one gets its own name.
-    std::fs::write(&path, br#"{"version": 1, "items": [1, 2]}"#).unwrap();
+    std::fs::write(&path, br#"[{"version": 1, "items": {}}]"#).unwrap();
     let s = Store::open(&path, t0());
     assert!(s.notice.unwrap().contains("does not match"));
     assert!(d.path().join("progress.json.corrupt-20260401-093000-1").exists());
+    // One section in the wrong shape costs that section only (kept aside as it was).
+    std::fs::write(&path, br#"{"version": 1, "items": [1, 2], "read": {"3:gae": "2026-04-01T09:00:00Z"}}"#).unwrap();
+    let s = Store::open(&path, t0());
+    let notice = s.notice.unwrap();
+    assert!(notice.contains("items: it is not a JSON object") && notice.contains("set-aside"), "{notice}");
+    assert!(s.progress.was_read(3, "gae"), "the rest loads");
 }
 
+/// A file from a newer agentlab (a downgrade) is left where it is and
+/// never written: this build shows what it can read of it and refuses every
+/// save with a message, so the learner's history never splits in two files.
 #[test]
-fn a_file_from_a_newer_version_is_moved_aside_and_reported() {
+fn a_file_from_a_newer_version_is_left_alone_and_never_written() {
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join(FILE_NAME);
-    let newer = format!(r#"{{"version": {}, "items": {{}}, "something_new": true}}"#, VERSION + 1);
+    let newer = format!(
+        r#"{{"version": {}, "items": {{"x": {{"track": 3, "level": "L1", "attempts": [
+            {{"at": "2026-04-01T09:00:00Z", "correct": true, "rating": "know"}}], "sched": null}}}}, "something_new": true}}"#,
+        VERSION + 1
+    );
     std::fs::write(&path, &newer).unwrap();
-    let s = Store::open(&path, t0());
-    let notice = s.notice.expect("the learner is told");
-    assert!(notice.contains("newer agentlab"), "{notice}");
-    let aside = d.path().join("progress.json.newer-20260401-093000");
-    assert_eq!(std::fs::read_to_string(aside).unwrap(), newer, "never overwritten");
-    assert!(!path.exists(), "nothing is written until the first rating");
+    let mut s = Store::open(&path, t0());
+    let notice = s.notice.clone().expect("the learner is told");
+    assert!(notice.contains("newer agentlab") && notice.contains("left as it is"), "{notice}");
+    assert!(s.read_only().is_some());
+    assert_eq!(s.progress.items["x"].attempts.len(), 1, "what this build can read of it is shown");
+    let err = s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap_err();
+    assert!(format!("{err:#}").contains("not saved") && format!("{err:#}").contains("newer agentlab"), "{err:#}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), newer, "never overwritten");
+    let names: Vec<String> =
+        std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| n == FILE_NAME || n.ends_with(".lock")), "no second file: {names:?}");
 }
 
 #[test]
@@ -291,7 +309,7 @@ fn a_file_that_turns_unreadable_mid_session_is_never_replaced() {
     let mut s = Store::open(&path, t0());
     s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap();
     // Another program writes something this build refuses: saves fail and leave it alone.
-    for bad in [&b"{ torn"[..], br#"{"version": 1, "settings": {"desired_retention": 5.0}}"#, br#"{"version": 7}"#] {
+    for bad in [&b"{ torn"[..], br#"{"version": 7}"#, br#"[{"version": 1}]"#] {
         std::fs::write(&path, bad).unwrap();
         let err = s.record("b", 0, Level::L1, None, Rating::Fuzzy, t0()).unwrap_err();
         assert!(format!("{err:#}").contains("left as it is"), "{err:#}");
@@ -304,47 +322,158 @@ fn a_file_that_turns_unreadable_mid_session_is_never_replaced() {
     assert_eq!(attempts_on_disk(&path), 3, "the three pending ratings, on what is now on disk");
 }
 
+/// One value out of range costs its record, never the file: the record is
+/// repaired (or left out alone), kept as it was in a side file the learner
+/// is told about, the rest loads, and the repaired file is written back.
 #[test]
-fn out_of_range_values_are_refused_like_a_corrupt_file() {
+fn an_out_of_range_value_costs_its_record_only() {
     let good = serde_json::json!({
         "version": 1,
         "settings": {"desired_retention": 0.9},
-        "items": {"x": {"track": 3, "level": "L1", "attempts": [
-            {"at": "2026-04-01T09:00:00Z", "correct": true, "rating": "know"}
-        ], "sched": {"stability": 2.3, "difficulty": 5.0, "last_review": "2026-04-01T09:00:00Z",
-                     "due": "2026-04-03T09:00:00Z", "reps": 1, "lapses": 0}}}
+        "items": {
+            "x": {"track": 3, "level": "L1", "attempts": [
+                {"at": "2026-04-01T09:00:00Z", "correct": true, "rating": "know"}
+            ], "sched": {"stability": 2.3, "difficulty": 5.0, "last_review": "2026-04-01T09:00:00Z",
+                         "due": "2026-04-03T09:00:00Z", "reps": 1, "lapses": 0}},
+            "y": {"track": 2, "level": "L2", "attempts": [
+                {"at": "2026-04-01T08:00:00Z", "correct": false, "rating": "dont"}
+            ], "sched": null}
+        },
+        "exercises": {"gae": {"track": 3, "checks": 2, "passed_at": null,
+                              "last_check": "2026-04-01T09:00:00Z", "last_passed": false}},
+        "sessions": [{"started": "2026-04-01T09:00:00Z", "ended": "2026-04-01T09:30:00Z", "track": 3,
+                      "planned_minutes": 30, "steps_done": 1, "steps_skipped": 0, "items_rated": 2,
+                      "exercises_passed": 0, "predictions": 1, "predictions_right": 1}]
     });
-    let cases: &[(&str, serde_json::Value, &str)] = &[
-        ("/settings/desired_retention", 5.0.into(), "settings.desired_retention"),
-        ("/settings/desired_retention", (-0.5).into(), "settings.desired_retention"),
-        ("/version", 0.into(), "version"),
-        ("/items/x/track", 9.into(), "track"),
-        ("/items/x/sched/stability", (-1.0).into(), "sched.stability"),
-        ("/items/x/sched/stability", 1e30.into(), "sched.stability"),
-        ("/items/x/sched/difficulty", 11.0.into(), "sched.difficulty"),
-        ("/items/x/sched/due", "2026-03-01T09:00:00Z".into(), "sched.due"),
-        ("/items/x/sched/lapses", 2.into(), "sched.lapses"),
-        ("/items/x/attempts/0/at", "0001-01-01T00:00:00Z".into(), "attempts[0].at"),
-        ("/items/x/attempts/0/correct", false.into(), "attempts[0].rating"),
+    // (where, value, what the notice names, how it is kept: repaired or left out)
+    let cases: &[(&str, serde_json::Value, &str, &str)] = &[
+        ("/settings/desired_retention", 5.0.into(), "settings.desired_retention", "reset to 0.9"),
+        ("/settings/desired_retention", (-0.5).into(), "settings.desired_retention", "reset to 0.9"),
+        ("/items/x/track", 9.into(), "items.\"x\".track", "left out"),
+        ("/items/x/sched/stability", (-1.0).into(), "sched.stability", "recomputed from its 1 answers"),
+        ("/items/x/sched/stability", 1e30.into(), "sched.stability", "recomputed"),
+        ("/items/x/sched/difficulty", 11.0.into(), "sched.difficulty", "recomputed"),
+        ("/items/x/sched/due", "2026-03-01T09:00:00Z".into(), "sched.due", "recomputed"),
+        ("/items/x/sched/lapses", 2.into(), "sched.lapses", "recomputed"),
+        ("/items/x/attempts/0/at", "0001-01-01T00:00:00Z".into(), "attempts[0].at", "left out"),
+        ("/items/x/attempts/0/correct", false.into(), "attempts[0].rating", "left out"),
+        ("/items/x/level", "L7".into(), "items.\"x\"", "left out"),
+        ("/exercises/gae/checks", 0.into(), "checks", "set to 1"),
+        ("/exercises/gae/checks", (-3).into(), "exercises.\"gae\"", "left out"),
+        (
+            "/sessions/0/ended",
+            "2026-04-01T07:00:00Z".into(),
+            "sessions[0].ended is before its start",
+            "its end set to its start",
+        ),
+        ("/sessions/0/predictions_right", 4.into(), "predictions_right", "capped"),
+        ("/sessions/0/track", 42.into(), "track 42", "dropped"),
     ];
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join(FILE_NAME);
     std::fs::write(&path, good.to_string()).unwrap();
-    assert!(Store::open(&path, t0()).notice.is_none(), "the unchanged file is accepted");
-    for (k, (ptr, value, field)) in cases.iter().enumerate() {
+    let whole = Store::open(&path, t0());
+    assert!(whole.notice.is_none(), "the unchanged file is accepted");
+    for (k, (ptr, value, field, how)) in cases.iter().enumerate() {
         let mut v = good.clone();
         *v.pointer_mut(ptr).unwrap() = value.clone();
         std::fs::write(&path, v.to_string()).unwrap();
         let s = Store::open(&path, t0());
-        let notice = s.notice.unwrap_or_else(|| panic!("{ptr} = {value} is accepted"));
-        assert!(notice.contains("out of range") && notice.contains(field), "{notice}");
-        let aside = if k == 0 {
-            "progress.json.corrupt-20260401-093000".into()
+        let notice = s.notice.clone().unwrap_or_else(|| panic!("{ptr} = {value} is accepted"));
+        assert!(notice.contains(field) && notice.contains(how), "{ptr}: {notice}");
+        assert!(notice.contains("the rest of your history loaded"), "{notice}");
+        let side = if k == 0 {
+            "progress.json.set-aside-20260401-093000".into()
         } else {
-            format!("progress.json.corrupt-20260401-093000-{k}")
+            format!("progress.json.set-aside-20260401-093000-{k}")
         };
-        assert!(notice.contains(&aside), "{notice}");
-        assert_eq!(std::fs::read_to_string(d.path().join(&aside)).unwrap(), v.to_string(), "kept as it was");
-        assert!(s.progress.items.is_empty() && !path.exists());
+        assert!(notice.contains(&side), "{notice}");
+        // The side file holds the record as it was.
+        let kept: serde_json::Value = serde_json::from_slice(&std::fs::read(d.path().join(&side)).unwrap()).unwrap();
+        let record = &kept["records"][0];
+        assert!(record["place"].as_str().is_some() && !record["record"].is_null(), "{kept}");
+        // Everything else loaded as it was.
+        let p = &s.progress;
+        assert_eq!(p.items["y"], whole.progress.items["y"], "{ptr}: the other item");
+        if !ptr.starts_with("/exercises") {
+            assert_eq!(p.exercises, whole.progress.exercises, "{ptr}");
+        }
+        if !ptr.starts_with("/sessions") {
+            assert_eq!(p.sessions, whole.progress.sessions, "{ptr}");
+        } else {
+            assert_eq!(p.sessions.len(), 1, "{ptr}: the session is kept, repaired");
+        }
+        // The repaired file is on disk: the next start says nothing and reads the same.
+        let again = Store::open(&path, t0());
+        assert!(again.notice.is_none(), "{:?}", again.notice);
+        assert_eq!(again.progress, s.progress);
     }
+}
+
+/// What a clock stepped back during a session used to write (its end
+/// before its start) and what a wrapped counter wrote (checks 0): both load,
+/// repaired, with every rating, exercise and session of the history.
+#[test]
+fn the_files_the_issue_saw_refused_load_repaired() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let file = serde_json::json!({
+        "version": 2, "settings": {"desired_retention": 0.9},
+        "items": {"x": {"track": 3, "level": "L1", "attempts": [
+            {"at": "2026-04-01T09:00:00Z", "correct": true, "rating": "know"}], "sched": null}},
+        "exercises": {"gae": {"track": 3, "checks": 0, "passed_at": "2026-04-01T09:00:00Z",
+                              "last_check": "2026-04-01T09:00:00Z", "last_passed": true}},
+        "sessions": [{"started": "2026-04-01T09:00:05Z", "ended": "2026-04-01T07:00:07Z", "track": 0,
+                      "planned_minutes": 30, "steps_done": 0, "steps_skipped": 0, "items_rated": 0,
+                      "exercises_passed": 0, "predictions": 0, "predictions_right": 0}]
+    });
+    std::fs::write(&path, file.to_string()).unwrap();
+    let s = Store::open(&path, t0());
+    let notice = s.notice.unwrap();
+    assert!(notice.contains("2 records") && notice.contains("set-aside"), "{notice}");
+    assert_eq!(s.progress.items["x"].attempts.len(), 1);
+    assert_eq!(s.progress.exercises["gae"].checks, 1);
+    assert!(s.progress.exercise_done("gae"));
+    assert_eq!(s.progress.sessions[0].ended, s.progress.sessions[0].started);
+}
+
+/// A check at a counter's limit saturates; the next start loads it.
+#[test]
+fn a_counter_at_its_limit_stays_there() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    s.record_check("gae", 3, false, t0()).unwrap();
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    v["exercises"]["gae"]["checks"] = u32::MAX.into();
+    std::fs::write(&path, v.to_string()).unwrap();
+    let mut s = Store::open(&path, t0());
+    s.record_check("gae", 3, true, t0()).unwrap();
+    let again = Store::open(&path, t0());
+    assert!(again.notice.is_none(), "{:?}", again.notice);
+    assert_eq!(again.progress.exercises["gae"].checks, u32::MAX);
+}
+
+/// A change that would make the file fail its own check is refused with a
+/// message; the file stays loadable and the other changes are saved.
+#[test]
+fn a_change_the_check_refuses_is_never_written() {
+    use chrono::TimeZone;
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join(FILE_NAME);
+    let mut s = Store::open(&path, t0());
+    s.record("a", 0, Level::L1, None, Rating::Know, t0()).unwrap();
+    // A clock in the year 10000: outside what the file may hold.
+    let wild = chrono::Utc.with_ymd_and_hms(10000, 1, 1, 0, 0, 0).unwrap();
+    let err = s.record("b", 0, Level::L1, None, Rating::Know, wild).unwrap_err();
+    assert!(format!("{err:#}").contains("refused"), "{err:#}");
+    // ✅ after a wrong answer: the check refuses it too.
+    assert!(s.record("c", 0, Level::L1, Some(false), Rating::Know, t0()).is_err());
+    let again = Store::open(&path, t0());
+    assert!(again.notice.is_none(), "{:?}", again.notice);
+    assert_eq!(again.progress, s.progress, "the store holds what is on disk");
+    assert!(again.progress.items.contains_key("a") && !again.progress.items.contains_key("b"));
+    assert!(!s.has_unsaved(), "a refused change does not block the next saves");
+    s.record("d", 0, Level::L1, None, Rating::Fuzzy, t0()).unwrap();
+    assert!(Store::open(&path, t0()).progress.items.contains_key("d"));
 }

@@ -24,8 +24,20 @@ fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 4, 1, 9, 30, 0).unwrap()
 }
 
-/// Open `bytes` as progress.json and check the properties; the state when accepted.
-fn open_checked(bytes: &[u8]) -> Result<Option<Progress>, TestCaseError> {
+/// How the loader took a file.
+#[derive(Debug, Clone, PartialEq)]
+enum Taken {
+    /// As it was: no notice, nothing written.
+    Accepted(Progress),
+    /// Record by record: the bad ones repaired or left out (kept in a side
+    /// file), the rest loaded; the repaired state written back.
+    Repaired(Progress),
+    /// Not at all: kept aside whole, a fresh state.
+    Refused,
+}
+
+/// Open `bytes` as progress.json and check the properties; how it was taken.
+fn open_checked(bytes: &[u8]) -> Result<Taken, TestCaseError> {
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join(FILE_NAME);
     std::fs::write(&path, bytes).unwrap();
@@ -33,38 +45,57 @@ fn open_checked(bytes: &[u8]) -> Result<Option<Progress>, TestCaseError> {
     let mut names: Vec<String> =
         std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
+    let kept: Vec<String> =
+        names.iter().filter(|n| n.starts_with("progress.json.") && !n.ends_with(".lock")).cloned().collect();
+    let round_trip = |s: &Store| -> Result<(), TestCaseError> {
+        // Saved (rewritten from its parsed state) and opened again: the same state, no notice.
+        let mut saved = s.clone();
+        saved.save().map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
+        let again = Store::open(&path, t0());
+        prop_assert!(again.notice.is_none(), "{:?}", again.notice);
+        // A save writes this build's format version; nothing else changes.
+        let mut expected = s.progress.clone();
+        expected.version = VERSION;
+        prop_assert_eq!(&again.progress, &expected);
+        Ok(())
+    };
     match &s.notice {
         None => {
             prop_assert_eq!(&s.path, &path);
             prop_assert_eq!(names, vec![FILE_NAME.to_string()]);
             prop_assert_eq!(std::fs::read(&path).unwrap(), bytes, "opening writes nothing");
-            // Round trip: save (rewrites the file from its parsed state) and open again.
-            let mut saved = s.clone();
-            saved.save().map_err(|e| TestCaseError::fail(format!("{e:#}")))?;
-            let again = Store::open(&path, t0());
-            prop_assert!(again.notice.is_none(), "{:?}", again.notice);
-            // A save writes this build's format version; nothing else changes.
-            let mut expected = s.progress.clone();
-            expected.version = VERSION;
-            prop_assert_eq!(&again.progress, &expected);
-            Ok(Some(s.progress))
+            round_trip(&s)?;
+            Ok(Taken::Accepted(s.progress))
+        }
+        Some(notice) if kept.len() == 1 && kept[0].starts_with("progress.json.set-aside-") => {
+            // Repaired: the records as they were are in the side file, the rest is on disk and loads.
+            prop_assert!(notice.contains(kept[0].as_str()), "the notice names {}: {}", kept[0], notice);
+            let side: Value = serde_json::from_slice(&std::fs::read(d.path().join(&kept[0])).unwrap()).unwrap();
+            prop_assert!(side["records"].as_array().is_some_and(|r| !r.is_empty()), "{}", side);
+            let on_disk = agentlab::progress::store::parse(&std::fs::read(&path).unwrap());
+            prop_assert_eq!(on_disk.as_ref().ok(), Some(&s.progress), "the repaired state is written back");
+            round_trip(&s)?;
+            Ok(Taken::Repaired(s.progress))
+        }
+        Some(notice) if s.read_only().is_some() => {
+            // A newer agentlab's file: left where it is, unchanged, and never written.
+            prop_assert!(notice.contains("newer agentlab"), "{}", notice);
+            prop_assert_eq!(std::fs::read(&path).unwrap(), bytes);
+            prop_assert!(kept.is_empty(), "{:?}", names);
+            prop_assert!(s.clone().save().is_err(), "a save is refused");
+            prop_assert_eq!(std::fs::read(&path).unwrap(), bytes, "still unchanged");
+            Ok(Taken::Refused)
         }
         Some(notice) => {
             prop_assert!(!path.exists(), "a refused file is moved aside: {}", notice);
             // Besides the kept file: the lock taken to move it aside.
-            let kept: Vec<&String> =
-                names.iter().filter(|n| n.starts_with("progress.json.") && !n.ends_with(".lock")).collect();
             prop_assert_eq!(kept.len(), 1, "{:?}", names);
-            let kept = kept[0];
-            prop_assert!(
-                kept.starts_with("progress.json.corrupt-") || kept.starts_with("progress.json.newer-"),
-                "{}",
-                kept
-            );
+            let kept = &kept[0];
+            prop_assert!(kept.starts_with("progress.json.corrupt-"), "{}", kept);
             prop_assert!(notice.contains(kept.as_str()), "the notice names {}: {}", kept, notice);
             prop_assert_eq!(std::fs::read(d.path().join(kept)).unwrap(), bytes, "kept unchanged");
             prop_assert!(s.progress.items.is_empty());
-            Ok(None)
+            Ok(Taken::Refused)
         }
     }
 }
@@ -209,11 +240,35 @@ fn item() -> BoxedStrategy<Judged> {
 
 /// A progress file in the right shape, every number in or out of range, with its verdict.
 fn progress_file() -> impl Strategy<Value = Judged> {
+    judged_file().prop_map(|f| (f.value, f.ok))
+}
+
+/// A generated progress file and what the loader must make of it.
+#[derive(Debug, Clone)]
+struct JudgedFile {
+    value: Value,
+    /// Every value in range: accepted as it is.
+    ok: bool,
+    /// Its version is one this build reads (else the file is refused whole).
+    version_ok: bool,
+    retention_ok: bool,
+    /// Each item, and whether all of its values are in range.
+    items: Vec<(String, bool)>,
+}
+
+fn judged_file() -> impl Strategy<Value = JudgedFile> {
     (version(), retention(), prop::collection::btree_map("[a-z0-9-]{1,12}", item(), 0..5)).prop_map(
         |((ver, v_ok), (ret, r_ok), items)| {
             let ok = v_ok && r_ok && items.values().all(|i| i.1);
+            let verdicts = items.iter().map(|(k, v)| (k.clone(), v.1)).collect();
             let items: Map<String, Value> = items.into_iter().map(|(k, v)| (k, v.0)).collect();
-            (json!({"version": ver, "settings": {"desired_retention": ret}, "items": items}), ok)
+            JudgedFile {
+                value: json!({"version": ver, "settings": {"desired_retention": ret}, "items": items}),
+                ok,
+                version_ok: v_ok,
+                retention_ok: r_ok,
+                items: verdicts,
+            }
         },
     )
 }
@@ -270,9 +325,24 @@ proptest! {
     }
 
     #[test]
-    fn progress_files_are_accepted_exactly_when_every_value_is_in_range((v, ok) in progress_file()) {
-        let accepted = open_checked(v.to_string().as_bytes())?;
-        prop_assert_eq!(accepted.is_some(), ok, "{}", v);
+    fn progress_files_are_accepted_exactly_when_every_value_is_in_range(f in judged_file()) {
+        let taken = open_checked(f.value.to_string().as_bytes())?;
+        prop_assert_eq!(matches!(taken, Taken::Accepted(_)), f.ok, "{}", f.value);
+        // One bad record never costs the others: every item in range loads as it was.
+        if let Taken::Repaired(p) = &taken {
+            prop_assert!(f.version_ok);
+            for (id, ok) in f.items.iter().filter(|(_, ok)| *ok) {
+                let original: agentlab::progress::store::ItemRecord =
+                    serde_json::from_value(f.value["items"][id].clone()).unwrap();
+                prop_assert_eq!(p.items.get(id), Some(&original), "item {} (in range: {}) is kept as it was", id, ok);
+            }
+            if f.retention_ok {
+                prop_assert_eq!(json!(p.settings.desired_retention), f.value["settings"]["desired_retention"].clone());
+            }
+        }
+        if !f.version_ok {
+            prop_assert_eq!(taken, Taken::Refused);
+        }
     }
 
     #[test]
@@ -309,4 +379,209 @@ fn a_saved_number_reads_back_exactly() {
     let mut expected = s.progress.clone();
     expected.version = VERSION;
     assert_eq!(Store::open(&path, t0()).progress, expected);
+}
+
+/// What a learner (or a second agentlab on the same file) does, on a clock
+/// that jumps back and forth.
+#[derive(Debug, Clone)]
+enum Op {
+    /// Move the clock by this many seconds (back when negative).
+    Clock(i64),
+    /// The clock set to a date outside what the file may hold (1969, 10000):
+    /// what is recorded then must be refused, never written.
+    WildClock(bool),
+    Rate {
+        store: usize,
+        item: usize,
+        correct: Option<bool>,
+        rating: usize,
+    },
+    Check {
+        store: usize,
+        exercise: usize,
+        passed: bool,
+    },
+    /// A session started `ago` seconds before now (negative: "after" now, as
+    /// a clock stepped back during it makes it look), with its counts.
+    Session {
+        store: usize,
+        ago: i64,
+        predictions: u32,
+        right: u32,
+    },
+    Predict {
+        store: usize,
+        measured: f64,
+    },
+    Flag {
+        store: usize,
+        item: usize,
+    },
+    Resume {
+        store: usize,
+        track: u8,
+    },
+    Read {
+        store: usize,
+        section: usize,
+    },
+    Retention {
+        store: usize,
+        r: f64,
+    },
+    /// The store closed and opened again (another run of the program).
+    Reopen {
+        store: usize,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let store = 0usize..2;
+    prop_oneof![
+        3 => prop_oneof![-3 * 86_400i64..3 * 86_400, -60i64..60].prop_map(Op::Clock),
+        1 => any::<bool>().prop_map(Op::WildClock),
+        6 => (store.clone(), 0usize..4, prop::option::of(any::<bool>()), 0usize..3)
+            .prop_map(|(store, item, correct, rating)| Op::Rate { store, item, correct, rating }),
+        4 => (store.clone(), 0usize..2, any::<bool>()).prop_map(|(store, exercise, passed)| Op::Check { store, exercise, passed }),
+        2 => (store.clone(), -7_200i64..7_200, prop_oneof![0u32..4, Just(u32::MAX)], prop_oneof![0u32..4, Just(u32::MAX)])
+            .prop_map(|(store, ago, predictions, right)| Op::Session { store, ago, predictions, right }),
+        2 => (store.clone(), prop_oneof![-1e3f64..1e3, Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY), Just(1e300)])
+            .prop_map(|(store, measured)| Op::Predict { store, measured }),
+        1 => (store.clone(), 0usize..4).prop_map(|(store, item)| Op::Flag { store, item }),
+        1 => (store.clone(), 0u8..10).prop_map(|(store, track)| Op::Resume { store, track }),
+        1 => (store.clone(), 0usize..3).prop_map(|(store, section)| Op::Read { store, section }),
+        1 => (store.clone(), prop_oneof![0.7f64..0.99, Just(f64::NAN), Just(1.5)]).prop_map(|(store, r)| Op::Retention { store, r }),
+        1 => store.prop_map(|store| Op::Reopen { store }),
+    ]
+}
+
+/// A file whose counters sit at their limits: an exercise checked
+/// `u32::MAX - 1` times, an item reviewed `u32::MAX - 1` times with as many lapses.
+fn at_the_limits() -> Value {
+    json!({
+        "version": VERSION,
+        "settings": {"desired_retention": 0.9},
+        "items": {"i0": {"track": 3, "level": "L1",
+            "attempts": [{"at": "2026-04-01T09:00:00Z", "correct": null, "rating": "dont"}],
+            "sched": {"stability": 2.3, "difficulty": 5.0, "last_review": "2026-04-01T09:00:00Z",
+                      "due": "2026-04-01T09:10:00Z", "reps": u32::MAX - 1, "lapses": u32::MAX - 1}}},
+        "exercises": {"e0": {"track": 1, "checks": u32::MAX - 1, "passed_at": null,
+                             "last_check": "2026-04-01T09:00:00Z", "last_passed": false}}
+    })
+}
+
+proptest! {
+    #![proptest_config(common::fixed_config(48))]
+
+    /// Ratings, checks, sessions, predictions, flags and settings from two
+    /// stores on one file, on a clock that jumps back and forth (and now and
+    /// then out of the years a file holds), from counters at their limits:
+    /// every save either writes a file that loads again, unchanged and
+    /// without a word, or refuses and leaves the file as it was; and a store
+    /// holds what is on disk after each save that succeeds.
+    #[test]
+    fn every_state_written_loads_again_unchanged(ops in prop::collection::vec(op(), 1..24)) {
+        use agentlab::content::Level;
+        use agentlab::progress::store::{Place, PredictionRecord, SessionRecord};
+        use agentlab::progress::Rating;
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join(FILE_NAME);
+        std::fs::write(&path, at_the_limits().to_string()).unwrap();
+        let mut now = t0();
+        let mut stores = [Store::open(&path, now), Store::open(&path, now)];
+        prop_assert!(stores[0].notice.is_none(), "{:?}", stores[0].notice);
+        for op in ops {
+            let before = std::fs::read(&path).unwrap();
+            let (k, result) = match op {
+                Op::Clock(secs) => {
+                    // Back from a wild date first.
+                    if !(1971..=9000).contains(&now.year()) {
+                        now = t0();
+                    }
+                    now += chrono::Duration::seconds(secs);
+                    continue;
+                }
+                Op::WildClock(early) => {
+                    now = if early {
+                        Utc.with_ymd_and_hms(1969, 12, 31, 23, 0, 0).unwrap()
+                    } else {
+                        Utc.with_ymd_and_hms(10000, 1, 1, 0, 0, 0).unwrap()
+                    };
+                    continue;
+                }
+                Op::Rate { store, item, correct, rating } => {
+                    let id = format!("i{item}");
+                    (store, stores[store].record(&id, 3, Level::L1, correct, Rating::ALL[rating], now))
+                }
+                Op::Check { store, exercise, passed } => {
+                    (store, stores[store].record_check(&format!("e{exercise}"), 1, passed, now))
+                }
+                Op::Session { store, ago, predictions, right } => {
+                    let r = SessionRecord {
+                        started: now - chrono::Duration::seconds(ago),
+                        ended: now,
+                        track: Some(2),
+                        planned_minutes: 30,
+                        steps_done: u32::MAX,
+                        steps_skipped: 0,
+                        items_rated: 1,
+                        exercises_passed: 0,
+                        drills: vec![],
+                        predictions,
+                        predictions_right: right,
+                        track_secs: [(2u8, u64::MAX)].into_iter().collect(),
+                    };
+                    (store, stores[store].record_session(r))
+                }
+                Op::Predict { store, measured } => {
+                    let r = PredictionRecord {
+                        drill: "sft-basics".into(),
+                        preset: "quick".into(),
+                        id: "p".into(),
+                        track: 0,
+                        answer: "0.5".into(),
+                        measured,
+                        right: false,
+                        at: now,
+                    };
+                    (store, stores[store].record_prediction(r))
+                }
+                Op::Flag { store, item } => (store, stores[store].flag_for_review(&[format!("i{item}")], now)),
+                Op::Resume { store, track } => (store, stores[store].set_resume(Place::Sheet { track, line: 3 }, now)),
+                // A section the store knows is read already: nothing to save.
+                Op::Read { store, section } if stores[store].progress.was_read(4, &format!("s{section}")) => continue,
+                Op::Read { store, section } => (store, stores[store].mark_read(4, &format!("s{section}"), now)),
+                Op::Retention { store, r } => (store, stores[store].set_retention(r)),
+                Op::Reopen { store } => {
+                    stores[store] = Store::open(&path, now);
+                    prop_assert!(stores[store].notice.is_none(), "{:?}", stores[store].notice);
+                    continue;
+                }
+            };
+            let bytes = std::fs::read(&path).unwrap();
+            // Whatever happened, the file on disk passes the loader's own check…
+            let on_disk = agentlab::progress::store::parse(&bytes);
+            prop_assert!(on_disk.is_ok(), "{:?}\n{}", on_disk.err(), String::from_utf8_lossy(&bytes));
+            let on_disk = on_disk.unwrap();
+            match &result {
+                // …a save that succeeded wrote what its store holds…
+                Ok(()) => prop_assert_eq!(&stores[k].progress, &on_disk),
+                // …and one that failed was refused whole or in part, and says so.
+                Err(e) => {
+                    let e = format!("{e:#}");
+                    prop_assert!(e.contains("refused") || e.contains("retention"), "{}", e);
+                    if e.contains("retention") {
+                        prop_assert_eq!(&bytes, &before, "a refused setting writes nothing");
+                    }
+                }
+            }
+            // …and a fresh start reads it again unchanged, without a word.
+            let again = Store::open(&path, now);
+            prop_assert!(again.notice.is_none(), "{:?}", again.notice);
+            prop_assert_eq!(&again.progress, &on_disk);
+            prop_assert!(on_disk.exercises.values().all(|e| e.checks > 0));
+            let reps = on_disk.items.get("i0").and_then(|i| i.sched).map(|s| s.reps);
+            prop_assert!(reps.is_some_and(|r| r >= u32::MAX - 1), "a counter at its limit stays there: {:?}", reps);
+        }
+    }
 }

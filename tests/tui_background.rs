@@ -114,7 +114,7 @@ fn e_exports_the_png_off_the_ui_thread() {
     let png = dir.join("charts.png");
     assert_eq!(
         flash(&a),
-        format!("exported {} (partial: the run was interrupted at step 40 of 800 (train))", png.display())
+        format!("exported {} (partial: interrupted at step 40 of 800 (train))", png.display())
     );
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"), "a PNG was written");
     assert!(!draw(&mut a).contains("exporting"));

@@ -1,6 +1,7 @@
 //! `agentlab exercise list|show|check`, and `--use ID=FILE` for drill runs.
 
 use std::collections::{BTreeMap, HashSet};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -11,6 +12,7 @@ use crate::content::{Content, ExerciseMeta};
 use crate::exercises::plug::UsedScript;
 use crate::exercises::{self, CheckReport};
 use crate::markdown::Doc;
+use crate::progress::store::SAVE_TRIES;
 
 fn find<'a>(content: &'a Content, id: &str) -> std::result::Result<&'a ExerciseMeta, String> {
     content.exercise(id).ok_or_else(|| crate::t!("exercise-cli-unknown", id = id))
@@ -18,13 +20,14 @@ fn find<'a>(content: &'a Content, id: &str) -> std::result::Result<&'a ExerciseM
 
 /// `agentlab exercise list`: per track, done or pending.
 pub fn list(content: &Content) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let store = super::study::open_store(chrono::Utc::now())?;
     let mut track = None;
     for x in &content.exercises {
         if track != Some(x.track) {
             track = Some(x.track);
             let title = content.track_title(x.track);
-            println!("{}", crate::t!("exercise-track-head", track = x.track, title = title));
+            writeln!(out, "{}", crate::t!("exercise-track-head", track = x.track, title = title))?;
         }
         let mark = match store.progress.exercises.get(&x.id) {
             Some(r) if r.passed_at.is_some() => crate::t!("cli-ex-done"),
@@ -35,15 +38,16 @@ pub fn list(content: &Content) -> Result<ExitCode> {
             (Some(d), true) => format!("  {}", crate::t!("cli-ex-trains", drill = d.as_str())),
             _ => String::new(),
         };
-        println!("  {} {:<20} {}{plug}", crate::tui::widgets::pad_right(&mark, 9), x.id, x.title);
+        writeln!(out, "  {} {:<20} {}{plug}", crate::tui::widgets::pad_right(&mark, 9), x.id, x.title)?;
     }
     let done = content.exercises.iter().filter(|x| store.progress.exercise_done(&x.id)).count();
-    println!("\n{}", crate::t!("cli-ex-list-foot", done = done, total = content.exercises.len()));
+    writeln!(out, "\n{}", crate::t!("cli-ex-list-foot", done = done, total = content.exercises.len()))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `agentlab exercise show ID`: the task, where the learner's file is, the hints' count.
 pub fn show(content: &Content, id: &str, width: u16) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let x = match find(content, id) {
         Ok(x) => x,
         Err(e) => {
@@ -52,28 +56,31 @@ pub fn show(content: &Content, id: &str, width: u16) -> Result<ExitCode> {
         }
     };
     let path = exercises::ensure_file(&x.id, &x.stub)?;
-    println!(
+    writeln!(
+        out,
         "{}\n",
         crate::t!("exercise-cli-show-head", title = x.title.as_str(), track = x.track.to_string(), id = x.id.as_str())
-    );
+    )?;
     let doc = Doc::parse(&x.task, &|l| link_label(content, l));
     let open: HashSet<usize> = (0..doc.foldables).collect();
-    print!("{}", doc.layout(width.max(20), &open).to_plain_text());
+    write!(out, "{}", doc.layout(width.max(20), &open).to_plain_text())?;
     let shown = path.display().to_string();
-    println!("\n{}", crate::t!("exercise-cli-your-file", path = shown.as_str()));
-    println!("{}", crate::t!("exercise-cli-check-it", id = x.id.as_str()));
+    writeln!(out, "\n{}", crate::t!("exercise-cli-your-file", path = shown.as_str()))?;
+    writeln!(out, "{}", crate::t!("exercise-cli-check-it", id = x.id.as_str()))?;
     if let (Some(d), true) = (&x.drill, x.plug) {
-        println!(
+        writeln!(
+            out,
             "{}",
             crate::t!("exercise-cli-train-with", drill = d.as_str(), id = x.id.as_str(), path = shown.as_str())
-        );
+        )?;
     }
-    println!("{}", crate::t!("exercise-cli-hints", count = x.hints.len(), id = x.id.as_str()));
+    writeln!(out, "{}", crate::t!("exercise-cli-hints", count = x.hints.len(), id = x.id.as_str()))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `agentlab exercise hint ID [N]`: hints 1..=N (all when N is left out).
 pub fn hint(content: &Content, id: &str, n: Option<usize>) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let x = match find(content, id) {
         Ok(x) => x,
         Err(e) => {
@@ -83,7 +90,8 @@ pub fn hint(content: &Content, id: &str, n: Option<usize>) -> Result<ExitCode> {
     };
     let n = n.unwrap_or(x.hints.len()).clamp(1, x.hints.len());
     for (i, h) in x.hints.iter().take(n).enumerate() {
-        println!(
+        writeln!(
+            out,
             "{}",
             crate::t!(
                 "exercise-cli-hint",
@@ -91,13 +99,14 @@ pub fn hint(content: &Content, id: &str, n: Option<usize>) -> Result<ExitCode> {
                 total = x.hints.len().to_string(),
                 hint = h.as_str()
             )
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `agentlab exercise check ID [--file F] [--json] [--review]`: exit 0 pass,
-/// 1 fail, 2 bad input (unknown exercise, unreadable file).
+/// 1 fail (or the check's record could not be saved: stderr says why and
+/// where), 2 bad input (unknown exercise, unreadable file).
 pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, review: bool) -> Result<ExitCode> {
     let x = match find(content, id) {
         Ok(x) => x,
@@ -128,10 +137,13 @@ pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, revie
     crate::i18n::set(lang);
     let now = chrono::Utc::now();
     let mut store = super::study::open_store(now)?;
-    let mut saved = store.record_check(&x.id, x.track, report.passed, now);
+    // Another agentlab saving at the same moment holds the lock a while: wait for it again, as a quiz does.
+    let first = store.record_check(&x.id, x.track, report.passed, now);
+    let mut saved = store.retry_if_busy(first, SAVE_TRIES);
     let flag = review && !report.passed && !x.quiz.is_empty();
     if flag && saved.is_ok() {
-        saved = store.flag_for_review(&x.quiz, now);
+        let first = store.flag_for_review(&x.quiz, now);
+        saved = store.retry_if_busy(first, SAVE_TRIES);
     }
     if json {
         println!("{}", serde_json::to_string(&report)?);
@@ -154,8 +166,10 @@ pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, revie
             println!("{}", crate::t!("exercise-cli-stuck", id = x.id.as_str()));
         }
     }
+    // A check whose record was not saved is not a success: exit 1, and say why (with the file).
     if let Err(e) = saved {
         eprintln!("agentlab: {}", crate::t!("exercise-cli-not-saved", error = format!("{e:#}")));
+        return Ok(ExitCode::from(1));
     }
     Ok(if report.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

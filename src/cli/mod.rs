@@ -6,6 +6,7 @@ pub mod plan;
 pub mod study;
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, Result};
@@ -17,6 +18,7 @@ use crate::markdown::Doc;
 
 /// `agentlab sheets`
 pub fn sheets(content: &Content) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     for s in &content.sheets {
         let status = match s.meta.status {
             SheetStatus::Complete => String::new(),
@@ -25,27 +27,30 @@ pub fn sheets(content: &Content) -> Result<ExitCode> {
         let quiz = content.quiz(s.meta.track).map_or(0, |q| q.items.len());
         let counts =
             crate::t!("cli-sheet-counts", sections = format!("{:>2}", s.section_count()), items = format!("{quiz:>2}"));
-        println!("{}  {} {counts}{status}", s.meta.track, crate::tui::widgets::pad_right(&s.meta.title, 32));
-        println!("   {}", s.meta.summary);
+        writeln!(out, "{}  {} {counts}{status}", s.meta.track, crate::tui::widgets::pad_right(&s.meta.title, 32))?;
+        writeln!(out, "   {}", s.meta.summary)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `agentlab sheet TRACK`: the sheet rendered as plain text, answers unfolded.
 pub fn sheet(content: &Content, track: &str, width: u16) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let t = parse_track(track).ok_or_else(|| anyhow!("{}", crate::t!("cli-unknown-track", track = track)))?;
     let sheet = content.sheet(t.number).ok_or_else(|| anyhow!("{}", crate::t!("cli-no-sheet", track = t.number)))?;
     let doc = Doc::parse(&sheet.body, &|l| link_label(content, l));
     let open: HashSet<usize> = (0..doc.foldables).collect();
-    print!("{}", doc.layout(width.max(20), &open).to_plain_text());
+    write!(out, "{}", doc.layout(width.max(20), &open).to_plain_text())?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `agentlab validate`: loading already validated; report what was found.
 pub fn validate(content: &Content) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let items: usize = content.quizzes.iter().map(|q| q.items.len()).sum();
     let translations: Vec<&str> = content.translations.iter().map(|t| t.lang.code()).collect();
-    println!(
+    writeln!(
+        out,
         "content OK: {} sheets, {} quiz items (L1 {}, L2 {}, L3 {}), {} drills, {} exercises",
         content.sheets.len(),
         items,
@@ -54,16 +59,20 @@ pub fn validate(content: &Content) -> Result<ExitCode> {
         content.items().filter(|i| i.level == Level::L3).count(),
         content.drills.len(),
         content.exercises.len()
-    );
+    )?;
     if translations.is_empty() {
-        println!("translations: none");
+        writeln!(out, "translations: none")?;
     } else {
         // Each translation was checked against the English while loading (see content::translation).
-        println!(
+        writeln!(
+            out,
             "translations checked against the English: {}; glossary: {} terms",
             translations.join(", "),
             content.glossary.len()
-        );
+        )?;
+    }
+    for w in content.warnings() {
+        writeln!(out, "{}", crate::t!("cli-validate-warning", warning = w))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -279,25 +288,27 @@ pub fn bench(
 
 /// `agentlab drill list`
 pub fn drill_list(content: &Content) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     for d in &content.drills {
         let ready = if crate::drills::find(&d.id).is_some() {
             String::new()
         } else {
             format!("  {}", crate::t!("cli-drill-not-built"))
         };
-        println!("{:<24} {}  {}{ready}", d.id, crate::t!("cli-drill-track", track = d.track), d.title);
+        writeln!(out, "{:<24} {}  {}{ready}", d.id, crate::t!("cli-drill-track", track = d.track), d.title)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `agentlab drill show ID`
 pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
+    let mut out = std::io::stdout().lock();
     let Some(d) = content.drill(id) else {
         eprintln!("agentlab: {}", crate::t!("cli-unknown-drill", id = id));
         return Ok(ExitCode::from(2));
     };
-    println!("{} — {}\n{} · {}\n", d.id, d.title, crate::t!("cli-drill-track", track = d.track), d.objective);
-    println!("{}", crate::t!("cli-show-params"));
+    writeln!(out, "{} — {}\n{} · {}\n", d.id, d.title, crate::t!("cli-drill-track", track = d.track), d.objective)?;
+    writeln!(out, "{}", crate::t!("cli-show-params"))?;
     let quick = d.preset_values("quick").unwrap_or_default();
     for p in &d.params {
         let range = match (p.min, p.max, &p.choices) {
@@ -307,11 +318,11 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
             _ => String::new(),
         };
         let v = quick.get(&p.key).map(|v| v.to_string()).unwrap_or_default();
-        println!("  {:<16} {:<10} {} {}", p.key, v, crate::tui::widgets::pad_right(&range, 18), p.help);
+        writeln!(out, "  {:<16} {:<10} {} {}", p.key, v, crate::tui::widgets::pad_right(&range, 18), p.help)?;
     }
     let presets = d.presets.keys().cloned().collect::<Vec<_>>().join(", ");
-    println!("\n{}", crate::t!("cli-show-presets", presets = presets));
-    println!("{}", crate::t!("cli-show-claims"));
+    writeln!(out, "\n{}", crate::t!("cli-show-presets", presets = presets))?;
+    writeln!(out, "{}", crate::t!("cli-show-claims"))?;
     let claim_width = d.claims.iter().map(|c| c.id.len()).max().unwrap_or(0).max(22);
     for c in &d.claims {
         let only = if c.presets.is_empty() {
@@ -319,14 +330,14 @@ pub fn drill_show(content: &Content, id: &str) -> Result<ExitCode> {
         } else {
             format!(" {}", crate::t!("cli-show-claim-presets", presets = c.presets.join(", ")))
         };
-        println!("  {:<w$} {} {} {}{only}", c.id, c.text, c.op.symbol(), c.threshold, w = claim_width);
+        writeln!(out, "  {:<w$} {} {} {}{only}", c.id, c.text, c.op.symbol(), c.threshold, w = claim_width)?;
     }
     let plugs: Vec<_> = content.exercises.iter().filter(|x| x.plug && x.drill.as_deref() == Some(id)).collect();
     if !plugs.is_empty() {
-        println!("{}", crate::t!("cli-show-use-head"));
+        writeln!(out, "{}", crate::t!("cli-show-use-head"))?;
         for x in plugs {
             let yours = crate::t!("cli-show-use", function = x.function.as_str(), id = x.id.as_str());
-            println!("  --use {}=FILE   {yours}", x.id);
+            writeln!(out, "  --use {}=FILE   {yours}", x.id)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -431,8 +442,53 @@ pub fn drill_sweep(
     let cancel = std::sync::atomic::AtomicBool::new(false);
     let mut done = record.done.len();
     let runs_root = crate::paths::runs_dir()?;
-    let result = sweep::run_sweep(meta, &config, &runs_root, jobs, &cancel, &mut record, |r| {
-        done += 1;
+    // A signal cancels the sweep: the seeds finished are saved, the one under way is cancelled.
+    stop::install();
+    let watching = std::sync::atomic::AtomicBool::new(true);
+    let result = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while watching.load(std::sync::atomic::Ordering::Relaxed) {
+                if stop::received().is_some() {
+                    cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        });
+        let result = sweep_seeds(meta, &config, &runs_root, jobs, &cancel, &mut record, json, n, &mut done);
+        watching.store(false, std::sync::atomic::Ordering::Relaxed);
+        result
+    })?;
+    let path = match record.finish(&result)? {
+        Some(p) => p,
+        None => sweep::save(&result, &sweeps_root)?,
+    };
+    if json {
+        println!("{}", serde_json::to_string(&result)?);
+    } else {
+        println!("\n{}{}", result.table(), crate::t!("cli-saved-in", path = path.display().to_string()));
+    }
+    if let Some(signal) = stop::received() {
+        return Ok(ExitCode::from(128 + signal as u8));
+    }
+    Ok(if result.all_held() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Run the sweep's seeds, printing a line (or a JSON line) as each finishes.
+#[allow(clippy::too_many_arguments)]
+fn sweep_seeds(
+    meta: &crate::content::DrillMeta,
+    config: &crate::runner::sweep::SweepConfig,
+    runs_root: &std::path::Path,
+    jobs: usize,
+    cancel: &std::sync::atomic::AtomicBool,
+    record: &mut crate::runner::sweep::Record,
+    json: bool,
+    n: usize,
+    done: &mut usize,
+) -> Result<crate::runner::sweep::Sweep> {
+    crate::runner::sweep::run_sweep(meta, config, runs_root, jobs, cancel, record, |r| {
+        *done += 1;
         if json {
             if let Ok(line) = serde_json::to_string(r) {
                 println!("{line}");
@@ -452,17 +508,7 @@ pub fn drill_sweep(
             );
             println!("   [{done}/{n}] {row}");
         }
-    })?;
-    let path = match record.finish(&result)? {
-        Some(p) => p,
-        None => sweep::save(&result, &sweeps_root)?,
-    };
-    if json {
-        println!("{}", serde_json::to_string(&result)?);
-    } else {
-        println!("\n{}{}", result.table(), crate::t!("cli-saved-in", path = path.display().to_string()));
-    }
-    Ok(if result.all_held() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    })
 }
 
 /// `agentlab drill run ID …`: progress lines (or JSON lines), then the claims.
@@ -520,7 +566,19 @@ pub fn drill_run(
     // Metrics reported since the last progress line: a series that stopped
     // (an evaluation of an earlier phase) is not printed again and again.
     let mut fresh: std::collections::BTreeMap<String, f64> = Default::default();
-    for event in handle.rx.iter() {
+    // SIGTERM, SIGINT or SIGHUP cancel the run, which then saves itself as cancelled (as in the TUI).
+    stop::install();
+    let events = std::iter::from_fn(|| loop {
+        if stop::received().is_some() {
+            handle.cancel();
+        }
+        match handle.rx.recv_timeout(std::time::Duration::from_millis(100)) {
+            Ok(e) => return Some(e),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
+        }
+    });
+    for event in events {
         if json {
             println!("{}", serde_json::to_string(&event)?);
         } else {
@@ -605,15 +663,64 @@ pub fn drill_run(
                 }
             );
         }
-        println!("{} · {}", report.outcome(), crate::t!("cli-saved-in", path = handle.dir.display().to_string()));
-        if !answers.is_empty() {
-            tell_predictions(meta, preset, &answers, &report, &mut std::io::stdout())?;
+        let dir = handle.dir.display().to_string();
+        match handle.unsaved() {
+            // The run's files are incomplete: never "saved"; stderr says which write failed.
+            Some(why) => {
+                println!("{} · {}", report.outcome(), crate::t!("cli-run-not-saved", path = dir.as_str()));
+                eprintln!("agentlab: {why}");
+            }
+            None => println!("{} · {}", report.outcome(), crate::t!("cli-saved-in", path = dir)),
         }
+        if !answers.is_empty() && !tell_predictions(meta, preset, &answers, &report, &mut std::io::stdout())? {
+            return Ok(ExitCode::from(1));
+        }
+    }
+    if let Some(signal) = stop::received() {
+        return Ok(ExitCode::from(128 + signal as u8));
     }
     Ok(match report.status {
         RunStatus::Passed => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     })
+}
+
+/// A signal that stops a headless run or sweep (SIGTERM, SIGINT, SIGHUP):
+/// the work under way is cancelled and saved as cancelled, and the command
+/// exits with 128 + the signal's number, as the TUI does. A second signal
+/// of the same kind ends the process at once.
+mod stop {
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    static RECEIVED: AtomicI32 = AtomicI32::new(0);
+
+    #[cfg(unix)]
+    extern "C" fn on_signal(signal: libc::c_int) {
+        RECEIVED.store(signal, Ordering::SeqCst);
+        // SAFETY: signal() is async-signal-safe; the next one of this kind takes its default action.
+        unsafe {
+            libc::signal(signal, libc::SIG_DFL);
+        }
+    }
+
+    /// Catch the signals (once per process; later calls do nothing more).
+    pub fn install() {
+        #[cfg(unix)]
+        for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+            // SAFETY: the handler only stores to an atomic and resets its own disposition.
+            unsafe {
+                libc::signal(signal, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+            }
+        }
+    }
+
+    /// The signal received, if any.
+    pub fn received() -> Option<i32> {
+        match RECEIVED.load(Ordering::SeqCst) {
+            0 => None,
+            s => Some(s),
+        }
+    }
 }
 
 /// `drill run --predict`: ask the predictions of `preset` on `input`, one
@@ -679,18 +786,19 @@ pub fn ask_predictions(
 
 /// After a `--predict` run: what it measured for each answer, and the
 /// lesson; the resolved ones are recorded in the progress file. A
-/// cancelled run resolves nothing.
+/// cancelled run resolves nothing. `false`: a prediction could not be saved
+/// (stderr said why).
 fn tell_predictions(
     meta: &crate::content::DrillMeta,
     preset: &str,
     answers: &[(crate::content::drill_meta::PredictionSpec, f64)],
     report: &crate::drills::Report,
     out: &mut impl std::io::Write,
-) -> Result<()> {
+) -> Result<bool> {
     use crate::runner::predict as p;
     if report.status == crate::drills::RunStatus::Cancelled {
         writeln!(out, "{}", crate::t!("cli-predict-cancelled"))?;
-        return Ok(());
+        return Ok(true);
     }
     let now = chrono::Utc::now();
     let mut records = Vec::new();
@@ -707,20 +815,23 @@ fn tell_predictions(
         writeln!(out, "{}", spec.explain)?;
     }
     if records.is_empty() {
-        return Ok(());
+        return Ok(true);
     }
-    match crate::progress::Store::open_default(now) {
-        Ok(mut store) => {
-            for r in records {
-                if let Err(e) = store.record_prediction(r) {
-                    eprintln!("agentlab: {}", crate::t!("cli-predict-not-saved", error = format!("{e:#}")));
-                    break;
-                }
-            }
+    let saved = crate::progress::Store::open_default(now).and_then(|mut store| {
+        if let Some(n) = &store.notice {
+            eprintln!("agentlab: {n}");
         }
-        Err(e) => eprintln!("agentlab: {}", crate::t!("cli-predict-not-saved", error = format!("{e:#}"))),
+        for r in records {
+            // Another agentlab saving at the same moment: wait for it again, as a quiz does.
+            let first = store.record_prediction(r);
+            store.retry_if_busy(first, crate::progress::store::SAVE_TRIES)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = &saved {
+        eprintln!("agentlab: {}", crate::t!("cli-predict-not-saved", error = format!("{e:#}")));
     }
-    Ok(())
+    Ok(saved.is_ok())
 }
 
 /// `agentlab export RUN_DIR|SWEEP [--png|--svg|--csv] [--out FILE] [--chart NAME]`
@@ -750,7 +861,12 @@ pub fn export(
     }
     let (kind, ext, to_stdout) = export_target(svg, csv, out)?;
     let record = crate::runner::load_run(run_dir);
-    let events = crate::runner::load_events(run_dir)?;
+    let (events, unread) = crate::runner::load_events_counted(run_dir)?;
+    // A metrics file none of whose lines reads is not an empty run: say so, export nothing.
+    if crate::runner::series(&events).is_empty() {
+        let path = run_dir.join("metrics.jsonl").display().to_string();
+        return Err(anyhow!("{}", crate::t!("cli-export-no-points", path = path, unread = unread)));
+    }
     if let Some(note) = crate::runner::incomplete(&record, &events) {
         eprintln!("agentlab: {}", crate::t!("cli-export-incomplete", note = note));
     }

@@ -208,6 +208,12 @@ impl Content {
 
     fn parse(source: Source, mut files: Vec<File>) -> Result<Content, ContentErrors> {
         files.sort_by(|a, b| a.path.cmp(&b.path));
+        // Control characters (terminal escape sequences) in content show as text, never act.
+        for f in &mut files {
+            if let std::borrow::Cow::Owned(t) = crate::textsafe::escape_controls(&f.text) {
+                f.text = t;
+            }
+        }
         let mut errors = Vec::new();
         let err = |file: &str, line: Option<usize>, item: Option<&str>, message: String| ContentError {
             file: file.to_string(),
@@ -397,6 +403,37 @@ impl Content {
         } else {
             Err(ContentErrors { errors, hidden })
         }
+    }
+
+    /// What `validate` warns about without refusing the content: Markdown
+    /// nested deeper than the renderer draws ([`crate::markdown::MAX_NESTING`]
+    /// levels of quotes, lists and `<details>`), as "file: why".
+    pub fn warnings(&self) -> Vec<String> {
+        use crate::markdown::{Doc, MAX_NESTING};
+        let mut texts: Vec<(String, &str)> = Vec::new();
+        for s in &self.sheets {
+            texts.push((s.file.clone(), &s.body));
+        }
+        for d in &self.drills {
+            texts.push((format!("drills/{}/README.md", d.id), &d.readme));
+        }
+        for x in &self.exercises {
+            texts.push((format!("exercises/{}.toml", x.id), &x.task));
+        }
+        for q in &self.quizzes {
+            for i in &q.items {
+                texts.push((format!("{} [{}]", q.file, i.id), &i.prompt));
+                texts.push((format!("{} [{}]", q.file, i.id), &i.explanation));
+            }
+        }
+        texts
+            .into_iter()
+            .filter_map(|(file, text)| {
+                let depth = Doc::parse_plain(text).depth;
+                (depth > MAX_NESTING)
+                    .then(|| crate::t!("cli-validate-too-deep", file = file, depth = depth, max = MAX_NESTING))
+            })
+            .collect()
     }
 
     /// Checks that span files: tracks covered, ids unique, links resolve.
@@ -754,6 +791,9 @@ fn collect_embedded(dir: &Dir<'static>, prefix: &str, out: &mut Vec<File>) {
     }
 }
 
+/// The largest content file read from `--content DIR` (the largest shipped one is a few hundred KB).
+pub const MAX_CONTENT_FILE_BYTES: u64 = 8 << 20;
+
 fn collect_disk(root: &Path, dir: &Path, out: &mut Vec<File>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
@@ -766,8 +806,13 @@ fn collect_disk(root: &Path, dir: &Path, out: &mut Vec<File>) -> std::io::Result
         } else {
             let rel = path.strip_prefix(root).unwrap_or(&path);
             let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            let text = std::fs::read_to_string(&path)
-                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+            // Only regular files, and none too large: a FIFO or a device here would block the load.
+            let text = crate::fsutil::read_regular_text(&path, MAX_CONTENT_FILE_BYTES).map_err(|e| {
+                let what = e.to_string();
+                let shown = path.display().to_string();
+                let msg = if what.contains(&shown) { what } else { format!("{shown}: {what}") };
+                std::io::Error::new(e.kind(), msg)
+            })?;
             out.push(File { path: rel, text });
         }
     }

@@ -24,7 +24,10 @@ pub enum Event {
     Metric {
         step: u64,
         name: String,
+        /// NaN or ±∞ (a diverged loss) is written as a string: JSON has no such numbers.
+        #[serde(with = "crate::numbers::nonfinite")]
         value: f64,
+        #[serde(with = "crate::numbers::nonfinite")]
         t: f64,
     },
     Progress {
@@ -41,8 +44,11 @@ pub enum Event {
 pub struct ClaimResult {
     pub id: String,
     pub text: String,
+    /// NaN or ±∞ when nothing finite was measured (stored as a string; see `numbers::nonfinite`).
+    #[serde(with = "crate::numbers::nonfinite")]
     pub measured: f64,
     pub op: Cmp,
+    #[serde(with = "crate::numbers::nonfinite")]
     pub threshold: f64,
     /// Whether the measured value meets the threshold.
     pub pass: bool,
@@ -98,8 +104,10 @@ pub struct Report {
     pub seed: u64,
     pub status: RunStatus,
     pub claims: Vec<ClaimResult>,
+    #[serde(with = "crate::numbers::nonfinite")]
     pub wall_s: f64,
-    /// Last value of every series.
+    /// Last value of every series (NaN and ±∞ stored as strings).
+    #[serde(with = "crate::numbers::nonfinite::map")]
     pub finals: std::collections::BTreeMap<String, f64>,
 }
 

@@ -286,6 +286,8 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
         Ok(s) => s,
         Err(e) => return CheckReport::failed(spec, total, 0, fail(&crate::t!("exercise-compiling"), e), String::new()),
     };
+    // Every case together: a slow script fails the check in bounded time, whatever its count of calls.
+    script.set_budget(CHECK_BUDGET);
     if let Err(e) = script.require(spec.function, spec.params.len()) {
         return CheckReport::failed(spec, total, 0, fail(&crate::t!("exercise-finding"), e), String::new());
     }
@@ -408,9 +410,19 @@ pub fn ensure_file(id: &str, stub: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// Read a script file with a message that names it.
+/// The time all the calls of one check may take together (each call still
+/// stops after [`script::CALL_DEADLINE`]). A correct script takes a fraction
+/// of it, the reservoir's 90,000 calls included.
+pub const CHECK_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The largest script file read: exercises are a function or two.
+pub const MAX_SCRIPT_BYTES: u64 = 256 * 1024;
+
+/// Read a script file with a message that names it: a regular file (a FIFO
+/// or a device is refused) of at most [`MAX_SCRIPT_BYTES`].
 pub fn read_script(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| crate::t!("exercise-reading", path = path.display().to_string()))
+    crate::fsutil::read_regular_text(path, MAX_SCRIPT_BYTES)
+        .with_context(|| crate::t!("exercise-reading", path = path.display().to_string()))
 }
 
 #[cfg(test)]

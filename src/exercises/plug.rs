@@ -32,6 +32,11 @@ pub struct UsedScript {
     pub source: String,
 }
 
+/// The time all the calls of a plugged function may take in one run (each
+/// call still stops after `script::CALL_DEADLINE`): far more than a correct
+/// function takes in a `full` preset, far less than a hang.
+pub const RUN_BUDGET: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The compiled scripts of one run, by exercise id.
 #[derive(Debug, Clone, Default)]
 pub struct Plugs {
@@ -54,6 +59,8 @@ impl Plugs {
             }
             let script = Script::compile(&used.source).map_err(|e| format!("{}: {e}", used.file))?;
             script.require(spec.function, spec.params.len()).map_err(|e| format!("{}: {e}", used.file))?;
+            // All its calls in the run together: a slow function ends the run in bounded time.
+            script.set_budget(RUN_BUDGET);
             scripts.insert(id.clone(), Arc::new(script));
         }
         if scripts.contains_key("grpo-advantages") && scripts.contains_key("dr-grpo-advantages") {
@@ -117,6 +124,9 @@ impl Plugs {
                 let v = s
                     .call_f64("bradley_terry", &args)
                     .map_err(|e| anyhow!(crate::t!("exercise-your", name = "bradley_terry", error = e.to_string())))?;
+                if v.is_finite() && !(v as f32).is_finite() {
+                    return Err(anyhow!(too_large("bradley_terry", &format!("{c:.4}, {r:.4}"), v)));
+                }
                 if !v.is_finite() {
                     return Err(anyhow!(crate::t!(
                         "exercise-plug-bt-not-finite",
@@ -153,6 +163,9 @@ impl Plugs {
                 let v = s
                     .call_f64("info_nce", &args)
                     .map_err(|e| anyhow!(crate::t!("exercise-your", name = "info_nce", error = e.to_string())))?;
+                if v.is_finite() && !(v as f32).is_finite() {
+                    return Err(anyhow!(too_large("info_nce", &format!("…, {pos}, {tau}"), v)));
+                }
                 if !v.is_finite() {
                     return Err(anyhow!(crate::t!(
                         "exercise-plug-nce-not-finite",
@@ -211,16 +224,25 @@ fn to_f64(xs: &[f32]) -> Vec<f64> {
 fn floats(s: &Script, name: &str, args: &[Value], len: usize) -> Result<Vec<f32>> {
     let out =
         s.call_f64s(name, args, Some(len)).map_err(|e| anyhow!(crate::t!("exercise-your", name = name, error = e)))?;
+    let inputs = || args.iter().map(Value::show).collect::<Vec<String>>().join(", ");
     if out.iter().any(|x| !x.is_finite()) {
-        let inputs: Vec<String> = args.iter().map(Value::show).collect();
         return Err(anyhow!(crate::t!(
             "exercise-plug-not-finite",
             name = name,
-            inputs = inputs.join(", "),
+            inputs = inputs(),
             values = Value::floats(&out).show()
         )));
     }
+    // Finite as f64 but not as the f32 the drill trains in (1e300): said as such, not as a diverged loss later.
+    if let Some(x) = out.iter().find(|x| !(**x as f32).is_finite()) {
+        return Err(anyhow!(too_large(name, &inputs(), *x)));
+    }
     Ok(out.into_iter().map(|x| x as f32).collect())
+}
+
+/// "your f(…) returned 1e300: larger than an f32 holds".
+fn too_large(name: &str, inputs: &str, x: f64) -> String {
+    crate::t!("exercise-plug-too-large", name = name, inputs = inputs, value = format!("{x:e}"))
 }
 
 /// A replay buffer whose every push goes through the learner's

@@ -7,7 +7,10 @@
 //! writing over the terminal. Every call has a wall-clock deadline and an
 //! operation budget, and the depth of calls, expressions, arrays and strings
 //! is bounded: an endless loop or a runaway recursion stops with a message
-//! in about [`CALL_DEADLINE`] instead of hanging the TUI or a drill.
+//! in about [`CALL_DEADLINE`] instead of hanging the TUI or a drill. All the
+//! calls of one check, or of one drill run, share a total time budget
+//! ([`Script::set_budget`]); `sleep` (which would block past every deadline)
+//! is an error, and a script defines at most [`MAX_FUNCTIONS`] functions.
 //!
 //! Values cross the boundary as plain Rust values ([`Value`]): floats (Rhai's
 //! FLOAT is f64), integers, booleans and arrays of them. A script may return
@@ -27,6 +30,10 @@ use crate::ml::rng::Rng;
 
 /// How long one call may run before it is stopped.
 pub const CALL_DEADLINE: Duration = Duration::from_millis(1500);
+
+/// Most scripted functions a script may define (more is not an exercise,
+/// and compiling hundreds of thousands takes minutes).
+pub const MAX_FUNCTIONS: usize = 1000;
 
 /// Upper bound on operations of one call (a second, independent stop).
 const MAX_OPERATIONS: u64 = 400_000_000;
@@ -142,11 +149,14 @@ impl Value {
 }
 
 /// Shared state the engine's callbacks read: the deadline of the call under
-/// way, the captured output and the script's random stream.
+/// way (and what to say when it passes), the captured output and the
+/// script's random stream.
 struct Shared {
-    deadline: Mutex<Option<Instant>>,
+    deadline: Mutex<Option<(Instant, String)>>,
     printed: Mutex<String>,
     rng: Mutex<Rng>,
+    /// The time all calls together may take ([`Script::set_budget`]), and how much they took.
+    budget: Mutex<(Option<Duration>, Duration)>,
 }
 
 /// A compiled script and the engine that runs it.
@@ -172,22 +182,28 @@ fn engine(shared: &Arc<Shared>) -> Engine {
     e.set_max_string_size(100_000);
     e.set_max_array_size(1_000_000);
     e.set_max_map_size(10_000);
+    e.set_max_functions(MAX_FUNCTIONS);
     e.disable_symbol("eval");
+    // `sleep` would block the thread past every deadline (the operation count stands still meanwhile).
+    e.register_fn("sleep", |_: rhai::FLOAT| -> Result<(), Box<EvalAltResult>> {
+        Err(crate::t!("exercise-no-sleep").into())
+    });
+    e.register_fn("sleep", |_: INT| -> Result<(), Box<EvalAltResult>> { Err(crate::t!("exercise-no-sleep").into()) });
     let s = shared.clone();
     e.on_progress(move |ops| {
         if ops % 2048 != 0 {
             return None;
         }
-        let late = s.deadline.lock().ok().and_then(|d| *d).is_some_and(|d| Instant::now() > d);
-        late.then(|| {
-            Dynamic::from(crate::t!("exercise-stopped-after", secs = format!("{:.1}", CALL_DEADLINE.as_secs_f64())))
-        })
+        let d = s.deadline.lock().ok()?;
+        let (at, why) = d.as_ref()?;
+        (Instant::now() > *at).then(|| Dynamic::from(why.clone()))
     });
     let s = shared.clone();
+    // What a script prints is shown later: its control characters as text, never sent to the terminal.
     e.on_print(move |text| {
         if let Ok(mut p) = s.printed.lock() {
             if p.len() < MAX_PRINTED {
-                p.push_str(text);
+                p.push_str(&crate::textsafe::escape_controls(text));
                 p.push('\n');
             }
         }
@@ -196,7 +212,7 @@ fn engine(shared: &Arc<Shared>) -> Engine {
     e.on_debug(move |text, _, pos| {
         if let Ok(mut p) = s.printed.lock() {
             if p.len() < MAX_PRINTED {
-                p.push_str(&format!("{pos}: {text}\n"));
+                p.push_str(&format!("{pos}: {}\n", crate::textsafe::escape_controls(text)));
             }
         }
     });
@@ -218,21 +234,19 @@ impl Script {
             deadline: Mutex::new(None),
             printed: Mutex::new(String::new()),
             rng: Mutex::new(Rng::new(0)),
+            budget: Mutex::new((None, Duration::ZERO)),
         });
         let engine = engine(&shared);
         let ast = engine.compile(source).map_err(|e| {
             let pos = e.position();
+            // The error may quote the script's text: its control characters are shown, not sent.
+            let e = crate::textsafe::escape_controls(&e.err_type().to_string()).into_owned();
             match (pos.line(), pos.position()) {
-                (Some(l), Some(c)) => crate::t!(
-                    "exercise-at-line-column",
-                    line = l.to_string(),
-                    column = c.to_string(),
-                    error = e.err_type().to_string()
-                ),
-                (Some(l), None) => {
-                    crate::t!("exercise-at-line", line = l.to_string(), error = e.err_type().to_string())
+                (Some(l), Some(c)) => {
+                    crate::t!("exercise-at-line-column", line = l.to_string(), column = c.to_string(), error = e)
                 }
-                _ => e.err_type().to_string(),
+                (Some(l), None) => crate::t!("exercise-at-line", line = l.to_string(), error = e),
+                _ => e,
             }
         })?;
         Ok(Script { engine, ast, shared, source: source.to_string() })
@@ -262,6 +276,16 @@ impl Script {
         }
     }
 
+    /// Give all calls from now on `total` time together (each call still
+    /// stops at [`CALL_DEADLINE`]): a call that would run past it stops,
+    /// and later calls fail at once, saying so. An exercise check has one
+    /// budget, a drill run trained with the script another.
+    pub fn set_budget(&self, total: Duration) {
+        if let Ok(mut b) = self.shared.budget.lock() {
+            *b = (Some(total), Duration::ZERO);
+        }
+    }
+
     /// Restart the stream `rand_below` draws from.
     pub fn seed(&self, seed: u64) {
         if let Ok(mut r) = self.shared.rng.lock() {
@@ -274,8 +298,24 @@ impl Script {
     /// type that cannot come back).
     pub fn call(&self, name: &str, args: &[Value]) -> Result<Value, String> {
         let args: Vec<Dynamic> = args.iter().map(Value::to_dynamic).collect();
+        let (total, used) = self.shared.budget.lock().map(|b| *b).unwrap_or((None, Duration::ZERO));
+        let left = total.map(|t| t.saturating_sub(used));
+        let spent =
+            || crate::t!("exercise-budget-spent", secs = format!("{:.0}", total.unwrap_or_default().as_secs_f64()));
+        if left == Some(Duration::ZERO) {
+            return Err(spent());
+        }
+        let start = Instant::now();
+        // The call's own deadline, or the end of the budget when that comes first.
+        let deadline = match left {
+            Some(l) if l < CALL_DEADLINE => (start + l, spent()),
+            _ => (
+                start + CALL_DEADLINE,
+                crate::t!("exercise-stopped-after", secs = format!("{:.1}", CALL_DEADLINE.as_secs_f64())),
+            ),
+        };
         if let Ok(mut d) = self.shared.deadline.lock() {
-            *d = Some(Instant::now() + CALL_DEADLINE);
+            *d = Some(deadline);
         }
         let mut scope = Scope::new();
         let options = CallFnOptions::new().eval_ast(false).rewind_scope(true);
@@ -283,7 +323,11 @@ impl Script {
         if let Ok(mut d) = self.shared.deadline.lock() {
             *d = None;
         }
-        let out = out.map_err(|e| describe_error(&e))?;
+        if let Ok(mut b) = self.shared.budget.lock() {
+            b.1 += start.elapsed();
+        }
+        // A thrown string (or a name in the error) may hold control characters: shown as text.
+        let out = out.map_err(|e| crate::textsafe::escape_controls(&describe_error(&e)).into_owned())?;
         Value::from_dynamic(&out).map_err(|what| crate::t!("exercise-returned-other", name = name, what = what))
     }
 

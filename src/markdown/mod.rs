@@ -87,10 +87,19 @@ pub struct Doc {
     pub headings: Vec<Heading>,
     /// Number of `<details>` blocks.
     pub foldables: usize,
+    /// The deepest nesting of quotes, lists and `<details>` (drawn up to [`MAX_NESTING`]).
+    pub depth: usize,
 }
 
 /// The styles of rendered Markdown: they live with every other colour of the UI.
 pub use crate::tui::theme::markdown as styles;
+
+/// How deep quotes, lists and `<details>` are drawn: deeper levels are
+/// laid out like the deepest drawn one (no more bars or indents, no more
+/// folds). Every line of a block carries its containers' prefixes, so
+/// drawing all of 8,000 nested quotes would take memory quadratic in the
+/// depth; `validate` warns about content nested deeper than this.
+pub const MAX_NESTING: usize = 16;
 
 enum Container {
     Quote,
@@ -103,6 +112,10 @@ struct Builder<'l> {
     doc: Doc,
     containers: Vec<Container>,
     details: Vec<usize>,
+    /// `<details>` opened deeper than [`MAX_NESTING`] (not foldable) and not closed yet.
+    details_beyond: usize,
+    /// The deepest nesting of quotes, lists and `<details>` met.
+    depth: usize,
     /// Inline segments of the paragraph/heading/cell being built.
     inline: Option<Vec<Seg>>,
     bold: usize,
@@ -140,6 +153,8 @@ impl Doc {
             doc: Doc::default(),
             containers: Vec::new(),
             details: Vec::new(),
+            details_beyond: 0,
+            depth: 0,
             inline: None,
             bold: 0,
             italic: 0,
@@ -154,8 +169,10 @@ impl Doc {
         };
         for event in parser {
             b.event(event);
+            b.depth = b.depth.max(b.containers.len()).max(b.details.len() + b.details_beyond);
         }
         b.flush();
+        b.doc.depth = b.depth;
         b.doc
     }
 
@@ -217,7 +234,7 @@ impl Builder<'_> {
     fn prefixes(&mut self) -> (Vec<Seg>, Vec<Seg>) {
         let mut first = Vec::new();
         let mut rest = Vec::new();
-        for c in self.containers.iter_mut() {
+        for c in self.containers.iter_mut().take(MAX_NESTING) {
             match c {
                 Container::Quote => {
                     let seg = Seg { text: "│ ".into(), style: styles::quote_bar(), link: None };
@@ -253,7 +270,7 @@ impl Builder<'_> {
     /// Prefixes without consuming list markers (for blank lines).
     fn prefixes_peek(&self) -> (Vec<Seg>, Vec<Seg>) {
         let mut rest = Vec::new();
-        for c in &self.containers {
+        for c in self.containers.iter().take(MAX_NESTING) {
             match c {
                 Container::Quote => rest.push(Seg { text: "│".into(), style: styles::quote_bar(), link: None }),
                 Container::Item { .. } | Container::List { .. } => {}
@@ -511,6 +528,11 @@ impl Builder<'_> {
             let open = rest.find("<details");
             let close = rest.find("</details>");
             match (open, close) {
+                (Some(o), c) if c.is_none_or(|c| o < c) && self.details.len() >= MAX_NESTING => {
+                    // Too deep to fold: its content shows as part of the enclosing block.
+                    self.details_beyond += 1;
+                    rest = &rest[o + 8..];
+                }
                 (Some(o), c) if c.is_none_or(|c| o < c) => {
                     self.flush();
                     let after = &rest[o..];
@@ -527,6 +549,10 @@ impl Builder<'_> {
                     self.details.push(id);
                     let skip = after.find("</summary>").map(|e| e + 10).unwrap_or(8);
                     rest = &after[skip..];
+                }
+                (_, Some(c)) if self.details_beyond > 0 => {
+                    self.details_beyond -= 1;
+                    rest = &rest[c + 10..];
                 }
                 (_, Some(c)) => {
                     self.flush();

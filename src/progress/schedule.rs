@@ -163,8 +163,13 @@ pub fn review(prev: Option<&Sched>, rating: Rating, now: DateTime<Utc>, retentio
         difficulty,
         last_review: now,
         due,
-        reps: prev.map_or(0, |p| p.reps) + 1,
-        lapses: prev.map_or(0, |p| p.lapses) + u32::from(rating == Rating::Dont && prev.is_some()),
+        // Counters saturate: at their limit they stay there (never wrap to a
+        // state the loader refuses; lapses never pass reps).
+        reps: prev.map_or(0, |p| p.reps).saturating_add(1),
+        lapses: prev
+            .map_or(0, |p| p.lapses)
+            .saturating_add(u32::from(rating == Rating::Dont && prev.is_some()))
+            .min(prev.map_or(0, |p| p.reps).saturating_add(1)),
     }
 }
 

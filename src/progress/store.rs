@@ -18,6 +18,7 @@ use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
+pub use super::repair::SetAside;
 use super::schedule::{self, Rating, Sched, DEFAULT_RETENTION};
 use crate::content::tracks::TRACKS;
 use crate::content::Level;
@@ -83,7 +84,7 @@ pub struct ExerciseRecord {
 }
 
 /// A prediction asked before a drill's run, and what the run measured.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PredictionRecord {
     pub drill: String,
     pub preset: String,
@@ -92,9 +93,26 @@ pub struct PredictionRecord {
     pub track: u8,
     /// What the learner answered, as shown ("a little", "0.3").
     pub answer: String,
+    /// NaN or ±∞ when the run measured no finite number (stored as a string: see `numbers::nonfinite`).
+    #[serde(with = "crate::numbers::nonfinite")]
     pub measured: f64,
     pub right: bool,
     pub at: DateTime<Utc>,
+}
+
+/// Equal field by field, a NaN measured equal to a NaN (as it reads back from the file).
+impl PartialEq for PredictionRecord {
+    fn eq(&self, o: &Self) -> bool {
+        let same = |a: f64, b: f64| a == b || (a.is_nan() && b.is_nan());
+        self.drill == o.drill
+            && self.preset == o.preset
+            && self.id == o.id
+            && self.track == o.track
+            && self.answer == o.answer
+            && same(self.measured, o.measured)
+            && self.right == o.right
+            && self.at == o.at
+    }
 }
 
 /// A drill run inside a study session, with its claims.
@@ -124,6 +142,17 @@ pub struct SessionRecord {
     /// Seconds spent per track in the session.
     #[serde(default)]
     pub track_secs: BTreeMap<u8, u64>,
+}
+
+impl SessionRecord {
+    /// The record as it can be stored: it ends no earlier than it started
+    /// (the wall clock may step back during a session: an NTP correction, a
+    /// VM restored), and no more predictions were right than were made.
+    pub fn clamped(mut self) -> SessionRecord {
+        self.ended = self.ended.max(self.started);
+        self.predictions_right = self.predictions_right.min(self.predictions);
+        self
+    }
 }
 
 /// Where a learner stopped: what Home's **Continue** opens.
@@ -237,7 +266,8 @@ impl Progress {
             last_passed: false,
         });
         rec.track = track;
-        rec.checks += 1;
+        // Saturates: a counter at its limit stays there (a wrap to 0 is a file the loader refuses).
+        rec.checks = rec.checks.saturating_add(1);
         rec.last_check = now;
         rec.last_passed = passed;
         if passed && rec.passed_at.is_none() {
@@ -266,7 +296,9 @@ impl Progress {
     }
 
     /// Check the range of every field; the first problem found names the field.
-    /// A file whose contents fail this check is treated like a corrupt one.
+    /// The loader refuses (or repairs, record by record: see
+    /// [`super::repair`]) what fails it, and every save runs it on what it is
+    /// about to write.
     pub fn check(&self) -> std::result::Result<(), String> {
         if !(1..=VERSION).contains(&self.version) {
             return Err(format!("version is {}, not 1–{VERSION}", self.version));
@@ -274,78 +306,120 @@ impl Progress {
         schedule::check_retention(self.settings.desired_retention)
             .map_err(|e| format!("settings.desired_retention: {e}"))?;
         for (id, rec) in &self.exercises {
-            let field = |f: &str| format!("exercises.\"{id}\".{f}");
-            if !TRACKS.iter().any(|t| t.number == rec.track) {
-                return Err(format!("{} is {}, not a track 0–{}", field("track"), rec.track, TRACKS.len() - 1));
-            }
-            check_time(rec.last_check).map_err(|e| format!("{} {e}", field("last_check")))?;
-            if let Some(p) = rec.passed_at {
-                check_time(p).map_err(|e| format!("{} {e}", field("passed_at")))?;
-            }
-            if rec.checks == 0 {
-                return Err(format!("{} is 0 for an exercise on record", field("checks")));
-            }
+            check_exercise(id, rec)?;
         }
         for (id, at) in &self.flagged {
             check_time(*at).map_err(|e| format!("flagged.\"{id}\" {e}"))?;
         }
-        let track_ok = |t: u8| TRACKS.iter().any(|x| x.number == t);
         for (k, p) in self.predictions.iter().enumerate() {
-            if !track_ok(p.track) {
-                return Err(format!("predictions[{k}].track is {}, not a track", p.track));
-            }
-            check_time(p.at).map_err(|e| format!("predictions[{k}].at {e}"))?;
+            check_prediction(k, p)?;
         }
         for (k, s) in self.sessions.iter().enumerate() {
-            check_time(s.started).map_err(|e| format!("sessions[{k}].started {e}"))?;
-            check_time(s.ended).map_err(|e| format!("sessions[{k}].ended {e}"))?;
-            if s.ended < s.started {
-                return Err(format!("sessions[{k}].ended is before its start"));
-            }
-            if s.predictions_right > s.predictions {
-                return Err(format!("sessions[{k}].predictions_right exceeds its predictions"));
-            }
-            if let Some(t) = s.track.into_iter().chain(s.track_secs.keys().copied()).find(|&t| !track_ok(t)) {
-                return Err(format!("sessions[{k}] names track {t}, not a track"));
-            }
+            check_session(k, s)?;
         }
         if let Some(r) = &self.resume {
-            check_time(r.at).map_err(|e| format!("resume.at {e}"))?;
-            if let Some(t) = r.place.track().filter(|&t| !track_ok(t)) {
-                return Err(format!("resume names track {t}, not a track"));
-            }
+            check_resume(r)?;
         }
         for (k, at) in &self.read {
             check_time(*at).map_err(|e| format!("read.\"{k}\" {e}"))?;
         }
         for (id, rec) in &self.items {
-            let field = |f: &str| format!("items.\"{id}\".{f}");
-            if !TRACKS.iter().any(|t| t.number == rec.track) {
-                return Err(format!("{} is {}, not a track 0–{}", field("track"), rec.track, TRACKS.len() - 1));
-            }
+            check_item_track(id, rec)?;
             for (k, a) in rec.attempts.iter().enumerate() {
-                check_time(a.at).map_err(|e| format!("{} {e}", field(&format!("attempts[{k}].at"))))?;
-                if !a.rating.allowed(a.correct) {
-                    return Err(format!(
-                        "{} is \"know\" after a wrong answer",
-                        field(&format!("attempts[{k}].rating"))
-                    ));
-                }
+                check_attempt(id, k, a)?;
             }
-            let Some(s) = &rec.sched else { continue };
-            in_range(&field("sched.stability"), s.stability, STABILITY_RANGE)?;
-            in_range(&field("sched.difficulty"), s.difficulty, DIFFICULTY_RANGE)?;
-            check_time(s.last_review).map_err(|e| format!("{} {e}", field("sched.last_review")))?;
-            check_time(s.due).map_err(|e| format!("{} {e}", field("sched.due")))?;
-            if s.due < s.last_review {
-                return Err(format!("{} is before sched.last_review", field("sched.due")));
-            }
-            if s.lapses > s.reps {
-                return Err(format!("{} ({}) exceeds sched.reps ({})", field("sched.lapses"), s.lapses, s.reps));
+            if let Some(s) = &rec.sched {
+                check_sched(id, s)?;
             }
         }
         Ok(())
     }
+}
+
+pub(crate) fn track_ok(t: u8) -> bool {
+    TRACKS.iter().any(|x| x.number == t)
+}
+
+/// The checks of one record each (what [`Progress::check`] runs on all of them).
+pub(crate) fn check_exercise(id: &str, rec: &ExerciseRecord) -> std::result::Result<(), String> {
+    let field = |f: &str| format!("exercises.\"{id}\".{f}");
+    if !track_ok(rec.track) {
+        return Err(format!("{} is {}, not a track 0–{}", field("track"), rec.track, TRACKS.len() - 1));
+    }
+    check_time(rec.last_check).map_err(|e| format!("{} {e}", field("last_check")))?;
+    if let Some(p) = rec.passed_at {
+        check_time(p).map_err(|e| format!("{} {e}", field("passed_at")))?;
+    }
+    if rec.checks == 0 {
+        return Err(format!("{} is 0 for an exercise on record", field("checks")));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_prediction(k: usize, p: &PredictionRecord) -> std::result::Result<(), String> {
+    if !track_ok(p.track) {
+        return Err(format!("predictions[{k}].track is {}, not a track", p.track));
+    }
+    check_time(p.at).map_err(|e| format!("predictions[{k}].at {e}"))
+}
+
+/// A session's times and tracks (see [`check_session`] for its counts too).
+pub(crate) fn check_session_times(k: usize, s: &SessionRecord) -> std::result::Result<(), String> {
+    check_time(s.started).map_err(|e| format!("sessions[{k}].started {e}"))?;
+    check_time(s.ended).map_err(|e| format!("sessions[{k}].ended {e}"))
+}
+
+pub(crate) fn check_session(k: usize, s: &SessionRecord) -> std::result::Result<(), String> {
+    check_session_times(k, s)?;
+    if s.ended < s.started {
+        return Err(format!("sessions[{k}].ended is before its start"));
+    }
+    if s.predictions_right > s.predictions {
+        return Err(format!("sessions[{k}].predictions_right exceeds its predictions"));
+    }
+    if let Some(t) = s.track.into_iter().chain(s.track_secs.keys().copied()).find(|&t| !track_ok(t)) {
+        return Err(format!("sessions[{k}] names track {t}, not a track"));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_resume(r: &Resume) -> std::result::Result<(), String> {
+    check_time(r.at).map_err(|e| format!("resume.at {e}"))?;
+    if let Some(t) = r.place.track().filter(|&t| !track_ok(t)) {
+        return Err(format!("resume names track {t}, not a track"));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_item_track(id: &str, rec: &ItemRecord) -> std::result::Result<(), String> {
+    if !track_ok(rec.track) {
+        return Err(format!("items.\"{id}\".track is {}, not a track 0–{}", rec.track, TRACKS.len() - 1));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_attempt(id: &str, k: usize, a: &Attempt) -> std::result::Result<(), String> {
+    let field = format!("items.\"{id}\".attempts[{k}]");
+    check_time(a.at).map_err(|e| format!("{field}.at {e}"))?;
+    if !a.rating.allowed(a.correct) {
+        return Err(format!("{field}.rating is \"know\" after a wrong answer"));
+    }
+    Ok(())
+}
+
+pub(crate) fn check_sched(id: &str, s: &Sched) -> std::result::Result<(), String> {
+    let field = |f: &str| format!("items.\"{id}\".{f}");
+    in_range(&field("sched.stability"), s.stability, STABILITY_RANGE)?;
+    in_range(&field("sched.difficulty"), s.difficulty, DIFFICULTY_RANGE)?;
+    check_time(s.last_review).map_err(|e| format!("{} {e}", field("sched.last_review")))?;
+    check_time(s.due).map_err(|e| format!("{} {e}", field("sched.due")))?;
+    if s.due < s.last_review {
+        return Err(format!("{} is before sched.last_review", field("sched.due")));
+    }
+    if s.lapses > s.reps {
+        return Err(format!("{} ({}) exceeds sched.reps ({})", field("sched.lapses"), s.lapses, s.reps));
+    }
+    Ok(())
 }
 
 /// FSRS's bounds on stability (days): its states never leave them.
@@ -355,7 +429,7 @@ pub const DIFFICULTY_RANGE: (f32, f32) = (1.0, 10.0);
 /// Years a stored time may fall in.
 pub const YEARS: (i32, i32) = (1970, 9999);
 
-fn check_time(t: DateTime<Utc>) -> std::result::Result<(), String> {
+pub(crate) fn check_time(t: DateTime<Utc>) -> std::result::Result<(), String> {
     if (YEARS.0..=YEARS.1).contains(&t.year()) {
         Ok(())
     } else {
@@ -363,28 +437,61 @@ fn check_time(t: DateTime<Utc>) -> std::result::Result<(), String> {
     }
 }
 
-/// Parse and check the bytes of a progress file. On refusal: the tag of the
-/// name it is kept under (`corrupt`, `newer`) and why, after the file's name.
+fn newer(version: u64) -> (&'static str, String) {
+    ("newer", crate::t!("progress-store-newer", version = version.to_string(), reads = VERSION.to_string()))
+}
+
+/// Parse and check the bytes of a progress file, strictly: every record
+/// must pass [`Progress::check`]. On refusal: the tag of the name it is
+/// kept under (`corrupt`, `newer`) and why, after the file's name.
 pub fn parse(bytes: &[u8]) -> std::result::Result<Progress, (&'static str, String)> {
+    match parse_salvaging(bytes)? {
+        (p, aside) if aside.is_empty() => Ok(p),
+        (_, aside) => Err(("corrupt", crate::t!("progress-store-out-of-range", error = aside[0].why.as_str()))),
+    }
+}
+
+/// Parse a progress file, record by record where it does not load whole
+/// (see [`super::repair`]): the state, and the records repaired or left out
+/// to get it. Refused whole (tag and why, as [`parse`]): a file that is not
+/// JSON, not in the format, or from a newer agentlab.
+pub fn parse_salvaging(bytes: &[u8]) -> std::result::Result<(Progress, Vec<SetAside>), (&'static str, String)> {
+    // The usual case: one typed parse and one check, no intermediate tree.
+    match serde_json::from_slice::<Progress>(bytes) {
+        Ok(p) if p.version > VERSION => return Err(newer(p.version as u64)),
+        Ok(p) if p.check().is_ok() => return Ok((p, Vec::new())),
+        _ => {}
+    }
     let v = serde_json::from_slice::<serde_json::Value>(bytes)
         .map_err(|e| ("corrupt", crate::t!("progress-store-not-json", error = e.to_string())))?;
     if let Some(ver) = v.get("version").and_then(|x| x.as_u64()).filter(|&v| v > VERSION as u64) {
-        return Err((
-            "newer",
-            crate::t!("progress-store-newer", version = ver.to_string(), reads = VERSION.to_string()),
-        ));
+        return Err(newer(ver));
     }
-    let p = serde_json::from_value::<Progress>(v)
-        .map_err(|e| ("corrupt", crate::t!("progress-store-bad-format", error = e.to_string())))?;
-    p.check().map_err(|e| ("corrupt", crate::t!("progress-store-out-of-range", error = e)))?;
-    Ok(p)
+    if !v.is_object() || v.get("version").and_then(|x| x.as_u64()).is_none() {
+        let e = serde_json::from_value::<Progress>(v).err().map(|e| e.to_string()).unwrap_or_default();
+        return Err(("corrupt", crate::t!("progress-store-bad-format", error = e)));
+    }
+    super::repair::salvage(v).map_err(|e| ("corrupt", crate::t!("progress-store-out-of-range", error = e)))
+}
+
+/// A newer agentlab's file read as far as this build can (its records in
+/// this build's format, for showing them): `None` when it cannot.
+fn read_newer(bytes: &[u8]) -> Option<Progress> {
+    let mut p = serde_json::from_slice::<Progress>(bytes).ok()?;
+    p.version = VERSION;
+    p.check().ok()?;
+    Some(p)
 }
 
 /// What a read of the progress file found.
 enum Loaded {
     Missing,
-    Read(Progress),
+    /// Read; the records that did not pass the check (repaired or left out; see [`super::repair`]).
+    Read(Progress, Vec<SetAside>),
     Unreadable(std::io::Error),
+    /// Written by a newer agentlab, and never written by this one: why (with
+    /// the file's name first), and what this build can show of it.
+    Newer(String, Option<Box<Progress>>),
     /// Read, but refused: (tag, why, with the file's name first).
     Rejected(&'static str, String),
 }
@@ -413,13 +520,21 @@ impl Stamp {
     }
 }
 
+/// Largest progress file read (a 2-million-answer history is about 250 MB).
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
 /// Read the file, with the stamp of the very file read (taken from its handle).
+/// Only a regular file is read: a FIFO or a device in its place is unreadable.
 fn load(path: &Path) -> (Loaded, Option<Stamp>) {
     let read = || -> std::io::Result<(Vec<u8>, Option<Stamp>)> {
-        let mut f = std::fs::File::open(path)?;
+        let f = crate::fsutil::open_regular(path)?;
         let stamp = f.metadata().ok().map(|m| Stamp::of(&m));
         let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut f, &mut bytes)?;
+        std::io::Read::read_to_end(&mut std::io::Read::take(f, MAX_FILE_BYTES + 1), &mut bytes)?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            let msg = crate::t!("fs-too-large", path = path.display().to_string(), limit = MAX_FILE_BYTES.to_string());
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, msg));
+        }
         Ok((bytes, stamp))
     };
     let (bytes, stamp) = match read() {
@@ -430,12 +545,11 @@ fn load(path: &Path) -> (Loaded, Option<Stamp>) {
         }
         Err(e) => return (Loaded::Unreadable(e), None),
     };
-    let loaded = match parse(&bytes) {
-        Ok(p) => Loaded::Read(p),
-        Err((tag, why)) => {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            Loaded::Rejected(tag, format!("{name} {why}"))
-        }
+    let name = || path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let loaded = match parse_salvaging(&bytes) {
+        Ok((p, aside)) => Loaded::Read(p, aside),
+        Err(("newer", why)) => Loaded::Newer(format!("{} {why}", name()), read_newer(&bytes).map(Box::new)),
+        Err((tag, why)) => Loaded::Rejected(tag, format!("{} {why}", name())),
     };
     (loaded, stamp)
 }
@@ -470,7 +584,7 @@ impl Change {
                 }
             }
             Change::Prediction(r) => p.predictions.push(r.clone()),
-            Change::Session(r) => p.sessions.push(r.clone()),
+            Change::Session(r) => p.sessions.push(r.clone().clamped()),
             // The newer place wins, whichever process saved it.
             Change::Resume(r) => {
                 if p.resume.as_ref().is_none_or(|old| old.at <= r.at) {
@@ -486,6 +600,9 @@ impl Change {
 
 /// How long a save waits for another agentlab that is saving the same file.
 pub const LOCK_WAIT: Duration = Duration::from_secs(3);
+/// How many times a one-shot command's save waits [`LOCK_WAIT`] for the lock
+/// ([`Store::save_retrying`]) before it says the change was not saved.
+pub const SAVE_TRIES: u32 = 4;
 
 /// `<file>.lock`, the sibling file that writers of `path` lock.
 pub fn lock_path(path: &Path) -> PathBuf {
@@ -514,24 +631,39 @@ pub struct Store {
     pending: Vec<Change>,
     /// The file as this store last read or wrote it (`None`: no file then).
     stamp: Option<Stamp>,
+    /// Why this store never writes (a newer agentlab's file): every save says it.
+    read_only: Option<String>,
 }
 
 impl Store {
-    /// `<AGENTLAB_HOME or the platform data dir>/progress.json`.
     /// The language saved by the TUI's switch, read without opening the store
-    /// for writing (`None` when there is no readable progress file).
+    /// for writing (`None` when there is no readable progress file). Only the
+    /// start of the file is read: `settings` comes second in every file this
+    /// program writes, so a long history costs nothing here.
     pub fn saved_lang() -> Option<crate::i18n::Lang> {
-        let path = crate::paths::data_dir().ok()?.join(FILE_NAME);
-        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
-        serde_json::from_value(v.get("settings")?.get("lang")?.clone()).ok()
+        saved_lang_in(&crate::paths::data_dir().ok()?.join(FILE_NAME))
     }
 
+    /// Whether this store never writes (a newer agentlab's file), and why.
+    pub fn read_only(&self) -> Option<&str> {
+        self.read_only.as_deref()
+    }
+
+    /// `<AGENTLAB_HOME or the platform data dir>/progress.json`.
     pub fn open_default(now: DateTime<Utc>) -> Result<Store> {
         Ok(Store::open(&crate::paths::data_dir()?.join(FILE_NAME), now))
     }
 
     fn at(path: &Path, progress: Progress, notice: Option<String>) -> Store {
-        Store { path: path.to_path_buf(), progress, notice, lock_wait: LOCK_WAIT, pending: Vec::new(), stamp: None }
+        Store {
+            path: path.to_path_buf(),
+            progress,
+            notice,
+            lock_wait: LOCK_WAIT,
+            pending: Vec::new(),
+            stamp: None,
+            read_only: None,
+        }
     }
 
     /// A store that lives only in memory (when no data dir can be found).
@@ -539,17 +671,37 @@ impl Store {
         Store::at(&path, Progress::default(), Some(notice))
     }
 
-    /// Load `path`. A missing file is a fresh start. A corrupt or newer one
-    /// (or one with a value out of range) is moved aside, never overwritten,
-    /// and `notice` says so. One that cannot be read is left as it is: this
-    /// session saves to a side file, which `notice` names.
+    /// Load `path`. A missing file is a fresh start. A record that does not
+    /// pass the check is repaired or left out alone, the rest loads, the
+    /// records as they were are kept in `progress.json.set-aside-<ts>`, the
+    /// repaired file is written back, and `notice` says so. A file that
+    /// does not load at all (not JSON, not the format) is moved aside, never
+    /// overwritten, and a fresh one starts. A newer agentlab's file is left
+    /// as it is and never written ([`Store::read_only`]). One that cannot be
+    /// read is left as it is: this session saves to a side file, which
+    /// `notice` names.
     pub fn open(path: &Path, now: DateTime<Utc>) -> Store {
         let loaded = match load(path) {
-            // Set it aside under the lock: another agentlab may be doing the same.
+            // Set aside or repair under the lock: another agentlab may be doing the same.
             (Loaded::Rejected(..), _) => {
                 let _lock = crate::fsutil::lock_exclusive(&lock_path(path), LOCK_WAIT).ok();
                 match load(path) {
                     (Loaded::Rejected(tag, why), _) => return Store::set_aside(path, tag, &why, now),
+                    (Loaded::Read(p, aside), _) if !aside.is_empty() => return Store::repaired(path, p, aside, now),
+                    other => other,
+                }
+            }
+            (Loaded::Read(_, aside), _) if !aside.is_empty() => {
+                let lock = crate::fsutil::lock_exclusive(&lock_path(path), LOCK_WAIT);
+                match load(path) {
+                    (Loaded::Read(p, aside), _) if !aside.is_empty() && lock.is_ok() => {
+                        return Store::repaired(path, p, aside, now)
+                    }
+                    // The lock stays taken: show the repaired state, and let the first save keep the records aside.
+                    (Loaded::Read(p, aside), _) if !aside.is_empty() => {
+                        let notice = repair_notice(path, &aside, None, lock.err().map(|e| format!("{e:#}")));
+                        return Store::at(path, p, Some(notice));
+                    }
                     other => other,
                 }
             }
@@ -557,7 +709,7 @@ impl Store {
         };
         match loaded {
             (Loaded::Missing, _) => Store::at(path, Progress::default(), None),
-            (Loaded::Read(p), stamp) => Store { stamp, ..Store::at(path, p, None) },
+            (Loaded::Read(p, _), stamp) => Store { stamp, ..Store::at(path, p, None) },
             (Loaded::Unreadable(e), _) => {
                 let side = aside_path(path, "unsaved", now);
                 let notice = crate::t!(
@@ -567,6 +719,11 @@ impl Store {
                     side = side.display().to_string()
                 );
                 Store::at(&side, Progress::default(), Some(notice))
+            }
+            (Loaded::Newer(why, shown), stamp) => {
+                let notice = crate::t!("progress-store-newer-kept", why = why.as_str());
+                let progress = shown.map(|p| *p).unwrap_or_default();
+                Store { stamp, read_only: Some(notice.clone()), ..Store::at(path, progress, Some(notice)) }
             }
             (Loaded::Rejected(tag, why), _) => Store::set_aside(path, tag, &why, now),
         }
@@ -586,9 +743,10 @@ impl Store {
         let (loaded, stamp) = load(&self.path);
         self.stamp = stamp;
         let mut fresh = match loaded {
-            Loaded::Read(p) => p,
+            // Records another writer left that do not pass the check: the next save keeps them aside.
+            Loaded::Read(p, _) => p,
             Loaded::Missing => Progress::default(),
-            Loaded::Unreadable(_) | Loaded::Rejected(..) => return false,
+            Loaded::Unreadable(_) | Loaded::Rejected(..) | Loaded::Newer(..) => return false,
         };
         for c in &self.pending {
             c.apply(&mut fresh);
@@ -623,35 +781,124 @@ impl Store {
         }
     }
 
+    /// A file read with records repaired or left out (the caller holds the
+    /// lock): keep those records as they were in a side file, then write the
+    /// repaired state, so that the next start loads it without a word. When
+    /// the side file cannot be written the file is left as it is (nothing is
+    /// lost); the store shows the repaired state and its saves try again.
+    fn repaired(path: &Path, p: Progress, aside: Vec<SetAside>, now: DateTime<Utc>) -> Store {
+        match keep_aside(path, &aside, now) {
+            Ok(side) => {
+                let written = crate::fsutil::write_atomic(path, &serde_json::to_vec_pretty(&p).unwrap_or_default());
+                let stamp = written.is_ok().then(|| Stamp::at(path)).flatten();
+                let notice = repair_notice(path, &aside, Some(&side), written.err().map(|e| format!("{e:#}")));
+                Store { stamp, ..Store::at(path, p, Some(notice)) }
+            }
+            Err(e) => {
+                let notice = repair_notice(path, &aside, None, Some(format!("{e:#}")));
+                Store::at(path, p, Some(notice))
+            }
+        }
+    }
+
     /// Save this session's changes: under the lock, read the file again,
-    /// apply the changes not yet saved to it and write it atomically. A file
-    /// that cannot be read or is refused now is never replaced: the error
-    /// says so and the changes stay pending for the next save.
+    /// apply the changes not yet saved to it, check the result with the
+    /// loader's own check, and write it atomically. A file that cannot be
+    /// read or is refused now is never replaced: the error says so and the
+    /// changes stay pending for the next save. A change that would make the
+    /// file fail the check is refused (and dropped, said in the error); the
+    /// others are saved.
     pub fn save(&mut self) -> Result<()> {
         self.merge_and_write()
             .with_context(|| crate::t!("progress-store-saving", path = self.path.display().to_string()))
     }
 
-    fn merge_and_write(&mut self) -> Result<()> {
-        let _lock = crate::fsutil::lock_exclusive(&lock_path(&self.path), self.lock_wait)?;
-        let mut merged = match load(&self.path).0 {
-            Loaded::Missing => Progress::default(),
-            Loaded::Read(p) => p,
-            Loaded::Unreadable(e) => bail!(crate::t!("progress-store-cannot-merge", error = e.to_string())),
-            Loaded::Rejected(_, why) => {
-                bail!(crate::t!("progress-store-changed", why = why))
+    /// [`Store::save`], tried again while another agentlab holds the lock
+    /// (up to `tries` times, each waiting [`Store::lock_wait`]): what a
+    /// one-shot command (an exercise check, a prediction) does, as a quiz
+    /// does by saving again with each rating.
+    pub fn save_retrying(&mut self, tries: u32) -> Result<()> {
+        let mut k = 1;
+        loop {
+            match self.save() {
+                Err(e) if k < tries && e.chain().any(|c| c.is::<crate::fsutil::Busy>()) => k += 1,
+                other => return other,
             }
-        };
+        }
+    }
+
+    /// After a save that failed (`first`) because another agentlab held the
+    /// lock, [`Store::save_retrying`]; any other outcome as it is.
+    pub fn retry_if_busy(&mut self, first: Result<()>, tries: u32) -> Result<()> {
+        match first {
+            Err(e) if e.chain().any(|c| c.is::<crate::fsutil::Busy>()) && self.has_unsaved() => {
+                self.save_retrying(tries)
+            }
+            other => other,
+        }
+    }
+
+    fn merge_and_write(&mut self) -> Result<()> {
+        if let Some(why) = &self.read_only {
+            bail!(crate::t!("progress-store-read-only", why = why.as_str()));
+        }
+        let _lock = crate::fsutil::lock_exclusive(&lock_path(&self.path), self.lock_wait)?;
+        let mut merged = self.load_for_merge()?;
         for c in &self.pending {
             c.apply(&mut merged);
         }
         merged.version = VERSION;
+        let mut refused = Vec::new();
+        if merged.check().is_err() {
+            // Which change breaks it: apply them one by one onto the file as it is.
+            let mut base = self.load_for_merge()?;
+            base.version = VERSION;
+            let mut kept = Vec::new();
+            for c in std::mem::take(&mut self.pending) {
+                let mut trial = base.clone();
+                c.apply(&mut trial);
+                match trial.check() {
+                    Ok(()) => {
+                        base = trial;
+                        kept.push(c);
+                    }
+                    Err(why) => refused.push(why),
+                }
+            }
+            self.pending = kept;
+            merged = base;
+            merged.check().map_err(|why| anyhow::anyhow!(crate::t!("progress-store-refused", why = why)))?;
+        }
         crate::fsutil::write_atomic(&self.path, &serde_json::to_vec_pretty(&merged)?)?;
         // Still under the lock: no other writer can have replaced it since.
         self.stamp = Stamp::at(&self.path);
         self.progress = merged;
         self.pending.clear();
-        Ok(())
+        match refused.first() {
+            Some(why) => bail!(crate::t!("progress-store-refused", why = why.as_str())),
+            None => Ok(()),
+        }
+    }
+
+    /// The file's contents to apply this session's changes to (under the
+    /// lock). Records that do not pass the check are kept aside first (and
+    /// the notice says so); a file that cannot be read or is refused now is
+    /// an error, and is left as it is.
+    fn load_for_merge(&mut self) -> Result<Progress> {
+        Ok(match load(&self.path).0 {
+            Loaded::Missing => Progress::default(),
+            Loaded::Read(p, aside) if aside.is_empty() => p,
+            Loaded::Read(p, aside) => {
+                let side = keep_aside(&self.path, &aside, Utc::now())?;
+                self.notice = Some(repair_notice(&self.path, &aside, Some(&side), None));
+                p
+            }
+            Loaded::Unreadable(e) => bail!(crate::t!("progress-store-cannot-merge", error = e.to_string())),
+            Loaded::Newer(why, _) => bail!(crate::t!("progress-store-newer-kept", why = why)),
+            Loaded::Rejected(_, why) => {
+                bail!(crate::t!("progress-store-changed", why = why))
+            }
+        })
     }
 
     /// Ratings of this session not on disk yet (their saves failed).
@@ -735,6 +982,112 @@ impl Store {
         change.apply(&mut self.progress);
         self.pending.push(change);
         self.save()
+    }
+}
+
+/// How many bytes of the progress file [`Store::saved_lang`] reads.
+const LANG_PREFIX: u64 = 64 * 1024;
+
+/// The `settings.lang` of the progress file at `path`, read from its first
+/// [`LANG_PREFIX`] bytes with a parse that stops at `settings` (`None`: no
+/// regular file, no language saved, or `settings` does not come that early).
+pub fn saved_lang_in(path: &Path) -> Option<crate::i18n::Lang> {
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+
+    struct Head<'a>(&'a mut Option<Option<crate::i18n::Lang>>);
+    impl<'de> Visitor<'de> for Head<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a progress file")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+            #[derive(Deserialize)]
+            struct Lang {
+                #[serde(default)]
+                lang: Option<crate::i18n::Lang>,
+            }
+            while let Some(key) = map.next_key::<String>()? {
+                if key == "settings" {
+                    *self.0 = Some(map.next_value::<Lang>()?.lang);
+                    // The rest of the file is not read.
+                    return Ok(());
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let f = crate::fsutil::open_regular(path).ok()?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(f, LANG_PREFIX), &mut bytes).ok()?;
+    let mut found = None;
+    // Stopping early leaves the map unclosed, which serde_json calls an error: `found` says what was read.
+    let _ = serde_json::Deserializer::from_slice(&bytes).deserialize_map(Head(&mut found));
+    found.flatten()
+}
+
+/// The records a load set aside, as kept beside the progress file.
+#[derive(Serialize)]
+struct SideFile<'a> {
+    /// The progress file they were in.
+    file: String,
+    at: DateTime<Utc>,
+    records: &'a [SetAside],
+}
+
+/// Keep `aside` (the records as they were) in `progress.json.set-aside-<ts>`.
+fn keep_aside(path: &Path, aside: &[SetAside], now: DateTime<Utc>) -> Result<PathBuf> {
+    let side = aside_path(path, "set-aside", now);
+    let file = SideFile { file: path.display().to_string(), at: now, records: aside };
+    crate::fsutil::write_atomic(&side, &serde_json::to_vec_pretty(&file)?)?;
+    Ok(side)
+}
+
+/// What the learner is told about records repaired or left out: which (the
+/// first three), where the originals are kept (`side`), and what went wrong
+/// keeping them (`error`: the side file, or the repaired file, not written).
+fn repair_notice(path: &Path, aside: &[SetAside], side: Option<&Path>, error: Option<String>) -> String {
+    let file = path.display().to_string();
+    let mut records: Vec<String> = aside
+        .iter()
+        .take(3)
+        .map(|a| {
+            let why = if a.why.starts_with(&a.place) { a.why.clone() } else { format!("{}: {}", a.place, a.why) };
+            match &a.repaired {
+                Some(how) => crate::t!("progress-store-record-repaired", why = why, how = how.as_str()),
+                None => crate::t!("progress-store-record-left-out", why = why),
+            }
+        })
+        .collect();
+    if aside.len() > 3 {
+        records.push(crate::t!("progress-store-records-more", count = aside.len() - 3));
+    }
+    let records = records.join("; ");
+    let count = aside.len();
+    match (side, error) {
+        (Some(side), None) => crate::t!(
+            "progress-store-repaired",
+            file = file,
+            count = count,
+            records = records,
+            side = side.display().to_string()
+        ),
+        (Some(side), Some(error)) => crate::t!(
+            "progress-store-repaired-unwritten",
+            file = file,
+            count = count,
+            records = records,
+            side = side.display().to_string(),
+            error = error
+        ),
+        (None, error) => crate::t!(
+            "progress-store-repair-not-kept",
+            file = file,
+            count = count,
+            records = records,
+            error = error.unwrap_or_default()
+        ),
     }
 }
 

@@ -209,6 +209,8 @@ pub fn tally(
     steps_skipped: u32,
     track_secs: BTreeMap<u8, u64>,
 ) -> SessionRecord {
+    // A clock stepped back during the session: it ended when it started, not before.
+    let ended = ended.max(started);
     let since = |t: &DateTime<Utc>| *t >= started && *t <= ended;
     let items_rated = progress.items.values().flat_map(|r| r.attempts.iter()).filter(|a| since(&a.at)).count() as u32;
     let exercises_passed =
@@ -245,4 +247,5 @@ pub fn tally(
         predictions_right: predictions.iter().filter(|p| p.right).count() as u32,
         track_secs,
     }
+    .clamped()
 }

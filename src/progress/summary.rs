@@ -203,16 +203,24 @@ impl Summary {
 /// fresh from the run history under `runs_root`. Only the reports are read,
 /// and a drill's scan stops at its first passed run.
 pub fn drills_passed(content: &Content, runs_root: &Path) -> BTreeMap<String, bool> {
+    let ids: Vec<String> = content.drills.iter().map(|d| d.id.clone()).collect();
+    drills_passed_of(&ids, runs_root)
+}
+
+/// [`drills_passed`] for the drills `ids`. Only regular files are read (a
+/// FIFO in a report's place would block the read), each at most
+/// [`crate::runner::MAX_REPORT_BYTES`].
+pub fn drills_passed_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bool> {
     let passed_once = |id: &str| {
         let Ok(entries) = std::fs::read_dir(runs_root.join(id)) else { return false };
         entries.flatten().any(|e| {
-            std::fs::read_to_string(e.path().join("report.json"))
+            crate::fsutil::read_regular(&e.path().join("report.json"), crate::runner::MAX_REPORT_BYTES)
                 .ok()
-                .and_then(|s| serde_json::from_str::<Report>(&s).ok())
+                .and_then(|s| serde_json::from_slice::<Report>(&s).ok())
                 .is_some_and(|r| r.status == RunStatus::Passed)
         })
     };
-    content.drills.iter().map(|d| (d.id.clone(), passed_once(&d.id))).collect()
+    ids.iter().map(|id| (id.clone(), passed_once(id))).collect()
 }
 
 /// [`summarize`] with the drills passed read from `runs_root` now: what

@@ -93,9 +93,18 @@ pub struct RunHandle {
     pub config: RunConfig,
     cancel: Arc<AtomicBool>,
     join: Option<JoinHandle<()>>,
+    /// The first write of the run's files that failed (what, where, why).
+    unsaved: Arc<Mutex<Option<String>>>,
 }
 
 impl RunHandle {
+    /// Why the run's files are not complete (a write of `metrics.jsonl` or
+    /// `report.json` failed: a full disk, a read-only folder): `None` when
+    /// everything was written. Such a run ends as failed, "not saved".
+    pub fn unsaved(&self) -> Option<String> {
+        self.unsaved.lock().ok().and_then(|u| u.clone())
+    }
+
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
     }
@@ -169,8 +178,22 @@ pub fn start_with(
 ) -> Result<RunHandle> {
     install_panic_filter();
     let dir = timestamp_dir(runs_root, &meta.id)?;
-    std::fs::write(dir.join("config.toml"), toml::to_string_pretty(&config)?)?;
-    let file = std::fs::File::create(dir.join("metrics.jsonl"))?;
+    let files = || -> Result<std::fs::File> {
+        let config_path = dir.join("config.toml");
+        crate::fsutil::write_atomic(&config_path, toml::to_string_pretty(&config)?.as_bytes())
+            .with_context(|| crate::t!("run-cannot-write", path = config_path.display().to_string()))?;
+        let metrics = dir.join("metrics.jsonl");
+        std::fs::File::create(&metrics)
+            .with_context(|| crate::t!("run-cannot-write", path = metrics.display().to_string()))
+    };
+    let file = match files() {
+        Ok(f) => f,
+        Err(e) => {
+            // A run that cannot start leaves nothing behind (no empty config.toml to read as a run).
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+    };
     let (tx, rx) = mpsc::channel();
     let cancel = Arc::new(AtomicBool::new(false));
     let meta = meta.clone();
@@ -179,16 +202,19 @@ pub fn start_with(
     let worker_dir = dir.clone();
     // What the run says (its views, log and errors) is in the language of the screen that started it.
     let lang = crate::i18n::current();
+    let unsaved: Arc<Mutex<Option<String>>> = Arc::default();
+    let worker_unsaved = unsaved.clone();
     let join = std::thread::Builder::new()
         .name(format!("drill-{}", meta.id))
         .spawn(move || {
             crate::i18n::set(lang);
-            worker(drill, meta, cfg, worker_cancel, worker_dir, file, tx)
+            worker(drill, meta, cfg, worker_cancel, worker_dir, file, tx, worker_unsaved)
         })
         .context("starting the drill thread")?;
-    Ok(RunHandle { rx, dir, config, cancel, join: Some(join) })
+    Ok(RunHandle { rx, dir, config, cancel, join: Some(join), unsaved })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn worker(
     drill: &'static dyn Drill,
     meta: DrillMeta,
@@ -197,14 +223,28 @@ fn worker(
     dir: PathBuf,
     file: std::fs::File,
     tx: mpsc::Sender<Event>,
+    unsaved: Arc<Mutex<Option<String>>>,
 ) {
     let started = Instant::now();
     let finals: Arc<Mutex<BTreeMap<String, f64>>> = Arc::default();
     let writer = Arc::new(Mutex::new(BufWriter::new(file)));
+    let metrics_path = dir.join("metrics.jsonl");
+    // The first failed write of the run's files, said once (the run goes on, and ends as not saved).
+    let failed = {
+        let unsaved = unsaved.clone();
+        move |path: &Path, e: &dyn std::fmt::Display| {
+            let mut u = unsaved.lock().expect("unsaved");
+            if u.is_none() {
+                *u = Some(crate::t!("run-write-failed", path = path.display().to_string(), error = e.to_string()));
+            }
+        }
+    };
     let sink = {
         let finals = finals.clone();
         let writer = writer.clone();
         let tx = tx.clone();
+        let failed = failed.clone();
+        let metrics_path = metrics_path.clone();
         let mut last_flush = Instant::now();
         move |e: Event| {
             if let Event::Metric { name, value, .. } = &e {
@@ -212,11 +252,14 @@ fn worker(
             }
             if let Ok(line) = serde_json::to_string(&e) {
                 let mut w = writer.lock().expect("writer");
-                let _ = writeln!(w, "{line}");
+                let mut written = writeln!(w, "{line}");
                 let important = !matches!(e, Event::Metric { .. } | Event::Progress { .. });
-                if important || last_flush.elapsed().as_millis() > 250 {
-                    let _ = w.flush();
+                if written.is_ok() && (important || last_flush.elapsed().as_millis() > 250) {
+                    written = w.flush();
                     last_flush = Instant::now();
+                }
+                if let Err(err) = written {
+                    failed(&metrics_path, &err);
                 }
             }
             let _ = tx.send(e);
@@ -283,20 +326,37 @@ fn worker(
             (status, claims, ctx.into_sink())
         }
     };
-    let report = Report {
+    // Everything logged so far is on disk, or the run says it is not.
+    let flushed = writer.lock().expect("writer").flush();
+    if let Err(e) = flushed {
+        failed(&metrics_path, &e);
+    }
+    let not_saved = |status: RunStatus| match unsaved.lock().expect("unsaved").clone() {
+        Some(why) => RunStatus::Failed(crate::t!("run-not-saved", why = why)),
+        None => status,
+    };
+    let mut report = Report {
         drill: cfg.drill.clone(),
         preset: cfg.preset.clone(),
         seed: cfg.seed,
-        status,
+        status: not_saved(status),
         claims,
         wall_s: started.elapsed().as_secs_f64(),
         finals: finals.lock().expect("finals").clone(),
     };
-    if let Ok(json) = serde_json::to_vec_pretty(&report) {
-        let _ = crate::fsutil::write_atomic(&dir.join("report.json"), &json);
+    let report_path = dir.join("report.json");
+    let written = serde_json::to_vec_pretty(&report)
+        .map_err(anyhow::Error::from)
+        .and_then(|json| crate::fsutil::write_atomic(&report_path, &json));
+    if let Err(e) = written {
+        failed(&report_path, &format!("{e:#}"));
+        report.status = not_saved(report.status);
     }
     sink(Event::Finished(report));
-    let _ = writer.lock().expect("writer").flush();
+    let flushed = writer.lock().expect("writer").flush();
+    if let Err(e) = flushed {
+        failed(&metrics_path, &e);
+    }
 }
 
 /// A saved run, as listed in the runs view and used for overlays.
@@ -323,9 +383,17 @@ pub fn list_runs(runs_root: &Path, drill: &str) -> Vec<RunRecord> {
     out
 }
 
+/// The largest `report.json` or `config.toml` read (a report is a few KB;
+/// a config holding a plugged script, at most that script's size).
+pub const MAX_REPORT_BYTES: u64 = 4 << 20;
+/// The largest `metrics.jsonl` read.
+pub const MAX_METRICS_BYTES: u64 = 1 << 30;
+
 pub fn load_run(dir: &Path) -> RunRecord {
-    let config = std::fs::read_to_string(dir.join("config.toml")).ok().and_then(|s| toml::from_str(&s).ok());
-    let report = std::fs::read_to_string(dir.join("report.json")).ok().and_then(|s| serde_json::from_str(&s).ok());
+    // Only regular files: a FIFO in a run's folder must not hang whoever lists the runs.
+    let read = |name: &str| crate::fsutil::read_regular_text(&dir.join(name), MAX_REPORT_BYTES).ok();
+    let config = read("config.toml").and_then(|s| toml::from_str(&s).ok());
+    let report = read("report.json").and_then(|s| serde_json::from_str(&s).ok());
     RunRecord {
         dir: dir.to_path_buf(),
         name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
@@ -334,12 +402,19 @@ pub fn load_run(dir: &Path) -> RunRecord {
     }
 }
 
+/// Whether the run has a `report.json` that does not read (corrupt, not a
+/// regular file): it is not "interrupted", and says so.
+pub fn report_unreadable(record: &RunRecord) -> bool {
+    record.report.is_none() && std::fs::symlink_metadata(record.dir.join("report.json")).is_ok()
+}
+
 /// How a saved run did not finish, for exports and messages: "interrupted
 /// at step 120 of 300" (no report: the process was killed), "cancelled at
 /// step …", "failed at step …: why". `None` for a run that finished.
 pub fn incomplete(record: &RunRecord, events: &[Event]) -> Option<String> {
     // The English word; the message of each language words it (the zh one chooses by it).
     let how = match record.report.as_ref().map(|r| &r.status) {
+        None if report_unreadable(record) => "corrupt",
         None => "interrupted",
         Some(RunStatus::Cancelled) => "cancelled",
         Some(RunStatus::Failed(_)) => "failed",
@@ -369,9 +444,24 @@ pub fn incomplete(record: &RunRecord, events: &[Event]) -> Option<String> {
 /// (A write cut in the middle of a multi-byte character leaves bytes that are
 /// not UTF-8: that line is torn too, the others still load.)
 pub fn load_events(dir: &Path) -> Result<Vec<Event>> {
-    let bytes =
-        std::fs::read(dir.join("metrics.jsonl")).with_context(|| format!("reading {}/metrics.jsonl", dir.display()))?;
-    Ok(bytes.split(|&b| b == b'\n').filter_map(|l| serde_json::from_slice(l).ok()).collect())
+    Ok(load_events_counted(dir)?.0)
+}
+
+/// [`load_events`], and how many non-empty lines did not read as an event.
+pub fn load_events_counted(dir: &Path) -> Result<(Vec<Event>, usize)> {
+    let bytes = crate::fsutil::read_regular(&dir.join("metrics.jsonl"), MAX_METRICS_BYTES)
+        .with_context(|| format!("reading {}/metrics.jsonl", dir.display()))?;
+    let mut skipped = 0;
+    let events = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .filter_map(|l| {
+            let e = serde_json::from_slice(l).ok();
+            skipped += usize::from(e.is_none());
+            e
+        })
+        .collect();
+    Ok((events, skipped))
 }
 
 /// One point of a series.

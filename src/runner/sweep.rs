@@ -88,6 +88,7 @@ impl SweepConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClaimValue {
     pub id: String,
+    #[serde(with = "crate::numbers::nonfinite")]
     pub measured: f64,
     pub pass: bool,
 }
@@ -97,6 +98,7 @@ pub struct ClaimValue {
 pub struct SeedResult {
     pub seed: u64,
     pub status: RunStatus,
+    #[serde(with = "crate::numbers::nonfinite")]
     pub wall_s: f64,
     pub claims: Vec<ClaimValue>,
     pub run_dir: PathBuf,
@@ -108,26 +110,21 @@ pub struct ClaimStats {
     pub id: String,
     pub text: String,
     pub op: Cmp,
+    #[serde(with = "crate::numbers::nonfinite")]
     pub threshold: f64,
     pub observation: bool,
     /// Seeds on which it held, out of `runs`.
     pub held: usize,
     pub runs: usize,
-    /// NaN (mean) and ±∞ (min, max) while no seed measured the claim: JSON
-    /// writes them as `null`, read back as NaN.
-    #[serde(deserialize_with = "nan_if_null")]
+    /// NaN (mean) and ±∞ (min, max) while no seed measured the claim:
+    /// written as strings (`numbers::nonfinite`); the `null` older records
+    /// hold reads as NaN.
+    #[serde(with = "crate::numbers::nonfinite")]
     pub mean: f64,
-    #[serde(deserialize_with = "nan_if_null")]
+    #[serde(with = "crate::numbers::nonfinite")]
     pub min: f64,
-    #[serde(deserialize_with = "nan_if_null")]
+    #[serde(with = "crate::numbers::nonfinite")]
     pub max: f64,
-}
-
-/// A number, or NaN for the `null` JSON writes for a non-finite one: a
-/// record saved before any seed measured a claim (a first seed that failed)
-/// must load again.
-fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 /// A whole sweep, as saved.
@@ -137,7 +134,9 @@ pub struct Sweep {
     pub results: Vec<SeedResult>,
     pub claims: Vec<ClaimStats>,
     /// Median wall time of a run, and the whole sweep's wall time.
+    #[serde(with = "crate::numbers::nonfinite")]
     pub median_wall_s: f64,
+    #[serde(with = "crate::numbers::nonfinite")]
     pub total_wall_s: f64,
     /// False when the sweep was cancelled before every seed ran.
     pub complete: bool,
@@ -483,6 +482,9 @@ pub fn save(sweep: &Sweep, sweeps_root: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// The largest sweep record read (1,000 seeds of a drill with many claims is under 1 MB).
+pub const MAX_SWEEP_BYTES: u64 = 64 << 20;
+
 /// Read a saved sweep: a sweep file, or a folder of them (its newest).
 /// The error says what the path is not.
 pub fn load(path: &Path) -> Result<(PathBuf, Sweep)> {
@@ -493,12 +495,13 @@ pub fn load(path: &Path) -> Result<(PathBuf, Sweep)> {
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
-        files.sort();
+        files.sort_by_key(|p| age_key(p));
         files.pop().with_context(|| format!("{} holds no sweep (no .json file)", path.display()))?
     } else {
         path.to_path_buf()
     };
-    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let text = crate::fsutil::read_regular_text(&file, MAX_SWEEP_BYTES)
+        .with_context(|| format!("reading {}", file.display()))?;
     let sweep = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a sweep record (as `agentlab drill sweep` saves)", file.display()))?;
     Ok((file, sweep))
@@ -567,13 +570,33 @@ pub fn list(sweeps_root: &Path, drill: &str) -> Vec<(PathBuf, Sweep)> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .filter_map(|p| {
-            let s = std::fs::read_to_string(&p).ok()?;
+            // Only regular files: a FIFO named like a record must not hang the listing.
+            let s = crate::fsutil::read_regular_text(&p, MAX_SWEEP_BYTES).ok()?;
             Some((p, serde_json::from_str(&s).ok()?))
         })
         .collect();
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|(p, _)| std::cmp::Reverse(age_key(p)));
     out
 }
+
+/// The order of sweep files from oldest to newest: by the time in the name,
+/// then by the number a second sweep of the same second got
+/// (`<stamp>.json`, then `<stamp>-1.json`, `<stamp>-2.json`, …; by the
+/// name alone `-1.json` would sort before `.json`).
+fn age_key(path: &Path) -> (String, u64, String) {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let (stamp, n) = match stem.rsplit_once('-') {
+        // The stamp itself ends in "-SS": a suffix follows a full stamp only.
+        Some((stamp, n)) if stamp.len() == STAMP_LEN && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (stamp.to_string(), n.parse().unwrap_or(u64::MAX))
+        }
+        _ => (stem.clone(), 0),
+    };
+    (stamp, n, stem)
+}
+
+/// Characters of a sweep's time stamp (`2026-04-01T09-30-00`).
+const STAMP_LEN: usize = 19;
 
 /// The per-claim values of a sweep's seeds, as one row per seed (for tables).
 pub fn per_seed_rows(sweep: &Sweep) -> Vec<(u64, BTreeMap<String, f64>)> {
@@ -774,6 +797,50 @@ mod tests {
         let old: Sweep = serde_json::from_value(v).unwrap();
         assert!(!old.in_progress && !old.complete);
         assert_eq!(old.partial().as_deref(), Some("0 of 1 seeds, cancelled"));
+    }
+
+    /// Sweeps saved in the same second are `<stamp>.json`, `<stamp>-1.json`,
+    /// …: the newest is the highest number (by the name alone, `-1.json`
+    /// sorts before `.json`, and "newest" and resume took the older one).
+    #[test]
+    fn sweeps_of_one_second_are_newest_by_their_number() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("t");
+        std::fs::create_dir_all(&dir).unwrap();
+        let names = [
+            "2026-04-01T09-29-59.json",
+            "2026-04-01T09-30-00.json",
+            "2026-04-01T09-30-00-1.json",
+            "2026-04-01T09-30-00-2.json",
+        ];
+        for (k, name) in names.iter().enumerate() {
+            let sweep = Sweep::summarise(&meta(), config(vec![1]), vec![], k as f64);
+            std::fs::write(dir.join(name), serde_json::to_vec(&sweep).unwrap()).unwrap();
+        }
+        let listed: Vec<f64> = list(home.path(), "t").iter().map(|(_, s)| s.total_wall_s).collect();
+        assert_eq!(listed, vec![3.0, 2.0, 1.0, 0.0], "newest first");
+        let (newest, _) = load(&dir).unwrap();
+        assert!(newest.ends_with("2026-04-01T09-30-00-2.json"), "{}", newest.display());
+    }
+
+    /// A claim no seed measured keeps NaN and ±∞ through the file (as
+    /// strings: JSON has no such numbers), and the record loads and resumes.
+    #[test]
+    fn non_finite_statistics_read_back() {
+        let home = tempfile::tempdir().unwrap();
+        let mut record = Record::fresh(home.path());
+        let mut sweep = Sweep::summarise(&meta(), config(vec![1, 2]), vec![result(1, RunStatus::Passed)], 1.0);
+        sweep.in_progress = true;
+        let mut nan = result(1, RunStatus::Passed);
+        nan.claims.push(ClaimValue { id: "acc".into(), measured: f64::NAN, pass: false });
+        sweep.results = vec![nan];
+        let path = record.write(&sweep).unwrap().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"NaN\"") && text.contains("\"inf\"") && !text.contains("null"), "{text}");
+        let (_, back) = load(&path).unwrap();
+        assert!(back.claims[0].mean.is_nan() && back.claims[0].min == f64::INFINITY);
+        assert!(back.results[0].claims[0].measured.is_nan());
+        assert!(resumable(home.path(), &config(vec![1, 2])).is_some(), "found again, so it resumes");
     }
 
     /// Nothing finished, nothing saved: no empty record is left behind.

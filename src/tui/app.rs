@@ -48,6 +48,9 @@ pub struct App {
     pub drills_passed: std::collections::BTreeMap<String, bool>,
     /// When `drills_passed` was read.
     pub(crate) runs_read: Option<std::time::Instant>,
+    /// The periodic read of the run history under way on its own thread
+    /// (see `sync_progress`): a slow disk never holds up a key.
+    pub(crate) runs_scan: Option<std::sync::mpsc::Receiver<std::collections::BTreeMap<String, bool>>>,
     /// A fixed clock for tests; `None` reads the system clock.
     pub now_override: Option<DateTime<Utc>>,
     /// Home's next steps and Continue line (refreshed when Home is on top).
@@ -104,6 +107,7 @@ impl App {
             summary,
             drills_passed,
             runs_read: Some(std::time::Instant::now()),
+            runs_scan: None,
             now_override: None,
             home: home::Info::default(),
         }
@@ -579,11 +583,14 @@ impl App {
         let now = self.now();
         let Some(i) = self.stack.iter().rposition(|s| matches!(s, Screen::Study(st) if st.going())) else { return };
         let Screen::Study(s) = &self.stack[i] else { return };
+        // A test's fixed clock is the clock; otherwise the monotonic one measures the session.
+        let now = if self.now_override.is_some() { now.max(s.started) } else { s.ended_at(now) };
         let (done, skipped) = s.counts();
         let mut track_secs = s.track_secs.clone();
         // A stop still open (quitting from it) counts its time too.
         if let (Some(at), Some(t)) = (s.opened_at, s.stops.get(s.current).and_then(|x| x.track()).or(s.plan.track)) {
-            *track_secs.entry(t).or_default() += (now - at).num_seconds().max(0) as u64;
+            let secs = track_secs.entry(t).or_default();
+            *secs = secs.saturating_add((now - at).num_seconds().max(0) as u64);
         }
         let record = path::tally(
             &self.content,

@@ -21,10 +21,24 @@ impl App {
     /// recomputed. Returns whether they were. Called on every tick and key.
     pub fn sync_progress(&mut self, runs_now: bool) -> bool {
         let mut changed = self.store.reload_if_changed();
+        // A periodic read that finished on its own thread.
+        if let Some(rx) = &self.runs_scan {
+            match rx.try_recv() {
+                Ok(passed) => {
+                    self.runs_scan = None;
+                    changed |= passed != self.drills_passed;
+                    self.drills_passed = passed;
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.runs_scan = None,
+            }
+        }
         let figures_shown = matches!(self.screen(), Screen::Home(_) | Screen::Progress(_));
         let stale = self.runs_read.is_none_or(|t| t.elapsed() >= RUNS_EVERY);
-        if figures_shown && (runs_now || stale) {
+        if figures_shown && runs_now {
             changed |= self.read_runs();
+        } else if figures_shown && stale && self.runs_scan.is_none() {
+            self.scan_runs();
         }
         if changed {
             self.refresh_summary();
@@ -39,6 +53,22 @@ impl App {
         let changed = passed != self.drills_passed;
         self.drills_passed = passed;
         changed
+    }
+
+    /// Start reading the drills passed on a thread of its own; a later
+    /// `sync_progress` takes the result. (The history is read only from
+    /// regular files: see `progress::summary::drills_passed`.)
+    fn scan_runs(&mut self) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let ids: Vec<String> = self.content.drills.iter().map(|d| d.id.clone()).collect();
+        let root = self.runs_root.clone();
+        let started = std::thread::Builder::new().name("runs-scan".into()).spawn(move || {
+            let _ = tx.send(crate::progress::summary::drills_passed_of(&ids, &root));
+        });
+        self.runs_read = Some(Instant::now());
+        if started.is_ok() {
+            self.runs_scan = Some(rx);
+        }
     }
 
     /// Every Progress screen on the stack shows Home's summary (and the file's notice).

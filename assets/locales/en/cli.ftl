@@ -111,7 +111,7 @@ cli-sweep-row = seed { $seed } · { $secs } s · { $status } · { $values }
 # export
 cli-export-not-a-run = { $path } is neither a run directory (no metrics.jsonl) nor a sweep (a .json file under sweeps/<drill>/, or that folder): use a path that `agentlab drill run` or `agentlab drill sweep` printed
 cli-export-chart-run = --chart picks among a sweep's band charts; a run's export draws every series
-cli-export-incomplete = this run was { $note }; the export shows what was saved
+cli-export-incomplete = this run is incomplete ({ $note }); the export shows what was saved
 cli-export-png-stdout = a PNG is not written to stdout (--out -): give a file name ending in .png, or use --svg or --csv, which --out - prints
 cli-export-cannot-write = cannot write { $path }: { $error }
 cli-export-takes = { $error }: export takes a run directory (with metrics.jsonl) or a sweep (a .json record under sweeps/<drill>/, or that folder)
@@ -276,3 +276,7 @@ cli-help-drill-sweep--sets = Override a parameter for every seed: --set lr=1e-3 
 cli-help-drill-sweep--jobs = Runs at a time, 1 to 64 (they share the CPU threads; results do not depend on it)
 cli-help-drill-sweep--json = One JSON line per seed, then the whole sweep as JSON
 cli-help-drill-sweep--resume = Continue the unfinished sweep of the same drill, preset, parameters and seeds (the same command without it does too; with it, nothing to continue is an error)
+cli-run-not-saved = NOT saved completely in { $path }
+cli-validate-warning = warning: { $warning }
+cli-validate-too-deep = { $file }: quotes, lists or <details> nested { $depth } levels deep; the reader draws { $max } (deeper levels show as the { $max }th)
+cli-export-no-points = { $path } has no metric point this program can read ({ $unread } lines that are not events): nothing to export

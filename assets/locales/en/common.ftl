@@ -22,3 +22,12 @@ status-failed = failed: { $reason }
 outcome-finished = finished in { $secs } s: { $status }
 outcome-cancelled = cancelled after { $secs } s
 outcome-failed = failed after { $secs } s: { $reason }
+# Files the lab reads and locks.
+fs-not-regular = { $path } is { $what }, not a regular file: the lab reads and writes only regular files there
+fs-too-large = { $path } is larger than { $limit } bytes, more than the lab reads
+fs-lock-busy = another agentlab kept { $path } locked for { $secs } s (it is saving the same file)
+fs-kind-fifo = a FIFO
+fs-kind-socket = a socket
+fs-kind-device = a device
+fs-kind-dir = a directory
+fs-kind-other = something else

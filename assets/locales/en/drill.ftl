@@ -171,7 +171,7 @@ drill-nothing-to-export = no run to export yet: s starts one
 drill-exporting = exporting the charts to PNG…
 drill-exported = exported { $path }
 drill-exported-live = exported { $path } (so far: the run is going)
-drill-exported-partial = exported { $path } (partial: the run was { $note })
+drill-exported-partial = exported { $path } (partial: { $note })
 drill-export-failed = export failed: { $error }
 drill-cannot-read = cannot read { $path }: { $error }
 drill-sweep-tab-bands = Sweep tab: seed bands (b: tables)
@@ -245,3 +245,4 @@ drill-sweep-left = about { $time } left
 
 ## Mastery bar
 drill-not-started = not started
+drill-status-corrupt = report unreadable

@@ -200,3 +200,6 @@ exercise-case-nce-not-first = the positive is not the first candidate
 exercise-case-nce-cold-wrong = edge: τ 0.001, a negative scores higher (loss 800; e^(s/τ) overflows)
 exercise-case-nce-cold-right = edge: τ 0.001, the positive scores highest (loss ≈ 0)
 exercise-plug-nce-not-finite = your info_nce(…, { $pos }, { $tau }) returned { $v }: a value that is not a finite number (e^(s/τ) overflows for a small τ unless the row's maximum is subtracted first)
+exercise-no-sleep = sleep is not available here: a check and a drill run have a time limit
+exercise-budget-spent = stopped: the calls to your function used up their { $secs } s together (is it much slower than it needs to be?)
+exercise-plug-too-large = your { $name }({ $inputs }) returned { $value }: a finite number, but larger than the f32 the drill trains in holds (about 3.4e38)

@@ -45,6 +45,24 @@ progress-store-not-moved = { $why }, and it could not be moved aside ({ $error }
 progress-store-saving = saving progress to { $path }
 progress-store-cannot-merge = cannot read it to add this session's answers ({ $error }); it is left as it is
 progress-store-changed = { $why } (it changed after this session opened it); it is left as it is
+progress-store-newer-kept = { $why }. It is left as it is, and this build writes nothing to it: use the newer agentlab (answers given here are not saved)
+progress-store-read-only = not saved: { $why }
+progress-store-refused = a change was refused because the file would then fail its own check ({ $why }); nothing on disk was lost
+progress-store-record-repaired = { $why } → repaired: { $how }
+progress-store-record-left-out = { $why } → left out
+progress-store-records-more = and { $count } more
+progress-store-repaired = { $file }: { $count ->
+    [one] one record
+   *[other] { $count } records
+} did not pass the check ({ $records }); the rest of your history loaded. The records as they were are kept in { $side }.
+progress-store-repaired-unwritten = { $file }: { $count ->
+    [one] one record
+   *[other] { $count } records
+} did not pass the check ({ $records }); the rest of your history loaded and the records as they were are kept in { $side }, but the repaired file could not be written ({ $error }): the next save tries again.
+progress-store-repair-not-kept = { $file }: { $count ->
+    [one] one record
+   *[other] { $count } records
+} did not pass the check ({ $records }). They could not be kept aside ({ $error }), so the file is left as it is; this session shows the rest of your history, and each save tries again.
 # Answers that cannot be graded (quiz and review input).
 progress-grade-type-letter = type a letter a–{ $last } (several: a,c)
 progress-grade-not-a-choice-number = { $k } is not a choice: use a–{ $last } or 1–{ $n }

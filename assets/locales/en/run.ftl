@@ -8,8 +8,14 @@ run-log-training-with = training with your { $id } from { $file } (not the lab's
 run-ended-without-measuring = the drill ended without measuring: { $names }
 run-panicked = the drill panicked: { $msg }
 # $how is one of: interrupted, cancelled, failed (the zh text chooses by it).
-run-incomplete-at = { $how } at step { $step } of { $total }
-run-incomplete-start = { $how } before its first step
+run-incomplete-at = { $how ->
+    [corrupt] its report.json cannot be read (corrupt; its metrics end at step { $step } of { $total })
+   *[other] { $how } at step { $step } of { $total }
+}
+run-incomplete-start = { $how ->
+    [corrupt] its report.json cannot be read (corrupt)
+   *[other] { $how } before its first step
+}
 run-phase = ({ $phase })
 
 ## Predictions
@@ -35,3 +41,6 @@ run-col-threshold = threshold
 run-observation = (observation)
 run-seed-status = seed { $seed }: { $status }
 run-not-finished = runs that did not finish: { $runs }
+run-cannot-write = cannot write { $path }
+run-write-failed = writing { $path } failed: { $error }
+run-not-saved = the run could not be saved completely ({ $why })

@@ -248,3 +248,4 @@ drill-sweep-left = 约剩 { $time }
 
 ## 掌握度条
 drill-not-started = 未开始
+drill-status-corrupt = 报告无法读取

@@ -194,3 +194,6 @@ exercise-case-nce-not-first = 正例不是第一个候选
 exercise-case-nce-cold-wrong = 边界：τ 0.001，一个负例得分更高（损失 800；e^(s/τ) 会溢出）
 exercise-case-nce-cold-right = 边界：τ 0.001，正例得分最高（损失 ≈ 0）
 exercise-plug-nce-not-finite = 你的 info_nce(…, { $pos }, { $tau }) 返回了 { $v }：不是有限数（τ 很小时，若不先减去这一行的最大值，e^(s/τ) 会溢出）
+exercise-no-sleep = 这里不能用 sleep：检查和训练运行都有时间限制
+exercise-budget-spent = 已停止：对你的函数的调用合计用完了 { $secs } 秒（它是否比必要的慢得多？）
+exercise-plug-too-large = 你的 { $name }({ $inputs }) 返回了 { $value }：是有限数，但超出了训练所用 f32 的范围（约 3.4e38）

@@ -42,6 +42,15 @@ progress-store-not-moved = { $why }，且无法移开（{ $error }）：本次�
 progress-store-saving = 保存进度到 { $path }
 progress-store-cannot-merge = 无法读取它来合并本次的答案（{ $error }）；文件保持原样
 progress-store-changed = { $why }（本次打开后它被改动过）；文件保持原样
+progress-store-newer-kept = { $why }。文件保持原样，本版本不会写入它：请使用更新的 agentlab（在这里给出的答案不会保存）
+progress-store-read-only = 未保存：{ $why }
+progress-store-refused = 一项改动被拒绝：写入后文件将通不过它自己的检查（{ $why }）；磁盘上的内容没有丢失
+progress-store-record-repaired = { $why } → 已修复：{ $how }
+progress-store-record-left-out = { $why } → 未载入
+progress-store-records-more = 另有 { $count } 条
+progress-store-repaired = { $file }：有 { $count } 条记录没有通过检查（{ $records }）；其余历史都已载入。这些记录的原样保存在 { $side }。
+progress-store-repaired-unwritten = { $file }：有 { $count } 条记录没有通过检查（{ $records }）；其余历史都已载入，记录原样保存在 { $side }，但修复后的文件未能写入（{ $error }）：下次保存时会再试。
+progress-store-repair-not-kept = { $file }：有 { $count } 条记录没有通过检查（{ $records }）。它们无法另存（{ $error }），因此文件保持原样；本次显示其余的历史，每次保存都会再试。
 # 无法评分的答案（测验和复习的输入）。
 progress-grade-type-letter = 请输入字母 a–{ $last }（多选：a,c）
 progress-grade-not-a-choice-number = { $k } 不是选项：请用 a–{ $last } 或 1–{ $n }

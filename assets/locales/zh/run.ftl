@@ -8,11 +8,13 @@ run-log-training-with = 用你的 { $id }（{ $file }）训练，而不是实验
 run-ended-without-measuring = 演练结束时没有测得：{ $names }
 run-panicked = 演练崩溃了：{ $msg }
 run-incomplete-at = { $how ->
+    [corrupt] 的 report.json 无法读取（已损坏；指标止于第 { $step }/{ $total } 步）
     [cancelled] 在第 { $step }/{ $total } 步取消
     [failed] 在第 { $step }/{ $total } 步失败
    *[other] 在第 { $step }/{ $total } 步中断
 }
 run-incomplete-start = { $how ->
+    [corrupt] 的 report.json 无法读取（已损坏）
     [cancelled] 在第一步之前取消
     [failed] 在第一步之前失败
    *[other] 在第一步之前中断
@@ -44,3 +46,6 @@ run-col-threshold = 阈值
 run-observation = （观测）
 run-seed-status = 种子 { $seed }：{ $status }
 run-not-finished = 未完成的运行：{ $runs }
+run-cannot-write = 无法写入 { $path }
+run-write-failed = 写入 { $path } 失败：{ $error }
+run-not-saved = 这次运行未能完整保存（{ $why }）

@@ -623,6 +623,10 @@ impl State {
                 RunStatus::Cancelled => crate::t!("drill-status-cancelled"),
                 RunStatus::Failed(_) => crate::t!("drill-status-error"),
             },
+            // A report that is there but does not read: not "interrupted".
+            None if std::fs::symlink_metadata(self.runs_root.join(&self.meta.id).join(name).join("report.json")).is_ok() => {
+                crate::t!("drill-status-corrupt")
+            }
             None => crate::t!("drill-status-interrupted"),
         };
         Some(crate::t!("drill-last-run", when = when, how = how))

@@ -102,6 +102,9 @@ pub struct State {
     pub current: usize,
     pub phase: Phase,
     pub started: DateTime<Utc>,
+    /// The monotonic clock when it started: the session's length does not
+    /// follow the wall clock when that steps back or forth (NTP, a VM restored).
+    pub started_mono: Option<std::time::Instant>,
     /// When the current stop was opened (to count time per track).
     pub opened_at: Option<DateTime<Utc>>,
     pub track_secs: BTreeMap<u8, u64>,
@@ -134,6 +137,7 @@ impl State {
             current: 0,
             phase: Phase::Planning,
             started: now,
+            started_mono: None,
             opened_at: None,
             track_secs: BTreeMap::new(),
             note: None,
@@ -156,6 +160,18 @@ impl State {
             Phase::Going => HINTS.to_vec(),
             Phase::Over(_) => vec![("Enter", "Home"), ("p", "progress")],
         }
+    }
+
+    /// When the session ends if it ends now: its start plus the time the
+    /// monotonic clock measured since, so that its length does not follow a
+    /// wall clock stepped back or forth meanwhile; `now` (never before the
+    /// start) for a session not started by a key.
+    pub fn ended_at(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        self.started_mono
+            .and_then(|m| chrono::Duration::from_std(m.elapsed()).ok())
+            .and_then(|d| self.started.checked_add_signed(d))
+            .unwrap_or(now)
+            .max(self.started)
     }
 
     /// Minutes since the session started.
@@ -193,6 +209,7 @@ impl State {
                 }
                 self.phase = Phase::Going;
                 self.started = now;
+                self.started_mono = Some(std::time::Instant::now());
                 self.open(now)
             }
             (Phase::Planning, KeyCode::Char('+') | KeyCode::Char('=')) => Action::Replan(self.plan.minutes + 5),
@@ -246,7 +263,8 @@ impl State {
         if let Some(at) = self.opened_at.take() {
             let secs = (now - at).num_seconds().max(0) as u64;
             if let Some(t) = stop.track().or(self.plan.track) {
-                *self.track_secs.entry(t).or_default() += secs;
+                let total = self.track_secs.entry(t).or_default();
+                *total = total.saturating_add(secs);
             }
         }
         if done {
