@@ -803,6 +803,7 @@ mod sweeps {
             device: agentlab::ml::device::DeviceChoice::Cpu,
             params: d.params.clone(),
             uses: Default::default(),
+            keep: true,
         };
         d.run = Some(agentlab::runner::start_with(&UntilCancelled, &d.meta, config, &home.join("runs")).unwrap());
     }
