@@ -396,7 +396,7 @@ pub fn draw(frame: &mut ratatui::Frame, area: ratatui::layout::Rect, t: &TryTab,
     if t.answering {
         opts.insert(0, crate::t!("try-answering"));
     }
-    head.push(Line::styled(super::draw::fit_parts(&opts, w), dim()));
+    head.push(Line::styled(super::parts::fit_parts(&opts, w), dim()));
     if let Some(a) = &t.answer {
         for n in &a.notes {
             head.push(Line::styled(ellipsize(n, w), notice()));
