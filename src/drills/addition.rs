@@ -638,7 +638,7 @@ impl super::try_it::TrySession for AdditionTry {
                 }
                 let mut verdicts = vec![Verdict::check("exact", v.exact), Verdict::check("lenient", v.lenient)];
                 if v.hedged {
-                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), said.clone(), Some(false)));
+                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), "", None));
                 }
                 col.samples.push(TrySample { cells, lines: Vec::new(), verdicts, pending: false });
             }
