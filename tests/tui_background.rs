@@ -112,10 +112,7 @@ fn e_exports_the_png_off_the_ui_thread() {
     assert!(draw(&mut a).contains("exporting the charts to PNG… · track 0"));
     common::settle(&mut a);
     let png = dir.join("charts.png");
-    assert_eq!(
-        flash(&a),
-        format!("exported {} (partial: interrupted at step 40 of 800 (train))", png.display())
-    );
+    assert_eq!(flash(&a), format!("exported {} (partial: interrupted at step 40 of 800 (train))", png.display()));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"), "a PNG was written");
     assert!(!draw(&mut a).contains("exporting"));
 }

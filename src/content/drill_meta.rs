@@ -211,6 +211,17 @@ impl ParamSpec {
         if self.kind != ParamKind::Text && self.max_len.is_some() {
             errors.push(format!("param `{key}`: only text params take `max_len`"));
         }
+        // A NaN bound compares false with everything: every value would pass it.
+        for (name, bound) in [("min", self.min), ("max", self.max)] {
+            if bound.is_some_and(|b| !b.is_finite()) {
+                errors.push(format!("param `{key}`: `{name}` must be a finite number"));
+            }
+        }
+        if let (Some(lo), Some(hi)) = (self.min, self.max) {
+            if lo > hi {
+                errors.push(format!("param `{key}`: `min` ({lo}) is above `max` ({hi})"));
+            }
+        }
         errors
     }
 
@@ -703,6 +714,10 @@ impl DrillMeta {
             for p in c.presets.iter().chain(&c.observation_in).filter(|p| !raw.presets.contains_key(*p)) {
                 errors.push(format!("claim `{}` names preset `{p}`, which the drill does not have", c.id));
             }
+            // A NaN threshold fails every comparison, ±∞ passes or fails every value: no finding either way.
+            if !c.threshold.is_finite() {
+                errors.push(format!("claim `{}`: `threshold` must be a finite number, not {}", c.id, c.threshold));
+            }
             if c.why.as_ref().is_some_and(|w| w.trim().is_empty()) {
                 errors.push(format!("claim `{}` has an empty `why`", c.id));
             }
@@ -875,5 +890,26 @@ mod tests {
         let ok = toml.replace("series = []", "series = [\"a/*\"]\nx = \"k\"");
         let meta = DrillMeta::parse(&ok, "# t").unwrap();
         assert_eq!(meta.charts[0].x, "k");
+    }
+
+    /// A NaN threshold fails every value and ±∞ passes or fails all of them;
+    /// a NaN bound lets any value through (`--set lr=50` was accepted).
+    #[test]
+    fn non_finite_thresholds_and_ranges_are_refused() {
+        let toml = "id = \"t\"\ntitle = \"T\"\ntrack = 0\nobjective = \"o\"\n\
+                    [[param]]\nkey = \"lr\"\nkind = \"float\"\ndefault = 0.01\nmin = 1e-5\nmax = 0.1\n\
+                    [presets.quick]\n\n\
+                    [[claim]]\nid = \"acc\"\ntext = \"accuracy\"\nop = \">=\"\nthreshold = 0.8\n";
+        DrillMeta::parse(toml, "# t").expect("the finite drill loads");
+        for (from, to, says) in [
+            ("threshold = 0.8", "threshold = nan", "`threshold` must be a finite number"),
+            ("threshold = 0.8", "threshold = -inf", "`threshold` must be a finite number"),
+            ("min = 1e-5", "min = nan", "`min` must be a finite number"),
+            ("max = 0.1", "max = inf", "`max` must be a finite number"),
+            ("min = 1e-5", "min = 1.0", "`min` (1) is above `max` (0.1)"),
+        ] {
+            let errs = DrillMeta::parse(&toml.replace(from, to), "# t").unwrap_err();
+            assert!(errs.iter().any(|e| e.contains(says)), "{to}: {errs:?}");
+        }
     }
 }

@@ -38,6 +38,8 @@ use crate::ml::start::Model;
 
 use super::ParamMap;
 
+/// The largest `index.json` read (a few KB: one entry per kept tensor file).
+pub const MAX_INDEX_BYTES: u64 = 4 << 20;
 /// The folder of a run directory that holds its models.
 pub const MODELS_DIR: &str = "models";
 /// The file a pruned run keeps in place of its models (when and why).
@@ -272,7 +274,7 @@ impl KeptRun {
         params: ParamMap,
     ) -> Result<std::result::Result<KeptRun, Missing>> {
         let path = dir.join(MODELS_DIR).join("index.json");
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::fsutil::read_regular(&path, MAX_INDEX_BYTES) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Ok(Err(if dir.join(PRUNED_FILE).exists() { Missing::Pruned } else { Missing::None }));

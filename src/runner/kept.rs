@@ -50,7 +50,8 @@ pub fn weights(dir: &Path) -> Weights {
 }
 
 fn read_index(dir: &Path) -> Option<Index> {
-    let bytes = std::fs::read(dir.join(MODELS_DIR).join("index.json")).ok()?;
+    // Only a regular file: a FIFO in a run's folder must not hang whoever lists the runs.
+    let bytes = crate::fsutil::read_regular(&dir.join(MODELS_DIR).join("index.json"), keep::MAX_INDEX_BYTES).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 

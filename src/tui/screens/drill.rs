@@ -713,7 +713,9 @@ impl State {
                 RunStatus::Failed(_) => crate::t!("drill-status-error"),
             },
             // A report that is there but does not read: not "interrupted".
-            None if std::fs::symlink_metadata(self.runs_root.join(&self.meta.id).join(name).join("report.json")).is_ok() => {
+            None if std::fs::symlink_metadata(self.runs_root.join(&self.meta.id).join(name).join("report.json"))
+                .is_ok() =>
+            {
                 crate::t!("drill-status-corrupt")
             }
             None => crate::t!("drill-status-interrupted"),
@@ -1630,7 +1632,7 @@ fn export_png(dir: &Path, style: crate::plot::Style, live: bool) -> String {
 /// for drill `drill` (on a job's thread).
 fn read_use(drill: &str, id: &str, file: PathBuf) -> Done {
     let used = |plug, message| Done::Used { id: id.to_string(), plug, message };
-    let Ok(source) = std::fs::read_to_string(&file) else {
+    let Ok(source) = crate::exercises::read_script(&file) else {
         return used(None, crate::t!("drill-use-write-first", id = id));
     };
     let map = BTreeMap::from([(id.to_string(), UsedScript { file: file.display().to_string(), source })]);

@@ -573,7 +573,9 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                     let (st, style) = status_cell(&rep.status);
                     (st, style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
                 }
-                None if crate::runner::report_unreadable(r) => (crate::t!("drill-status-corrupt"), dim(), "-".into(), "-".into()),
+                None if crate::runner::report_unreadable(r) => {
+                    (crate::t!("drill-status-corrupt"), dim(), "-".into(), "-".into())
+                }
                 None => (crate::t!("drill-status-interrupted"), dim(), "-".into(), "-".into()),
             };
             let kept = match &r.weights {
