@@ -31,7 +31,8 @@ pub fn models_dir() -> Result<PathBuf> {
 
 /// Remove temporary files left by killed writes (see `fsutil::remove_stale_temps`)
 /// where agentlab writes them: the data dir (`progress.json`), each run
-/// directory `runs/<drill>/<run>` (`report.json`) and `sweeps/<drill>`.
+/// directory `runs/<drill>/<run>` (`report.json`), `sweeps/<drill>` and
+/// `exercises` (the learner's scripts, written from their stubs).
 /// Best effort; returns how many were removed.
 pub fn remove_stale_temps() -> usize {
     use crate::fsutil::{remove_stale_temps as clean, STALE_TEMP_AGE};
@@ -44,5 +45,6 @@ pub fn remove_stale_temps() -> usize {
         dirs.extend(subdirs(&drill));
     }
     dirs.extend(subdirs(&data.join("sweeps")));
+    dirs.push(data.join("exercises"));
     dirs.iter().map(|d| clean(d, STALE_TEMP_AGE)).sum()
 }

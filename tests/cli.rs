@@ -544,8 +544,9 @@ fn stale_temp_files_are_removed_where_agentlab_writes() {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let run_dir = home.path().join("runs/sft-basics/2026-04-01T09-30-00");
     let sweep_dir = home.path().join("sweeps/sft-basics");
+    let exercises_dir = home.path().join("exercises");
     let mut stale = Vec::new();
-    for dir in [home.path(), &run_dir, &sweep_dir] {
+    for dir in [home.path(), &run_dir, &sweep_dir, &exercises_dir] {
         std::fs::create_dir_all(dir).unwrap();
         for name in [".agentlab-tmp-a1B2c3", ".tmpA1b2C3"] {
             let p = dir.join(name);

@@ -209,8 +209,12 @@ impl Content {
     fn parse(source: Source, mut files: Vec<File>) -> Result<Content, ContentErrors> {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         // Control characters (terminal escape sequences) in content show as text, never act.
+        // So do the escapes that would decode to one (a TOML `"\u001b"`, a Markdown `&#27;`).
         for f in &mut files {
             if let std::borrow::Cow::Owned(t) = crate::textsafe::escape_controls(&f.text) {
+                f.text = t;
+            }
+            if let Some(t) = defused(&f.path, &f.text) {
                 f.text = t;
             }
         }
@@ -788,6 +792,27 @@ fn collect_embedded(dir: &Dir<'static>, prefix: &str, out: &mut Vec<File>) {
     }
     for d in dir.dirs() {
         collect_embedded(d, prefix, out);
+    }
+}
+
+/// A content file's text with the escapes of control characters defused
+/// (see [`crate::textsafe::defuse_escapes`]): a `.toml` file as TOML, a
+/// Markdown file's `+++` front matter as TOML and its body as Markdown.
+/// `None` when there is nothing to defuse.
+fn defused(path: &str, text: &str) -> Option<String> {
+    use crate::textsafe::defuse_escapes;
+    use std::borrow::Cow;
+    let (front, body) = if path.ends_with(".toml") {
+        (text, "")
+    } else {
+        match text.strip_prefix("+++").and_then(|t| t.find("\n+++")).map(|e| e + 3) {
+            Some(end) => text.split_at(end),
+            None => ("", text),
+        }
+    };
+    match (defuse_escapes(front, true), defuse_escapes(body, false)) {
+        (Cow::Borrowed(_), Cow::Borrowed(_)) => None,
+        (f, b) => Some(format!("{f}{b}")),
     }
 }
 
