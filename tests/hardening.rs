@@ -11,18 +11,35 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Wait for `child` at most `limit` (a guard against a hang, not a timing):
-/// `None` when it had to be killed.
+/// `None` when it had to be killed. Its output is read meanwhile (a full
+/// pipe would block it).
 fn finish(mut child: Child, limit: Duration) -> Option<Output> {
+    use std::io::Read;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let start = Instant::now();
-    while start.elapsed() < limit {
-        if child.try_wait().unwrap().is_some() {
-            return Some(child.wait_with_output().unwrap());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
         }
         std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
+    };
+    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+    Some(Output { status: status?, stdout, stderr })
 }
 
 fn run(c: &mut Command, limit: Duration) -> Output {
@@ -193,10 +210,13 @@ fn escape_sequences_in_content_are_shown_not_sent() {
     let text0 = std::fs::read_to_string(&sheet).unwrap();
     let evil = text0
         .replacen("title = \"Prerequisites", "title = \"\\u001b]2;pwned\\u0007\\u001b[2JPrerequisites", 1)
-        // (No digits in the body's: a translation's sections keep the English one's numbers.)
         .replacen("\n# Prerequisites", "\n# \u{1b}[H\u{1b}[Jcleared Prerequisites", 1);
     assert_ne!(evil, text0);
     std::fs::write(&sheet, evil).unwrap();
+    // The translation's heading too: the escape shown as text has digits, which a translation keeps.
+    let zh = dir.path().join("cheatsheets/00-prereq.zh.md");
+    let translated = std::fs::read_to_string(&zh).unwrap().replacen("\n# ", "\n# \u{1b}[H\u{1b}[Jcleared ", 1);
+    std::fs::write(&zh, translated).unwrap();
     let home = tempfile::tempdir().unwrap();
     for args in [&["sheets"][..], &["sheet", "0"]] {
         let o = run(common::agentlab(home.path()).arg("--content").arg(dir.path()).args(args), Duration::from_secs(60));
@@ -270,4 +290,33 @@ fn deeply_nested_content_prints_in_bounded_memory_and_validate_warns() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(out.contains("warning:") && out.contains("nested 8000 levels deep"), "{out}");
+}
+
+/// 8,000 nested quotes (16 KB of `> `) or 2,000 nested lists once took
+/// gigabytes: every line carried every container's prefix. Beyond
+/// MAX_NESTING levels a block is laid out like the deepest drawn one, so
+/// what is drawn grows linearly with the depth, not with its square.
+#[test]
+fn deep_nesting_is_drawn_to_a_bounded_depth() {
+    use agentlab::markdown::{Doc, MAX_NESTING};
+    use std::collections::HashSet;
+    let drawn = |md: &str| -> (usize, Vec<String>) {
+        let doc = Doc::parse_plain(md);
+        let r = doc.layout(80, &HashSet::new());
+        (doc.depth, r.plain)
+    };
+    let bytes = |plain: &[String]| plain.iter().map(|l| l.len()).sum::<usize>();
+    let (depth, half) = drawn(&format!("{}deep text", "> ".repeat(4000)));
+    assert_eq!(depth, 4000);
+    let (depth, full) = drawn(&format!("{}deep text", "> ".repeat(8000)));
+    assert_eq!(depth, 8000);
+    // Linear: twice the depth, about twice the output (quadratic would be four times), a short line per level.
+    assert!(bytes(&full) < 2 * bytes(&half) + 1000, "{} then {}", bytes(&half), bytes(&full));
+    assert!(bytes(&full) < 8000 * 100, "{} bytes", bytes(&full));
+    assert!(full.iter().any(|l| l.ends_with("deep text") && l.matches('│').count() == MAX_NESTING));
+    let lists: String = (0..2000).map(|k| format!("{}- level {k}\n", "  ".repeat(k))).collect();
+    let (depth, plain) = drawn(&lists);
+    assert!(depth > MAX_NESTING);
+    assert!(bytes(&plain) < 2000 * 200, "{} bytes for 2,000 items", bytes(&plain));
+    assert!(plain.iter().any(|l| l.contains("level 1999")));
 }
