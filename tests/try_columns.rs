@@ -257,7 +257,9 @@ fn lora_vs_full_answers_match_what_the_run_measured() {
         match series {
             None => assert!(acc < 0.3, "the base reads the cipher ({acc})"),
             // Batched or one at a time, a near tie may fall the other way: two letters of slack.
-            Some(name) => assert!((acc - r.finals[name]).abs() <= 2.0 / 256.0, "{arm}: {acc} vs the run's {}", r.finals[name]),
+            Some(name) => {
+                assert!((acc - r.finals[name]).abs() <= 2.0 / 256.0, "{arm}: {acc} vs the run's {}", r.finals[name])
+            }
         }
     }
     let text = s.examples().last().unwrap().clone();
@@ -322,11 +324,14 @@ fn ewc_replay_columns_give_the_runs_accuracy_matrix() {
     let exact = |s: &mut Box<dyn TrySession>, arm: &str| -> f64 {
         let right = held
             .iter()
-            .filter(|w| answer(s, &format!("{w}="), &greedy(Some(arm))).columns[0].samples[0].verdicts[0].good == Some(true))
+            .filter(|w| {
+                answer(s, &format!("{w}="), &greedy(Some(arm))).columns[0].samples[0].verdicts[0].good == Some(true)
+            })
             .count();
         right as f64 / held.len() as f64
     };
-    let (a, naive, replay) = (exact(&mut s, "after-a"), exact(&mut s, "naive-after-b"), exact(&mut s, "replay-after-b"));
+    let (a, naive, replay) =
+        (exact(&mut s, "after-a"), exact(&mut s, "naive-after-b"), exact(&mut s, "replay-after-b"));
     let close = |x: f64, id: &str| assert!((x - claim(&r, id)).abs() <= 2.0 / 300.0, "{id}: {x} vs {}", claim(&r, id));
     close(a - naive, "naive_forgets_a");
     close(replay - naive, "replay_keeps_a");

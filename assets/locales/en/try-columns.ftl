@@ -92,4 +92,4 @@ try-ewc-held = a held-out word: never trained on under any marker
 try-ewc-not-held = not a held-out word: trained on, or not { $len } letters long
 
 ## rollout-infra (no Try)
-try-ri-none = rollout-infra has no Try: it measures this machine (tokens/s with and without the KV cache, padding, KV bytes, the cost of stale rollouts), and a timing is not an answer the same seed gives twice. Its report and charts hold what it measured; agentlab bench measures generation speed at other sizes; the warm start it trains is grpo-rlvr's, whose Try samples it.
+try-ri-none = rollout-infra has no Try: it measures this machine (tokens/s with and without the KV cache, padding, KV bytes, the cost of stale rollouts), and a timing is not an answer the same seed gives twice. Its report and charts hold what it measured; agentlab bench measures generation speed at other sizes; its model is made as grpo-rlvr's warm start is, and grpo-rlvr's Try samples that one.

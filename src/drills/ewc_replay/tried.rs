@@ -14,7 +14,9 @@ use anyhow::Result;
 use candle_core::Device;
 
 use super::{encode, letter, Method, Params, METHODS};
-use crate::drills::try_it::{self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict};
+use crate::drills::try_it::{
+    self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+};
 use crate::envs::strings::{alphabet, split_words, StringTask, LETTERS};
 use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
@@ -74,8 +76,7 @@ impl EwcTry {
         };
         let ok = !word.is_empty() && word.len() <= self.word_len + 1 && word.chars().all(|c| LETTERS.contains(c));
         if !ok {
-            let markers: Vec<String> =
-                self.tasks.iter().map(|t| format!("{} {}", t.marker(), t.name())).collect();
+            let markers: Vec<String> = self.tasks.iter().map(|t| format!("{} {}", t.marker(), t.name())).collect();
             return try_it::refuse(crate::t!(
                 "try-ewc-bad-input",
                 example = self.held.first().cloned().unwrap_or_default(),
@@ -93,7 +94,7 @@ impl TrySession for EwcTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
@@ -131,7 +132,7 @@ impl TrySession for EwcTry {
         let spell = |t: u32| if t == EOS { "⏎".to_string() } else { self.tok.decode(&[t]) };
         for arm in opts.arms(&self.arms()) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             let mut col = TryColumn::new(arm);
             for &(i, task) in &asks {
                 let (prompt, gold, _) = encode(&self.tok, task, word);
@@ -147,7 +148,11 @@ impl TrySession for EwcTry {
                     col.samples.push(TrySample { cells: c.cells, lines: Vec::new(), verdicts, pending: false });
                 }
                 if n > 1 {
-                    col.summary.push(Verdict::new(format!("{} {}", letter(i), task.name()), format!("{right}/{n}"), None));
+                    col.summary.push(Verdict::new(
+                        format!("{} {}", letter(i), task.name()),
+                        format!("{right}/{n}"),
+                        None,
+                    ));
                 }
             }
             answer.columns.push(col);

@@ -16,7 +16,9 @@ use anyhow::Result;
 use candle_core::{Device, Tensor, D};
 
 use super::{copy_seq, scaled, Params};
-use crate::drills::try_it::{self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict};
+use crate::drills::try_it::{
+    self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+};
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, RopeScaling};
 use crate::ml::rng::Rng;
@@ -145,10 +147,9 @@ impl RopeTry {
                 })
                 .collect(),
             false => match all_numbers {
-                true => numbers
-                    .iter()
-                    .map(|w| w.parse::<u32>().ok().filter(|&x| (x as usize) < self.p.symbols))
-                    .collect(),
+                true => {
+                    numbers.iter().map(|w| w.parse::<u32>().ok().filter(|&x| (x as usize) < self.p.symbols)).collect()
+                }
                 false => None,
             },
         };
@@ -187,7 +188,7 @@ impl TrySession for RopeTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     /// The lengths the run read (`n` … `factor · n` symbols), then its first
@@ -237,7 +238,7 @@ impl TrySession for RopeTry {
         let mut answer = TryAnswer { input: text.to_string(), notes, columns: Vec::new() };
         for arm in opts.arms(&self.arms()) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             let mut col = TryColumn::new(arm);
             let (mut right, mut total) = (0usize, 0usize);
             for xs in &seqs {

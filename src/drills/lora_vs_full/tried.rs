@@ -149,7 +149,7 @@ impl TrySession for LoraTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     /// Held-out words of the new task, then two lines of the run's base-task text.
@@ -181,7 +181,11 @@ impl TrySession for LoraTry {
         let word = self.word(text);
         let notes = match word {
             Some(w) => {
-                let table: String = w.chars().map(|c| format!("{c}→{}", self.cipher.answer(&c.to_string()))).collect::<Vec<_>>().join(" ");
+                let table: String = w
+                    .chars()
+                    .map(|c| format!("{c}→{}", self.cipher.answer(&c.to_string())))
+                    .collect::<Vec<_>>()
+                    .join(" ");
                 let seen = match self.held.binary_search(&w.to_string()).is_ok() {
                     true => crate::t!("try-lora-held"),
                     false => crate::t!("try-lora-not-held"),
@@ -193,7 +197,7 @@ impl TrySession for LoraTry {
         let mut answer = TryAnswer { input: text.to_string(), notes, columns: Vec::new() };
         for arm in opts.arms(&self.arms()) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             let col = match word {
                 Some(w) => self.cipher_column(model, arm, w, opts)?,
                 None => self.text_column(model, arm, text, opts)?,

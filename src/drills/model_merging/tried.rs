@@ -18,7 +18,9 @@ use candle_core::Device;
 use super::{both, merge_label, merges, min2, Data, InputsB, Params};
 use crate::continual::gpt_weights::{flatten, model_from};
 use crate::continual::merge::{task_arithmetic, task_vector};
-use crate::drills::try_it::{self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict};
+use crate::drills::try_it::{
+    self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+};
 use crate::envs::refine_arith::score;
 use crate::envs::strings::{prompt_ids, StringTask, TaskPairs, LETTERS};
 use crate::ml::base;
@@ -108,7 +110,8 @@ impl MergeTry {
 
     /// A word in task A's letters and in task B's.
     fn both_ways(&self, w: &str) -> (String, String) {
-        let shift = |w: &str, by: i8| -> String { w.chars().map(|c| (c as u8).wrapping_add_signed(by) as char).collect() };
+        let shift =
+            |w: &str, by: i8| -> String { w.chars().map(|c| (c as u8).wrapping_add_signed(by) as char).collect() };
         let in_a = w.chars().all(|c| LETTERS.contains(c));
         match (self.disjoint(), in_a) {
             (false, _) => (w.to_string(), w.to_string()),

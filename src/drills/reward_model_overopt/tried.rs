@@ -163,8 +163,7 @@ impl RmoTry {
         Ok(outs
             .into_iter()
             .map(|response| {
-                let text =
-                    self.task.tok.decode(&response.iter().copied().filter(|&t| t != EOS).collect::<Vec<_>>());
+                let text = self.task.tok.decode(&response.iter().copied().filter(|&t| t != EOS).collect::<Vec<_>>());
                 self.candidate(q, &text, response)
             })
             .collect())
@@ -196,7 +195,11 @@ impl RmoTry {
         let best = best_gold(cands);
         col.summary = vec![
             Verdict::new(crate::t!("try-rmo-right"), format!("{right}/{}", cands.len()), None),
-            Verdict::new(crate::t!("try-rmo-gold-pick"), format!("{} ({best:+.2})", cands[pick(cands, |c| c.gold)].text), None),
+            Verdict::new(
+                crate::t!("try-rmo-gold-pick"),
+                format!("{} ({best:+.2})", cands[pick(cands, |c| c.gold)].text),
+                None,
+            ),
         ];
         Ok(col)
     }
@@ -205,7 +208,8 @@ impl RmoTry {
     /// it, and its pick with what the pick is worth in gold reward.
     fn scorer_column(&self, q: &Problem, cands: &[Candidate], arm: &Arm, rm: &Gpt, typed: bool) -> Result<TryColumn> {
         let prompt = self.task.prompt_ids(q);
-        let seqs: Vec<Seq> = cands.iter().map(|c| Seq { prompt: prompt.clone(), response: c.response.clone() }).collect();
+        let seqs: Vec<Seq> =
+            cands.iter().map(|c| Seq { prompt: prompt.clone(), response: c.response.clone() }).collect();
         let scores = scores_of(rm, &self.task, &seqs.iter().collect::<Vec<_>>())?;
         let mut order: Vec<usize> = (0..cands.len()).collect();
         order.sort_by(|&i, &j| scores[j].total_cmp(&scores[i]).then(i.cmp(&j)));
@@ -253,9 +257,10 @@ impl RmoTry {
                     None,
                 ));
             }
-            let right_first = cands.iter().enumerate().all(|(i, a)| {
-                !a.right || cands.iter().enumerate().all(|(j, b)| b.right || scores[i] > scores[j])
-            });
+            let right_first = cands
+                .iter()
+                .enumerate()
+                .all(|(i, a)| !a.right || cands.iter().enumerate().all(|(j, b)| b.right || scores[i] > scores[j]));
             col.summary.push(Verdict::check(crate::t!("try-rmo-right-first"), right_first));
         }
         Ok(col)

@@ -17,7 +17,9 @@ use candle_core::{Device, Tensor, Var};
 
 use super::{Encoder, Params, Vocab};
 use crate::drills::keep::{ArmKind, Keepable};
-use crate::drills::try_it::{self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict};
+use crate::drills::try_it::{
+    self, Arm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+};
 use crate::envs::tool_world::{query, words, Slot, ToolWorld, OBJECTS, QUALIFIERS, VERBS};
 use crate::eval::retrieval::Bm25;
 use crate::ml::rng::Rng;
@@ -77,8 +79,10 @@ pub(super) fn open(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn
         crate::t!("try-tr-random", n = p.hard_negatives.to_string()),
         crate::t!("try-tr-hard", n = p.hard_negatives.to_string()),
     ];
-    let mut encoders =
-        vec![(Arm { id: START.into(), label: crate::t!("try-tr-start") }, Encoder::new(vocab.len(), p.d_embed, p.hidden, run.seed ^ 0xe7c, device)?)];
+    let mut encoders = vec![(
+        Arm { id: START.into(), label: crate::t!("try-tr-start") },
+        Encoder::new(vocab.len(), p.d_embed, p.hidden, run.seed ^ 0xe7c, device)?,
+    )];
     for (id, label) in TRAINED.into_iter().zip(labels) {
         let enc = Encoder::from_kept(run.named(id, device)?, vocab.len(), p, id)?;
         encoders.push((Arm { id: id.into(), label }, enc));
@@ -99,9 +103,10 @@ struct RetrievalTry {
 /// Which slot a word names: its list and the index in it.
 fn slot_of(word: &str) -> Option<(usize, usize)> {
     let lists: [&[Slot]; 3] = [VERBS, OBJECTS, QUALIFIERS];
-    lists.iter().enumerate().find_map(|(k, list)| {
-        list.iter().position(|(w, syn)| *w == word || syn.contains(&word)).map(|i| (k, i))
-    })
+    lists
+        .iter()
+        .enumerate()
+        .find_map(|(k, list)| list.iter().position(|(w, syn)| *w == word || syn.contains(&word)).map(|i| (k, i)))
 }
 
 impl RetrievalTry {
@@ -156,7 +161,7 @@ impl TrySession for RetrievalTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        let mut out: Vec<Arm> = self.encoders.iter().map(|(a, _)| a.clone()).collect();
+        let mut out = try_it::arms_of(&self.encoders);
         out.push(Arm { id: BM25.into(), label: "BM25".into() });
         out
     }
