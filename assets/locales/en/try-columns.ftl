@@ -35,6 +35,7 @@ try-tr-named-none = the query does not name one verb, one object and one qualifi
 try-tr-held-query = one of the run's held-out queries
 try-tr-unknown = words no retriever reads (not in the world): { $words }
 try-tr-no-known-word = none of these words is in the tool world: every retriever would read an empty query; try one like { $example }
+try-tr-flat = every tool scores { $score }: none of the query's words is in a tool's name, so there is no ranking (the tie counts against the named tool)
 
 ## long-context-rope (columns)
 try-lc-hint = a length to copy ({ $n } is the trained one, { $max } the longest), or the symbols themselves (a to { $last }), or ↑↓

@@ -35,6 +35,7 @@ try-tr-named-none = 查询没有恰好说出一个动词、一个对象和一个
 try-tr-held-query = 这是本次运行的一条留出查询
 try-tr-unknown = 没有检索器会读的词（不在这个世界里）：{ $words }
 try-tr-no-known-word = 这些词都不在工具世界里：每个检索器读到的都是空查询；试试像 { $example } 这样的
+try-tr-flat = 每个工具的得分都是 { $score }：查询里没有一个词出现在工具名里，所以没有排序（并列时按对点名工具不利的方式计名次）
 
 ## long-context-rope（分栏）
 try-lc-hint = 输入要复制的长度（{ $n } 是训练长度，{ $max } 是最长），或直接输入符号（a 到 { $last }），或用 ↑↓

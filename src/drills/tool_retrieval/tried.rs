@@ -137,15 +137,21 @@ impl RetrievalTry {
             Some(t) if self.world.tools[i].near_duplicate_of(&self.world.tools[t]) => " ≈",
             _ => "",
         };
-        let lines = order
-            .iter()
-            .take(TOP)
-            .enumerate()
-            .map(|(r, &i)| format!("{}. {} {:.3}{}", r + 1, self.world.tools[i].name(), scores[i], mark(i)))
-            .collect();
+        // Every tool scoring the same (BM25 on words no tool name has) is no ranking at all.
+        let flat = scores.iter().all(|&x| x == scores[0]);
+        let lines = match flat {
+            true => vec![crate::t!("try-tr-flat", score = format!("{:.3}", scores[0]))],
+            false => order
+                .iter()
+                .take(TOP)
+                .enumerate()
+                .map(|(r, &i)| format!("{}. {} {:.3}{}", r + 1, self.world.tools[i].name(), scores[i], mark(i)))
+                .collect(),
+        };
         let mut verdicts = Vec::new();
         if let Some(t) = target {
-            let rank = order.iter().position(|&i| i == t).unwrap_or(0) + 1;
+            // A tie counts against the named tool: its rank is how many tools score at least as high.
+            let rank = scores.iter().filter(|&&x| x >= scores[t]).count();
             let value = format!("{rank}/{}", scores.len());
             verdicts.push(Verdict::new(crate::t!("try-tr-rank"), value, Some(rank == 1)));
         }
