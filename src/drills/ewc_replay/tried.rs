@@ -4,9 +4,10 @@
 //! measure, under every task's marker.
 //!
 //! A bare word is asked under every task of the run (`abcde=` lowercase,
-//! `abcde!` uppercase, `abcde#` digits), so a column reads as a row of the
-//! run's accuracy matrix for that one word: the naive model after B writes
-//! uppercase after `=` too, the forgetting the run measures.
+//! `abcde!` uppercase, `abcde#` digits where the run has a third task), so
+//! a column reads as a row of the run's accuracy matrix for that one word:
+//! the naive model after B writes uppercase after `=` too, the forgetting
+//! the run measures.
 
 use std::sync::atomic::AtomicBool;
 
