@@ -29,6 +29,8 @@ use anyhow::Result;
 use candle_core::Tensor;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
+use super::try_it::{KeptRun, TrySession};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::continual::{diagonal_fisher, true_fisher_probe, AccuracyMatrix, Fisher, OnlineEwc, ReplayBuffer};
 use crate::envs::strings::{alphabet, split_words, StringTask};
@@ -40,6 +42,8 @@ use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
+
+mod tried;
 
 pub struct EwcReplay;
 
@@ -240,6 +244,10 @@ impl TypedDrill for EwcReplay {
         ctx.claim("ewc_anchors_important_weights", anchored)?;
         Ok(())
     }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &candle_core::Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
+    }
 }
 
 /// Phase "data".
@@ -325,6 +333,7 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
         if stage == 1 {
             // Task A is learned once; every method continues from that same model.
             let shared = learners.pop().expect("the task-A model");
+            ctx.keep(tried::AFTER_A, Arms::Start, &shared.model)?;
             learners = METHODS
                 .iter()
                 .map(|&m| Learner::new(m, shared.model.fork(ctx.seed)?, p.lr_later))
@@ -332,6 +341,9 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
         }
         let buffer = (reservoir.as_mut(), fill_rng.as_mut());
         let stream = train_stage(p, ctx, d, stage, &mut learners, &ewc, buffer, rng, &mut out.r)?;
+        for l in learners.iter().filter(|_| stage > 0) {
+            ctx.keep(&tried::arm_id(l.method, stage), Arms::Trained, &l.model)?;
+        }
         if stage == 1 {
             out.after_b = learners
                 .iter()

@@ -63,6 +63,10 @@ pub enum ArmKind {
     TinyGpt { config: GptConfig },
     /// LoRA adapters on the real model named by [`Index::base`].
     LlamaLora { lora: LoraConfig },
+    /// Named tensors of a model that is not a GPT (tool-retrieval's
+    /// encoder): the drill's parameters give their shapes, and the drill
+    /// reads them back with [`KeptRun::named`].
+    Tensors,
 }
 
 /// One kept model.
@@ -301,6 +305,21 @@ impl KeptRun {
         Ok(Ok(run))
     }
 
+    /// The learner's functions the run trained with (`--use`, recorded in
+    /// its `config.toml`), compiled: for a Try that must compute what the
+    /// run computed with them (long-context-rope's frequencies).
+    pub fn plugs(&self) -> Result<crate::exercises::plug::Plugs> {
+        #[derive(Deserialize)]
+        struct Uses {
+            #[serde(default)]
+            uses: std::collections::BTreeMap<String, crate::exercises::plug::UsedScript>,
+        }
+        let path = self.dir.join("config.toml");
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let uses: Uses = toml::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
+        crate::exercises::plug::Plugs::new(&self.drill, &uses.uses).map_err(|e| anyhow!(e))
+    }
+
     pub fn has(&self, arm: &str) -> bool {
         self.index.arm(arm).is_some()
     }
@@ -311,6 +330,15 @@ impl KeptRun {
         let tensors = candle_core::safetensors::load(&file, device)
             .with_context(|| format!("{} is not a readable safetensors file", file.display()))?;
         Ok((entry, tensors))
+    }
+
+    /// An arm kept as named tensors ([`ArmKind::Tensors`]), on `device`.
+    pub fn named(&self, arm: &str, device: &Device) -> Result<HashMap<String, Tensor>> {
+        let (entry, tensors) = self.tensors(arm, device)?;
+        if entry.kind != ArmKind::Tensors {
+            bail!("{arm} is not a set of named tensors");
+        }
+        Ok(tensors)
     }
 
     /// A tiny GPT arm, its weights as kept.

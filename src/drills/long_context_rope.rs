@@ -18,11 +18,15 @@ use anyhow::Result;
 use candle_core::{Tensor, D};
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline::{self, Batches, Sft};
+use super::try_it::{KeptRun, TrySession};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig, PosEncoding, RopeScaling};
 use crate::ml::rng::Rng;
+
+mod tried;
 
 pub struct LongContextRope;
 
@@ -143,6 +147,7 @@ impl TypedDrill for LongContextRope {
         let short = |rng: &mut Rng| (0..p.batch).map(|_| copy_seq(rng, p, p.n)).collect();
         let train = Sft { chart: "loss · pretrain".into(), ..Sft::new(p.steps, p.lr).within(0, total) };
         pipeline::sft(ctx, &model, &train, Batches::fresh(short), &mut rng.fork(2), pipeline::no_probe)?;
+        ctx.keep(tried::TRAINED, Arms::Start, &model)?;
 
         ctx.phase(crate::t!("view-phase-evaluate"));
         let in_len = accuracy(&model, &sets[0].1)?;
@@ -163,6 +168,8 @@ impl TypedDrill for LongContextRope {
         ctx.phase(crate::t!("view-lc-phase-finetune"));
         let pi_model = scaled(&model, pi.clone())?;
         let plain_model = model.fork(0)?;
+        ctx.keep_live(tried::PI_FT, Arms::Trained, &pi_model)?;
+        ctx.keep_live(tried::NONE_FT, Arms::Trained, &plain_model)?;
         let long = |rng: &mut Rng| (0..p.ft_batch).map(|_| copy_seq(rng, p, long_n)).collect::<Vec<_>>();
         let ft = |arm: &str| Sft::new(p.ft_steps, p.ft_lr).arm(arm).within(p.steps, total);
         let (ft_pi, ft_plain) = (ft("PI"), ft("none"));
@@ -220,6 +227,10 @@ impl TypedDrill for LongContextRope {
         ctx.claim("ntk_beats_pi_zero_shot", get("NTK") - get("PI"))?;
         ctx.claim("yarn_zero_shot", get("YaRN") - get("PI"))?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &candle_core::Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

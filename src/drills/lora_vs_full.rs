@@ -25,6 +25,8 @@
 use anyhow::Result;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
+use super::try_it::{KeptRun, TrySession};
 use super::{RunCtx, TypedDrill, View};
 use crate::envs::strings::{answer_ids, char_example, prompt_ids};
 use crate::ml::base;
@@ -36,6 +38,8 @@ use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{Bpe, EOS};
 use crate::ml::train::{TrainConfig, Trainer};
+
+mod tried;
 
 pub struct LoraVsFull;
 
@@ -259,6 +263,7 @@ fn train_arm(s: &Setup, ctx: &mut RunCtx, arm: &Arm, k: usize) -> Result<ArmResu
         None => None,
     };
     let m = full.as_ref().or(merged.as_ref()).expect("one of the two is built");
+    ctx.keep(tried::TRAINED[k], Arms::Trained, m)?;
     let acc = char_accuracy(m, s.tok, s.cipher, s.held)?;
     let loss = base_loss(m, s.text)?;
     ctx.metric(p.steps, &format!("held-out accuracy · {name}"), char_accuracy(m, s.tok, s.cipher, probe)?);
@@ -293,6 +298,7 @@ impl TypedDrill for LoraVsFull {
         let mut rng = Rng::new(ctx.seed);
         ctx.phase(crate::t!("view-phase-data"));
         let (base, tok) = base::shipped(&ctx.device)?;
+        ctx.keep(tried::BASE, Arms::Start, &base)?;
         let cipher = Cipher::new(p.symbols, p.inputs, p.outputs, p.word_len, &mut rng.fork(1));
         let mut held = std::collections::BTreeSet::new();
         let mut wr = rng.fork(2);
@@ -379,5 +385,9 @@ impl TypedDrill for LoraVsFull {
         ctx.claim("lora_forgets_more_here", rise(high) - rise(full))?;
         ctx.claim("lora_param_share", high.trainable as f64 / total as f64)?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &candle_core::Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }

@@ -83,6 +83,11 @@ pub trait Drill: Send + Sync {
         let _ = (run, device);
         try_it::refuse(crate::t!("try-none", id = self.id()))
     }
+    /// Why this drill has no Try, where it has none by design (`None`: it
+    /// has one): Try says so before it looks for the run's models.
+    fn no_try(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A drill with typed parameters. Every `TypedDrill` is a [`Drill`].
@@ -98,6 +103,10 @@ pub trait TypedDrill: Send + Sync {
     /// Try on a saved run (see [`try_it`]): none unless a drill has one.
     fn open_try(_p: &Self::Params, _run: &KeptRun, _device: &Device) -> Result<Box<dyn TrySession>> {
         try_it::refuse(crate::t!("try-none", id = Self::ID))
+    }
+    /// Why this drill has no Try by design (see [`Drill::no_try`]).
+    fn no_try() -> Option<String> {
+        None
     }
 }
 
@@ -125,6 +134,10 @@ impl<T: TypedDrill> Drill for T {
     fn open_try(&self, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
         let p: T::Params = parse_params(&run.params).map_err(|e| anyhow!("{}: {e}", T::ID))?;
         T::open_try(&p, run, device)
+    }
+
+    fn no_try(&self) -> Option<String> {
+        T::no_try()
     }
 }
 

@@ -29,7 +29,9 @@
 use anyhow::Result;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline::{self, no_probe, Batches, Sft};
+use super::try_it::{KeptRun, TrySession};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::gpt_weights::{flatten, model_from, permuted};
 use crate::continual::merge::{
@@ -44,6 +46,8 @@ use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{Bpe, Tokenize, BOS, EOS};
+
+mod tried;
 
 pub struct ModelMerging;
 
@@ -494,6 +498,7 @@ impl TypedDrill for ModelMerging {
         ));
         let shipped_acc = both(&shipped, &tok, &d, p.sweep_holdout, false)?.chars;
         let base = warm_start(p, ctx, &tok, &shipped, &d, &mut rng.fork(9))?;
+        ctx.keep(tried::WARM, Arms::Start, &base)?;
         let base_w = flatten(&base)?;
         let base_acc = both(&base, &tok, &d, p.holdout, false)?;
         ctx.log(crate::t!(
@@ -505,6 +510,8 @@ impl TypedDrill for ModelMerging {
         ));
         let s = Setup { p, tok: &tok, d: &d, base: &base, base_w: &base_w };
         let e = experts(s, ctx, &mut rng)?;
+        ctx.keep(tried::EXPERT_A, Arms::Trained, &e.a)?;
+        ctx.keep(tried::EXPERT_B, Arms::Trained, &e.b)?;
 
         // Task vectors, their conflicts, λ*, the merges.
         ctx.phase(crate::t!("view-mm-phase-merge"));
@@ -549,6 +556,10 @@ impl TypedDrill for ModelMerging {
         ctx.claim("sign_conflict_share", conflicts)?;
         ctx.claim("tuned_lambda", tuned)?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &candle_core::Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

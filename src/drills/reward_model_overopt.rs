@@ -35,6 +35,9 @@ use anyhow::{bail, Result};
 use candle_core::Tensor;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
+use super::try_it::{KeptRun, TrySession};
+
 use super::pipeline::{self, no_probe, Batches, Sft};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::refine_arith::Problem;
@@ -47,6 +50,8 @@ use crate::ml::train::{TrainConfig, Trainer};
 use crate::numbers::mean;
 use crate::rl::reward_model::{best_of_n_curve, bt_loss, kl_bon};
 use crate::rl::sequences::Seq;
+
+mod tried;
 
 pub struct RewardModelOveropt;
 
@@ -296,6 +301,7 @@ fn train_rm(
         RmInit::Sft => start.fork(ctx.seed)?,
         RmInit::Scratch => Gpt::new(start.cfg.clone(), ctx.seed ^ 0x4d52, &ctx.device)?,
     };
+    ctx.keep_live(&format!("rm-{arm}"), Arms::Trained, &model)?;
     let mut trainer =
         Trainer::for_model(&model, TrainConfig::cosine(p.rm_lr, pipeline::warmup(p.rm_steps), p.rm_steps))?;
     let mut rng = Rng::new(ctx.seed ^ 0xb7);
@@ -463,6 +469,7 @@ impl TypedDrill for RewardModelOveropt {
         });
         let s = Sft::new(p.sft_steps, p.sft_lr).within(0, total);
         pipeline::sft(ctx, &sft, &s, batches, &mut rng, no_probe)?;
+        ctx.keep(tried::POLICY, Arms::Start, &sft)?;
 
         // The pool best-of-n draws from, and the held-out pairs.
         ctx.phase(crate::t!("view-rmo-phase-samples"));
@@ -551,6 +558,10 @@ impl TypedDrill for RewardModelOveropt {
         ctx.claim("peak_later_with_more_pairs", n_peak_large as f64 - n_peak as f64)?;
         ctx.claim("small_rm_not_longer_accuracy", small.acc.not_longer)?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &candle_core::Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

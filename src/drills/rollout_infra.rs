@@ -186,6 +186,11 @@ impl TypedDrill for RolloutInfra {
         ctx.claim("is_correction_gain", accuracy(k, true) - accuracy(k, false))?;
         Ok(())
     }
+
+    /// No Try: what this drill measures is this machine, not a model to ask (README, "Try it").
+    fn no_try() -> Option<String> {
+        Some(crate::t!("try-ri-none"))
+    }
 }
 
 /// What phase "generation" measured.

@@ -22,13 +22,17 @@ use anyhow::Result;
 use candle_core::{Device, Tensor, Var};
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline;
+use super::try_it::{KeptRun, TrySession};
 use super::{RunCtx, TypedDrill, View};
 use crate::envs::tool_world::{query, words, ToolWorld};
 use crate::eval::retrieval::{recall_at_k, top1_share, Bm25};
 use crate::ml::rng::Rng;
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::info_nce::info_nce_loss;
+
+mod tried;
 
 pub struct ToolRetrieval;
 
@@ -192,6 +196,7 @@ fn train_arm(
     let hard = if extra == Extra::None { 0 } else { p.hard_negatives };
     let dev = ctx.device.clone();
     let enc = Encoder::new(vocab.len(), p.d_embed, p.hidden, ctx.seed ^ 0xe7c, &dev)?;
+    ctx.keep_live(&arm.replace(' ', "-"), Arms::Trained, &enc)?;
     let mut trainer = Trainer::new(enc.vars(), TrainConfig::cosine(p.lr, pipeline::warmup(p.steps), p.steps))?;
     let train = world.train_ids();
     let neighbours: Vec<Vec<usize>> =
@@ -400,6 +405,10 @@ impl TypedDrill for ToolRetrieval {
         ctx.claim("bm25_recall_at_5", bm.r5)?;
         ctx.claim("in_batch_misses_are_near_duplicates", inb.scores.confusion / misses.max(1e-9))?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

@@ -357,6 +357,41 @@ pub fn role_kind(_k: usize, role: crate::envs::Role) -> TokenKind {
     }
 }
 
+/// One completion of a prompt as Try shows it: the tokens the model wrote
+/// (its stop token included) and the cells — the prompt as one cell, then
+/// each written token with its log-probability under the model.
+pub struct Completion {
+    pub ids: Vec<u32>,
+    pub cells: Vec<TryCell>,
+}
+
+/// `opts.samples` completions of `prompt` by `model` (greedy at temperature
+/// 0), drawn from [`arm_rng`] so every arm draws the same numbers; `shown`
+/// is the prompt as the learner reads it, `spell` a written token.
+pub fn complete(
+    model: &crate::ml::gpt::Gpt,
+    prompt: &[u32],
+    shown: &str,
+    cfg: &crate::ml::sample::GenConfig,
+    opts: &TryOpts,
+    spell: &dyn Fn(u32) -> String,
+) -> Result<Vec<Completion>> {
+    check_fits(prompt.len(), cfg.max_new, model.cfg.context)?;
+    let n = opts.samples.clamp(1, MAX_SAMPLES);
+    let outs = crate::ml::sample::generate(model, &vec![prompt.to_vec(); n], cfg, &mut arm_rng(opts.seed))?;
+    let mut done = Vec::with_capacity(n);
+    for out in outs {
+        let ids: Vec<u32> = prompt.iter().chain(&out).copied().collect();
+        let logp = token_logps(model, &ids, prompt.len())?;
+        let mut cells = vec![TryCell::new(shown, TokenKind::Prompt)];
+        for (j, &t) in out.iter().enumerate() {
+            cells.push(TryCell { text: spell(t), kind: TokenKind::Trained, logp: logp[prompt.len() + j] });
+        }
+        done.push(Completion { ids: out, cells });
+    }
+    Ok(done)
+}
+
 /// The arms of a session's (arm, model) pairs, in order.
 pub fn arms_of<M>(arms: &[(Arm, M)]) -> Vec<Arm> {
     arms.iter().map(|(a, _)| a.clone()).collect()

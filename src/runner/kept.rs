@@ -196,8 +196,12 @@ pub fn edited<'a>(meta: &DrillMeta, config: &'a RunConfig) -> Vec<(String, &'a c
 }
 
 /// A saved run's models for Try, or the learner's message why there are none
-/// (pruned: how to get them back; an older run; a newer agentlab).
+/// (a drill without a Try by design: why; pruned: how to get them back; an
+/// older run; a newer agentlab).
 pub fn open(meta: &DrillMeta, record: &RunRecord) -> Result<KeptRun, String> {
+    if let Some(why) = crate::drills::find(&meta.id).and_then(|d| d.no_try()) {
+        return Err(why);
+    }
     let Some(config) = &record.config else {
         return Err(crate::t!("try-no-config", dir = record.dir.display().to_string()));
     };
