@@ -128,6 +128,45 @@ enum Command {
         #[command(subcommand)]
         cmd: ExerciseCmd,
     },
+    /// Ask a saved run's models something: the trained model(s) beside the one they started
+    /// from, on the same input, in the drill's own task (one input per stdin line without --input).
+    Try {
+        /// A run directory (runs/<drill>/<timestamp>, as `drill run` prints), or a drill id for its newest run.
+        #[arg(value_name = "RUN_DIR|DRILL")]
+        run: PathBuf,
+        /// Only this arm (the ids `runs list` shows: warm-start, after-rl, …); default every arm.
+        #[arg(long)]
+        arm: Option<String>,
+        /// The input (a question, a problem, a query); without it, one input per line of stdin.
+        #[arg(long)]
+        input: Option<String>,
+        /// Samples per arm, 1 to 16 (default: the drill's).
+        #[arg(long, value_parser = cli::runs::parse_samples)]
+        samples: Option<usize>,
+        /// Sampling temperature, 0 (greedy) to 5 (default: the drill's).
+        #[arg(long, allow_negative_numbers = true, value_parser = cli::runs::parse_temperature)]
+        temperature: Option<f32>,
+        /// A whole number ≥ 0: the same seed gives the same samples.
+        #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = seed)]
+        seed: u64,
+        /// A drill's switch: --switch attack=off (repeatable; prompt-injection's attack).
+        #[arg(long = "switch", value_name = "KEY=on|off")]
+        switches: Vec<String>,
+        /// Also print each of the model's tokens with its log-probability.
+        #[arg(long)]
+        logp: bool,
+        /// One JSON object per input.
+        #[arg(long)]
+        json: bool,
+        /// Say on stderr how long the first model token took and the model tokens per second.
+        #[arg(long)]
+        timing: bool,
+    },
+    /// Saved runs: list them with what they kept, prune older runs' weights, pin one, compare two.
+    Runs {
+        #[command(subcommand)]
+        cmd: RunsCmd,
+    },
     /// Measure training and generation speed and UI latency (JSON with --json).
     Bench {
         #[arg(long)]
@@ -149,6 +188,46 @@ enum Command {
         /// Where a training step of S and M (or --only's config) spends its time, phase by phase (CPU); with --model, a LoRA step and a decoding run of that model.
         #[arg(long)]
         profile: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum RunsCmd {
+    /// Every saved run (of one drill) with its preset, edits, status and the weights it kept.
+    List {
+        /// Only this drill's runs.
+        drill: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Drop the weights of runs the keep rule does not keep (the 5 newest of each drill and
+    /// the pinned ones keep theirs); configs, metrics and reports stay.
+    Prune {
+        /// Say what would be dropped, drop nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep a run's weights whatever the keep rule says.
+    Pin {
+        #[arg(value_name = "RUN_DIR")]
+        run: PathBuf,
+    },
+    /// Let the keep rule drop a pinned run's weights again.
+    Unpin {
+        #[arg(value_name = "RUN_DIR")]
+        run: PathBuf,
+    },
+    /// Two runs side by side: what differs in how they were made, the claims with both values,
+    /// the last values that differ.
+    Diff {
+        #[arg(value_name = "RUN_A")]
+        a: PathBuf,
+        #[arg(value_name = "RUN_B")]
+        b: PathBuf,
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -515,6 +594,7 @@ fn main() -> ExitCode {
             | Command::Progress { .. }
             | Command::Exercise { .. }
             | Command::Drill { cmd: DrillCmd::Run { .. } | DrillCmd::Sweep { .. } }
+            | Command::Runs { cmd: RunsCmd::Prune { .. } }
     ) {
         agentlab::paths::remove_stale_temps();
     }
@@ -548,6 +628,30 @@ fn main() -> ExitCode {
         Command::Export { run_dir, png: _, svg, csv, out, chart } => {
             cli::export(&content, &run_dir, svg, csv, out.as_deref(), chart.as_deref())
         }
+        Command::Try { run, arm, input, samples, temperature, seed, switches, logp, json, timing } => {
+            cli::runs::try_run(
+                &content,
+                cli::runs::TryArgs {
+                    run: &run,
+                    arm: arm.as_deref(),
+                    input: input.as_deref(),
+                    samples,
+                    temperature,
+                    seed,
+                    switches: &switches,
+                    logp,
+                    json,
+                    timing,
+                },
+            )
+        }
+        Command::Runs { cmd } => match cmd {
+            RunsCmd::List { drill, json } => cli::runs::list(&content, drill.as_deref(), json),
+            RunsCmd::Prune { dry_run, json } => cli::runs::prune(dry_run, json),
+            RunsCmd::Pin { run } => cli::runs::pin(&content, &run, true),
+            RunsCmd::Unpin { run } => cli::runs::pin(&content, &run, false),
+            RunsCmd::Diff { a, b, json } => cli::runs::diff(&content, &a, &b, json),
+        },
         Command::Pretrain { steps, seed, out } => cli::pretrain(steps, seed, &out),
         Command::Doctor { json } => cli::doctor(json),
         Command::Bench { json, only, seconds, device, model, profile } => {

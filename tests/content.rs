@@ -298,6 +298,7 @@ fn text_values_round_trip_through_records_and_typed_params() {
         device: DeviceChoice::Cpu,
         params: params.clone(),
         uses: Default::default(),
+        keep: true,
     };
     let back: RunConfig = toml::from_str(&toml::to_string_pretty(&config).unwrap()).unwrap();
     assert_eq!(back.params, params);

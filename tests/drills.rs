@@ -28,7 +28,7 @@ fn run_events(
     let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     let params = runner::resolve_params(meta, "quick", &sets).unwrap();
     let root = tempfile::tempdir().unwrap();
-    let config = RunConfig { drill: id.into(), preset: "quick".into(), seed, device: DeviceChoice::Cpu, params, uses };
+    let config = RunConfig { uses, ..RunConfig::new(id, "quick", seed, DeviceChoice::Cpu, params) };
     let mut h = runner::start(meta, config, root.path()).unwrap();
     let events: Vec<Event> = h.rx.iter().collect();
     h.join();

@@ -250,6 +250,7 @@ fn run_real(drill: &str, sets: &[(&str, &str)]) -> (Vec<agentlab::drills::Event>
         device: DeviceChoice::Cpu,
         params,
         uses: Default::default(),
+        keep: true,
     };
     let mut h = runner::start(meta, config, root.path()).unwrap();
     let events: Vec<Event> = h.rx.iter().collect();

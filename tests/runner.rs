@@ -45,6 +45,7 @@ fn config(steps: i64) -> RunConfig {
         device: DeviceChoice::Cpu,
         params,
         uses: Default::default(),
+        keep: true,
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod exercise;
 pub mod model;
 pub mod plan;
+pub mod runs;
 pub mod study;
 
 use std::collections::HashSet;
@@ -508,8 +509,7 @@ pub fn drill_run(
     } else {
         Vec::new()
     };
-    let config =
-        crate::runner::RunConfig { drill: id.to_string(), preset: preset.to_string(), seed, device, params, uses };
+    let config = crate::runner::RunConfig { uses, ..crate::runner::RunConfig::new(id, preset, seed, device, params) };
     let mut handle = crate::runner::start(meta, config, &crate::paths::runs_dir()?)?;
     let mut report = None;
     // The claim id columns (live lines, the table): as wide as before, or the longest id.

@@ -535,3 +535,121 @@ pub(crate) fn build_batch(prompts: &[Vec<u32>], outs: &[Vec<u32>], adv: &[f32], 
         adv: Tensor::from_vec(a, (b, tmax - 1), device)?,
     })
 }
+
+/// A typed sum (`47+38`, `47 + 38 =`) as a problem of the run's `digits`, or
+/// the learner's message why it is not one.
+pub(crate) fn parse_problem(input: &str, digits: usize) -> Result<Problem> {
+    let t = input.trim().trim_end_matches('=').trim();
+    let bad = || super::try_it::refuse(crate::t!("try-add-not-a-sum", digits = digits.to_string()));
+    let Some((a, b)) = t.split_once('+') else { return bad() };
+    let (a, b) = (a.trim(), b.trim());
+    let ok = |s: &str| !s.is_empty() && s.len() <= digits && s.chars().all(|c| c.is_ascii_digit());
+    if !ok(a) || !ok(b) {
+        return bad();
+    }
+    match (a.parse::<u32>(), b.parse::<u32>()) {
+        (Ok(a), Ok(b)) => Ok(Problem { a, b, digits }),
+        _ => bad(),
+    }
+}
+
+/// Try on the addition task: each arm samples completions of a typed sum,
+/// every completion judged by both verifiers (the exact one and the lenient
+/// one that pays a hedge), so the arm that learned to hedge shows it.
+pub(crate) struct AdditionTry {
+    pub text: Text,
+    pub digits: usize,
+    pub max_new: usize,
+    pub temperature: f32,
+    pub arms: Vec<(super::try_it::Arm, crate::ml::start::Model)>,
+    /// Held-out problems of the run.
+    pub examples: Vec<Problem>,
+}
+
+impl AdditionTry {
+    fn note(&self, q: &Problem) -> String {
+        match &self.text {
+            Text::Chars(_) => {
+                crate::t!("try-add-note-chars", prompt = q.prompt(), gold = q.answer(), sum = (q.a + q.b).to_string())
+            }
+            Text::Chat { .. } => crate::t!("try-add-note-chat", sum = (q.a + q.b).to_string()),
+        }
+    }
+}
+
+impl super::try_it::TrySession for AdditionTry {
+    fn kind(&self) -> super::try_it::TryKind {
+        super::try_it::TryKind::Sampling
+    }
+
+    fn arms(&self) -> Vec<super::try_it::Arm> {
+        super::try_it::arms_of(&self.arms)
+    }
+
+    fn examples(&self) -> Vec<String> {
+        self.examples.iter().take(12).map(|q| format!("{}+{}", q.a, q.b)).collect()
+    }
+
+    fn prompt_hint(&self) -> String {
+        crate::t!("try-add-hint", digits = self.digits.to_string())
+    }
+
+    fn defaults(&self) -> super::try_it::TryOpts {
+        super::try_it::TryOpts::new(8, self.temperature)
+    }
+
+    fn answer(
+        &mut self,
+        input: &str,
+        opts: &super::try_it::TryOpts,
+        progress: &mut dyn FnMut(&super::try_it::TryAnswer),
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<super::try_it::TryAnswer> {
+        use super::try_it::{self, TryAnswer, TryCell, TryColumn, TrySample, Verdict};
+        let text = try_it::checked_input(input, 40)?;
+        let q = parse_problem(text, self.digits)?;
+        let prompt = self.text.prompt(&q);
+        let gold = self.text.gold(&q);
+        let mut answer = TryAnswer { input: text.to_string(), notes: vec![self.note(&q)], columns: Vec::new() };
+        let all = self.arms();
+        let n = opts.samples.clamp(1, try_it::MAX_SAMPLES);
+        for arm in opts.arms(&all) {
+            try_it::check(cancel)?;
+            let model = try_it::model_of(&self.arms, &arm.id);
+            try_it::check_fits(prompt.len(), self.max_new, model.lm().context())?;
+            let cfg = GenConfig::new(self.max_new, try_it::decoding(opts.temperature), self.text.stop());
+            let prompts = vec![prompt.clone(); n];
+            let outs = model.lm().generate(&prompts, &cfg, &mut try_it::arm_rng(opts.seed))?;
+            let mut col = TryColumn::new(arm);
+            let (mut exact, mut lenient, mut hedged) = (0, 0, 0);
+            for out in &outs {
+                let said = self.text.decode(out);
+                let v = judge(&said, &gold);
+                exact += usize::from(v.exact);
+                lenient += usize::from(v.lenient);
+                hedged += usize::from(v.hedged);
+                let ids: Vec<u32> = prompt.iter().chain(out).copied().collect();
+                let logp = try_it::token_logps(model.lm(), &ids, prompt.len())?;
+                let mut cells = vec![TryCell::new(shown(&self.text, &q), TokenKind::Prompt)];
+                for (j, &t) in out.iter().enumerate() {
+                    let piece =
+                        if t == self.text.eos() { "⏎".to_string() } else { self.text.tokenizer().decode(&[t]) };
+                    cells.push(TryCell { text: piece, kind: TokenKind::Trained, logp: logp[prompt.len() + j] });
+                }
+                let mut verdicts = vec![Verdict::check("exact", v.exact), Verdict::check("lenient", v.lenient)];
+                if v.hedged {
+                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), "", None));
+                }
+                col.samples.push(TrySample { cells, lines: Vec::new(), verdicts, pending: false });
+            }
+            col.summary = vec![
+                Verdict::new("exact", format!("{exact}/{n}"), None),
+                Verdict::new("lenient", format!("{lenient}/{n}"), None),
+                Verdict::new(crate::t!("try-add-hedged"), format!("{hedged}/{n}"), None),
+            ];
+            answer.columns.push(col);
+            progress(&answer);
+        }
+        Ok(answer)
+    }
+}

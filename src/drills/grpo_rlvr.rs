@@ -31,10 +31,13 @@
 //! model is measured on the held-out problems in its own words.
 
 use anyhow::Result;
+use candle_core::Device;
 use serde::Deserialize;
 
 use super::addition::{self, build_batch, shown, Grpo, Problems, Samples, Text, WarmStart};
-use super::pipeline::{real_start, ModelChoice, RolloutTally};
+use super::keep::Role as Arms;
+use super::pipeline::{self, real_start, ModelChoice, RolloutTally};
+use super::try_it::{Arm as TryArm, KeptRun, TrySession};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::rlvr::{GapDetector, Reward, Scores, ALPHABET};
 use crate::ml::lm::CausalLm;
@@ -146,6 +149,7 @@ impl TypedDrill for GrpoRlvr {
             }
         };
         let reference = warm.frozen(seed)?;
+        ctx.keep(WARM, Arms::Start, &reference)?;
 
         // Everyone is evaluated on the same held-out problems with the same draws.
         let eval = |m: &dyn CausalLm| addition::held_out(m, &text, &problems, 2, (p.max_new, p.temperature), seed);
@@ -164,6 +168,10 @@ impl TypedDrill for GrpoRlvr {
             Ok(Arm { name, reward, policy, trainer, rng, detector, tally })
         };
         let mut arms = [arm("sound", Reward::Exact, 1)?, arm("proxy", p.reward, 2)?];
+        // Try puts the warm start and both arms side by side (as they are when the run ends).
+        for a in &arms {
+            ctx.keep_live(a.name, Arms::Trained, &a.policy)?;
+        }
         let flag = ctx.meta.claim("detector_flags_proxy").map(|c| c.threshold).unwrap_or(0.2);
         for step in 0..p.rl_steps {
             for a in arms.iter_mut() {
@@ -203,7 +211,40 @@ impl TypedDrill for GrpoRlvr {
         ctx.claim("sound_single_answer_gain", sound.committed - before.committed)?;
         Ok(())
     }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        let (text, base) = match &p.model {
+            ModelChoice::Tiny => (Text::Chars(CharTokenizer::new(ALPHABET, &[])), None),
+            ModelChoice::Real(_) => {
+                let (base, tok, fmt) = pipeline::real_base(run, SYSTEM, device)?;
+                (Text::Chat { tok: Box::new(tok), fmt: Box::new(fmt) }, Some(base))
+            }
+        };
+        let mut arms = Vec::new();
+        let labels = [
+            (WARM, crate::t!("view-grpo-warm-start")),
+            ("sound", crate::t!("view-grpo-arm-sound")),
+            ("proxy", format!("{} ({})", crate::t!("view-grpo-arm-proxy"), p.reward.name())),
+        ];
+        for (id, label) in labels {
+            let model = pipeline::kept_model(run, id, base.as_ref(), device)?;
+            arms.push((TryArm { id: id.to_string(), label }, model));
+        }
+        // The run's held-out problems: its first draw (`addition::data`).
+        let examples = Problems::distinct(p.digits, p.test_size, &mut Rng::new(run.seed).fork(7)).test;
+        Ok(Box::new(addition::AdditionTry {
+            text,
+            digits: p.digits,
+            max_new: p.max_new,
+            temperature: p.temperature,
+            arms,
+            examples,
+        }))
+    }
 }
+
+/// The arm a run keeps for its warm start (the sound and proxy arms keep their names).
+const WARM: &str = "warm-start";
 
 /// One RL step of one arm: sample groups, score, advantages, clipped GRPO updates.
 #[allow(clippy::too_many_arguments)]

@@ -35,6 +35,7 @@ pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
 pub mod grpo_rlvr;
+pub mod keep;
 pub mod long_context_rope;
 pub mod lora_vs_full;
 pub mod model_merging;
@@ -47,6 +48,7 @@ pub mod rollout_infra;
 pub mod self_refine_loop;
 pub mod sft_basics;
 pub mod tool_retrieval;
+pub mod try_it;
 pub mod turn_credit_assignment;
 
 use std::collections::BTreeMap;
@@ -60,6 +62,8 @@ use serde::de::DeserializeOwned;
 
 pub use crate::numbers::fmt_value;
 pub use events::{ClaimResult, Event, Report, RunStatus, TokenCell, TokenKind, View};
+pub use keep::KeptRun;
+pub use try_it::TrySession;
 
 use crate::content::{DrillMeta, ParamValue};
 
@@ -73,6 +77,12 @@ pub trait Drill: Send + Sync {
     /// that tie them together. `Err` is a message for the learner.
     fn check(&self, params: &ParamMap) -> Result<(), String>;
     fn run(&self, ctx: &mut RunCtx) -> Result<()>;
+    /// Try on a saved run's models ([`try_it`]); a drill without one refuses
+    /// with [`try_it::Refused`] and the reason.
+    fn open_try(&self, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        let _ = (run, device);
+        try_it::refuse(crate::t!("try-none", id = self.id()))
+    }
 }
 
 /// A drill with typed parameters. Every `TypedDrill` is a [`Drill`].
@@ -85,6 +95,10 @@ pub trait TypedDrill: Send + Sync {
         Ok(())
     }
     fn run(&self, p: &Self::Params, ctx: &mut RunCtx) -> Result<()>;
+    /// Try on a saved run (see [`try_it`]): none unless a drill has one.
+    fn open_try(_p: &Self::Params, _run: &KeptRun, _device: &Device) -> Result<Box<dyn TrySession>> {
+        try_it::refuse(crate::t!("try-none", id = Self::ID))
+    }
 }
 
 /// Parse parameter values into a drill's typed struct.
@@ -106,6 +120,11 @@ impl<T: TypedDrill> Drill for T {
         let p: T::Params = parse_params(&ctx.params).map_err(|e| anyhow!("{}: {e}", T::ID))?;
         T::validate(&p).map_err(|e| anyhow!(e))?;
         TypedDrill::run(self, &p, ctx)
+    }
+
+    fn open_try(&self, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        let p: T::Params = parse_params(&run.params).map_err(|e| anyhow!("{}: {e}", T::ID))?;
+        T::open_try(&p, run, device)
     }
 }
 
@@ -167,6 +186,8 @@ pub struct RunCtx {
     cancel: Arc<AtomicBool>,
     started: Instant,
     claims: Vec<ClaimResult>,
+    /// The models to write into the run directory when the run ends (shared with forks).
+    kept: Arc<std::sync::Mutex<Vec<keep::Kept>>>,
 }
 
 impl RunCtx {
@@ -190,7 +211,32 @@ impl RunCtx {
             cancel,
             started: Instant::now(),
             claims: Vec::new(),
+            kept: Arc::default(),
         }
+    }
+
+    /// Keep `model` as arm `id` with its weights as they are now (a copy):
+    /// the run directory gets it when the run ends, for Try and exports
+    /// (`src/drills/keep.rs`). A later arm of the same name replaces it.
+    pub fn keep(&mut self, id: &str, role: keep::Role, model: &dyn keep::Keepable) -> Result<()> {
+        let k = keep::Kept::of(id, role, model, true)?;
+        self.kept.lock().unwrap_or_else(|p| p.into_inner()).push(k);
+        Ok(())
+    }
+
+    /// Keep `model` as arm `id` with its weights as they are when the run
+    /// ends, finished or cancelled (no copy: training updates them in place).
+    /// For a model still to be trained.
+    pub fn keep_live(&mut self, id: &str, role: keep::Role, model: &dyn keep::Keepable) -> Result<()> {
+        let k = keep::Kept::of(id, role, model, false)?;
+        self.kept.lock().unwrap_or_else(|p| p.into_inner()).push(k);
+        Ok(())
+    }
+
+    /// Write the kept models into `run_dir/models/` (the runner calls it once the drill returns).
+    pub fn save_kept(&self, run_dir: &std::path::Path) -> Result<Option<keep::Index>> {
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap_or_else(|p| p.into_inner()));
+        keep::save(run_dir, &self.meta.id, &self.params, &kept)
     }
 
     /// Seconds since the run started.
@@ -306,6 +352,7 @@ impl RunCtx {
             cancel: self.cancel.clone(),
             started: self.started,
             claims: Vec::new(),
+            kept: self.kept.clone(),
         }
     }
 

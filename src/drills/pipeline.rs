@@ -278,3 +278,32 @@ pub(crate) fn side_by_side<A, B: Send>(
     ctx.set_sink(sink.into_inner().unwrap_or_else(|p| p.into_inner()));
     Ok((a?, b?))
 }
+
+/// The base model a saved run's adapters sit on (checked to be the file the
+/// run trained on), its tokenizer and its chat format with `system`: what a
+/// real-model drill's Try loads once.
+pub(crate) fn real_base(
+    run: &super::KeptRun,
+    system: &str,
+    device: &candle_core::Device,
+) -> Result<(crate::ml::llama::Llama, Bpe, Format)> {
+    let path = run.check_base()?;
+    let crate::ml::gguf::RealModel { model, tokenizer, chat, bos, eos, .. } =
+        crate::ml::gguf::load_path(&path, device)?;
+    let fmt = Format::new(&tokenizer, bos, eos, Some(chat), system);
+    Ok((model, tokenizer, fmt))
+}
+
+/// Arm `id` of a saved run: the tiny GPT as kept, or `base` with the kept adapters.
+pub(crate) fn kept_model(
+    run: &super::KeptRun,
+    id: &str,
+    base: Option<&crate::ml::llama::Llama>,
+    device: &candle_core::Device,
+) -> Result<crate::ml::start::Model> {
+    use crate::ml::start::Model;
+    Ok(match base {
+        Some(b) => Model::Real(run.real(id, b)?),
+        None => Model::Tiny(run.tiny(id, device)?),
+    })
+}

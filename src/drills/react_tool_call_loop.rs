@@ -24,14 +24,18 @@
 use anyhow::{bail, Result};
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline::{self, real_start, Batches, ModelChoice, Sft};
+use super::try_it::{
+    self, Arm as TryArm, KeptRun, TryAnswer, TryCell, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::{example, Format};
 use crate::envs::kb::FactTable;
-use crate::envs::react::Tools;
-use crate::envs::react_tasks::{make_task, solve, split_places, Kind, Solved, Task};
+use crate::envs::react::{Session, Tools};
+use crate::envs::react_tasks::{make_task, solve, split_places, task_of, Kind, Solved, Task};
 use crate::envs::{joined, Role};
-use crate::eval::react_loop::{answered_right, evaluate, hallucination_rate, recovery_rate, Eval};
+use crate::eval::react_loop::{answered_right, drive, evaluate, hallucination_rate, recovery_rate, Eval};
 use crate::eval::Lm;
 use crate::ml::base;
 use crate::ml::data::{batch, Example};
@@ -146,6 +150,8 @@ impl TypedDrill for ReactToolCallLoop {
         });
         // The two fits share only the starting weights: they train at once.
         let agent_data = if p.mask_observations { &d.masked } else { &d.unmasked };
+        // Try puts the starting model, the masked agent and the unmasked twin side by side.
+        keep_start(ctx, &d.start)?;
         let ((agent, pm), (twin, pu)) = pipeline::side_by_side(
             ctx,
             |ctx| {
@@ -159,6 +165,8 @@ impl TypedDrill for ReactToolCallLoop {
                 Ok((twin, pu))
             },
         )?;
+        ctx.keep(MASKED, Arms::Trained, &agent)?;
+        ctx.keep(UNMASKED, Arms::Trained, &twin)?;
         let (agent, twin) = (d.lm(agent.lm()), d.lm(twin.lm()));
         ctx.log(crate::t!("view-react-log-probe", masked = format!("{pm:.2}"), unmasked = format!("{pu:.2}")));
 
@@ -201,6 +209,191 @@ impl TypedDrill for ReactToolCallLoop {
         ctx.claim("sft_gain", em.success - untrained.success)?;
         Ok(())
     }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &candle_core::Device) -> Result<Box<dyn TrySession>> {
+        let (tok, fmt, base) = match &p.model {
+            ModelChoice::Tiny => {
+                let (_, tok) = base::shipped(device)?;
+                let fmt = Format::tiny(&tok);
+                (tok, fmt, None)
+            }
+            ModelChoice::Real(_) => {
+                let (base, tok, fmt) = pipeline::real_base(run, SYSTEM, device)?;
+                (tok, fmt, Some(base))
+            }
+        };
+        let start_label = match (&base, p.start_from) {
+            (Some(_), _) => crate::t!("try-react-base"),
+            (None, StartFrom::Base) => crate::t!("view-react-start-base"),
+            (None, StartFrom::Random) => crate::t!("view-react-start-random"),
+        };
+        let mut arms = Vec::new();
+        for (id, label) in
+            [(START, start_label), (MASKED, crate::t!("try-react-masked")), (UNMASKED, crate::t!("try-react-unmasked"))]
+        {
+            let model = match (&base, id) {
+                // A real model's start is its base, loaded above.
+                (Some(b), START) => crate::ml::start::Model::Real(b.detached()),
+                _ => pipeline::kept_model(run, id, base.as_ref(), device)?,
+            };
+            arms.push((TryArm { id: id.to_string(), label }, model));
+        }
+        let (tools, eval_tasks) = world(p, run.seed);
+        Ok(Box::new(ReactTry { tok, fmt, tools, max_steps: p.max_steps, arms, examples: eval_tasks }))
+    }
+}
+
+/// Try on a run: a question to the starting model, the masked agent and the
+/// unmasked twin, each in the ReAct loop with the real tools.
+pub(crate) struct ReactTry {
+    pub tok: Bpe,
+    pub fmt: Format,
+    pub tools: Tools,
+    pub max_steps: usize,
+    pub arms: Vec<(TryArm, crate::ml::start::Model)>,
+    /// Held-out questions of the run (places never seen in training).
+    pub examples: Vec<Task>,
+}
+
+impl TrySession for ReactTry {
+    fn kind(&self) -> TryKind {
+        TryKind::AgentLoop
+    }
+
+    fn arms(&self) -> Vec<TryArm> {
+        try_it::arms_of(&self.arms)
+    }
+
+    fn examples(&self) -> Vec<String> {
+        try_it::distinct(self.examples.iter().map(|t| t.question.clone()), 12)
+    }
+
+    fn prompt_hint(&self) -> String {
+        crate::t!("try-react-hint")
+    }
+
+    fn defaults(&self) -> TryOpts {
+        // The drill evaluates greedy: so does Try, unless asked.
+        TryOpts::new(1, 0.0)
+    }
+
+    fn answer(
+        &mut self,
+        input: &str,
+        opts: &TryOpts,
+        progress: &mut dyn FnMut(&TryAnswer),
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<TryAnswer> {
+        let text = try_it::checked_input(input, 120)?;
+        let task = task_of(text, &self.tools.kb);
+        let note = match &task {
+            Some(t) => crate::t!("try-react-truth", truth = t.truth.as_str()),
+            None => crate::t!("try-react-no-truth"),
+        };
+        let question = task.as_ref().map_or(text.to_string(), |t| t.question.clone());
+        let mut answer = TryAnswer { input: text.to_string(), notes: vec![note], columns: Vec::new() };
+        let all = self.arms();
+        let n = opts.samples.clamp(1, try_it::MAX_SAMPLES);
+        for arm in opts.arms(&all) {
+            try_it::check(cancel)?;
+            let model = try_it::model_of(&self.arms, &arm.id);
+            let lm = Lm { model: model.lm(), tok: &self.tok, fmt: &self.fmt };
+            let prompt = self.fmt.encode_segments(&self.tok, &Session::new(&question).episode.segments).len();
+            try_it::check_fits(prompt, crate::eval::react_loop::MAX_TURN, lm.model.context())?;
+            answer.columns.push(TryColumn::new(arm));
+            let sessions = vec![Session::new(&question); n];
+            let mut rng = try_it::arm_rng(opts.seed);
+            let tools = &self.tools;
+            let done = {
+                let answer = &mut answer;
+                let mut after = |ss: &[Session]| -> Result<()> {
+                    try_it::check(cancel)?;
+                    let col = answer.columns.last_mut().expect("pushed above");
+                    col.samples = ss
+                        .iter()
+                        .map(|s| {
+                            let cells = s
+                                .episode
+                                .segments
+                                .iter()
+                                .map(|(role, t)| TryCell::new(t.clone(), try_it::role_kind(0, *role)))
+                                .collect();
+                            TrySample { cells, pending: !s.done, ..Default::default() }
+                        })
+                        .collect();
+                    progress(answer);
+                    Ok(())
+                };
+                drive(
+                    &lm,
+                    sessions,
+                    self.max_steps,
+                    (try_it::decoding(opts.temperature), &mut rng),
+                    &mut |_, tool, input| tools.call(tool, input),
+                    &mut after,
+                )?
+            };
+            let mut right = 0;
+            let col_samples: Vec<TrySample> = done
+                .iter()
+                .map(|s| {
+                    let cells = try_it::segment_cells(&lm, &s.episode.segments, &try_it::role_kind)?;
+                    let e = &s.episode;
+                    let got = e.answer.clone().unwrap_or_else(|| crate::t!("try-tca-no-answer"));
+                    let ok = task.as_ref().map(|t| e.answer.as_deref() == Some(t.truth.as_str()));
+                    right += usize::from(ok == Some(true));
+                    let mut verdicts = vec![Verdict::new(crate::t!("try-tca-answer"), got, ok)];
+                    verdicts.push(Verdict::new(
+                        crate::t!("try-react-calls"),
+                        format!("{} ({} valid) · {} steps", e.tool_calls, e.valid_calls, e.steps),
+                        None,
+                    ));
+                    if e.hallucinated_observations > 0 {
+                        verdicts.push(Verdict::new(
+                            crate::t!("try-react-wrote-obs"),
+                            e.hallucinated_observations.to_string(),
+                            Some(false),
+                        ));
+                    }
+                    Ok(TrySample { cells, lines: Vec::new(), verdicts, pending: false })
+                })
+                .collect::<Result<_>>()?;
+            let col = answer.columns.last_mut().expect("pushed above");
+            col.samples = col_samples;
+            if task.is_some() {
+                col.summary = vec![Verdict::new(crate::t!("try-tca-right"), format!("{right}/{n}"), None)];
+            }
+            progress(&answer);
+        }
+        Ok(answer)
+    }
+}
+
+/// The arms a run keeps: the model it started from (the tiny base; a real
+/// model's base needs no copy), the agent trained with the mask, the twin trained without.
+const START: &str = "start";
+const MASKED: &str = "masked";
+const UNMASKED: &str = "unmasked";
+
+/// Keep the starting model where it has weights of its own (the tiny GPT).
+fn keep_start(ctx: &mut RunCtx, start: &Start) -> Result<()> {
+    match start {
+        Start::Tiny(g) => ctx.keep(START, Arms::Start, g),
+        Start::Real { .. } => Ok(()),
+    }
+}
+
+/// The run's tools and held-out questions, drawn as the run drew them.
+fn world(p: &Params, seed: u64) -> (Tools, Vec<Task>) {
+    let kb = FactTable::world();
+    let tools = Tools::new(kb.clone());
+    let mut rng = Rng::new(seed);
+    let (places, held_out) = split_places(&kb, &mut rng);
+    for _ in 0..p.train_tasks {
+        make_task(&mut rng, &kb, &places);
+    }
+    let eval_tasks = (0..p.eval_tasks).map(|_| make_task(&mut rng, &kb, &held_out)).collect();
+    (tools, eval_tasks)
 }
 
 /// Phase "data": tasks, oracle trajectories in the real loop, masked and

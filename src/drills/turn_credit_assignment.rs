@@ -28,13 +28,17 @@ use anyhow::{anyhow, bail, Result};
 use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, RolloutTally, Sft};
+use super::try_it::{
+    self, Arm, KeptRun, TryAnswer, TryCell, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::Format;
 use crate::envs::kb::{FactTable, REAL_CAPITALS};
-use crate::envs::qa_world::{QaConfig, QaStats as Stats, QaWorld, Question};
+use crate::envs::qa_world::{parse_action, QaAction, QaConfig, QaStats as Stats, QaWorld, Question};
 use crate::envs::Role;
-use crate::eval::qa_loop::{known_capitals, rollouts, Rollout};
+use crate::eval::qa_loop::{known_capitals, rollouts, rollouts_with, Rollout};
 use crate::eval::Lm;
 use crate::exercises::plug::Plugs;
 use crate::ml::base;
@@ -131,6 +135,9 @@ impl TypedDrill for TurnCreditAssignment {
         let setup = data(p, ctx, &mut rng)?;
         let policy = warm_start(p, &setup, ctx, &mut rng)?;
         let reference = policy.frozen(ctx.seed)?;
+        // Try puts the warm start and the policy after RL side by side.
+        ctx.keep(WARM, Arms::Start, &reference)?;
+        ctx.keep_live(AFTER_RL, Arms::Trained, &policy)?;
         let (policy, reference) = (policy.lm(), reference.lm());
         let decoding = Decoding::Sample { temperature: p.temperature, top_k: None, top_p: None };
         let lm = Lm { model: policy, tok: &setup.tok, fmt: &setup.fmt };
@@ -213,27 +220,250 @@ impl TypedDrill for TurnCreditAssignment {
         ctx.claim("reward_gain", after.reward - before.reward)?;
         Ok(())
     }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        let mut rng = Rng::new(run.seed);
+        let (tok, fmt, base) = match &p.model {
+            ModelChoice::Tiny => {
+                let (_, tok) = base::shipped(device)?;
+                let fmt = Format::tiny(&tok);
+                (tok, fmt, None)
+            }
+            ModelChoice::Real(_) => {
+                let (base, tok, fmt) = pipeline::real_base(run, SYSTEM, device)?;
+                (tok, fmt, Some(base))
+            }
+        };
+        // A real model's known places are the countries the untrained base names, as in the run.
+        let real_known = match &base {
+            Some(b) => {
+                let table =
+                    FactTable::parse(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
+                Some(known_capitals(&Lm { model: b, tok: &tok, fmt: &fmt }, &table)?)
+            }
+            None => None,
+        };
+        let places = places(p, &mut rng, real_known.as_deref())?;
+        let mut arms = Vec::new();
+        for (id, label) in [(WARM, crate::t!("view-tca-warm-start")), (AFTER_RL, crate::t!("view-tca-after-rl"))] {
+            let model = pipeline::kept_model(run, id, base.as_ref(), device)?;
+            arms.push((Arm { id: id.to_string(), label }, model));
+        }
+        Ok(Box::new(TcaTry { p: p.clone(), places, tok, fmt, arms }))
+    }
 }
 
-/// Phase "data": the places, who is known, the evaluation questions, the base model.
-fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
-    ctx.phase(crate::t!("view-phase-data"));
-    let cfg = QaConfig { w_correct: p.w_correct, w_format: p.w_format, search_cost: p.search_cost, max_turns: 3 };
-    let (start, tok, fmt) = match &p.model {
-        ModelChoice::Tiny => {
-            let (base, tok) = base::shipped(&ctx.device)?;
-            let fmt = Format::tiny(&tok);
-            (Start::Tiny(base), tok, fmt)
+/// Try on a run: a question to the warm start and to the policy after RL, in
+/// the run's world, each episode with the real search.
+struct TcaTry {
+    p: Params,
+    places: Places,
+    tok: Bpe,
+    fmt: Format,
+    arms: Vec<(Arm, Model)>,
+}
+
+/// The longest question Try reads, in characters.
+const TRY_MAX_INPUT: usize = 80;
+
+impl TcaTry {
+    /// The place a typed question is about: the world's place named in it
+    /// (the longest, ignoring case), else the text itself with "capital of"
+    /// and "?" taken off (a place the world does not know: a search finds nothing).
+    fn question(&self, text: &str) -> (Question, String) {
+        let lower = text.to_lowercase();
+        let kb = &self.places.world.kb;
+        let named = kb
+            .entities()
+            .into_iter()
+            .filter(|e| {
+                let e = e.to_lowercase();
+                lower.match_indices(&e).any(|(i, _)| {
+                    let before = lower[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+                    let after = lower[i + e.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+                    before && after
+                })
+            })
+            .max_by_key(|e| e.len())
+            .map(String::from);
+        let place = named.clone().unwrap_or_else(|| {
+            let t = text.trim().trim_start_matches("Q:").trim();
+            let t = t.strip_prefix("capital of").or_else(|| t.strip_prefix("Capital of")).unwrap_or(t);
+            t.trim().trim_end_matches('?').trim().to_string()
+        });
+        let known = self.places.known.iter().any(|q| q.entity == place);
+        let truth = kb.get(&place, "capital").unwrap_or_default().to_string();
+        let note = match (&named, known) {
+            (None, _) => crate::t!("try-tca-not-in-world", place = place.as_str()),
+            (Some(_), true) => crate::t!("try-tca-known", place = place.as_str(), truth = truth.as_str()),
+            (Some(_), false) => crate::t!("try-tca-needs-search", place = place.as_str(), truth = truth.as_str()),
+        };
+        (Question { entity: place, truth, known }, note)
+    }
+
+    /// An episode as Try shows it: each token by who wrote it, the model's
+    /// own with their log-probabilities once `logp` is given.
+    fn sample(&self, r: &Rollout, logp: Option<&[Option<f32>]>) -> TrySample {
+        let mut cells = Vec::new();
+        let mut pos = usize::from(self.fmt.bos.is_some());
+        for (role, ids) in &r.ids {
+            match role {
+                // A chat model's prompt is mostly its template: the question stands for it.
+                Role::Prompt if self.fmt.chat.is_some() => {
+                    cells.push(TryCell::new(r.session.question.prompt(), TokenKind::Prompt));
+                    pos += ids.len();
+                }
+                _ => {
+                    let kind = match role {
+                        Role::Prompt => TokenKind::Prompt,
+                        Role::Agent => TokenKind::Trained,
+                        Role::Env => TokenKind::Masked,
+                    };
+                    for &id in ids {
+                        let lp = if kind == TokenKind::Trained {
+                            logp.and_then(|l| l.get(pos).copied().flatten())
+                        } else {
+                            None
+                        };
+                        cells.push(TryCell { text: self.tok.decode(&[id]), kind, logp: lp });
+                        pos += 1;
+                    }
+                }
+            }
         }
-        ModelChoice::Real(name) => real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?,
-    };
+        let e = &r.session.episode;
+        let cfg = &self.places.world.cfg;
+        let answered = e.segments.iter().rev().find_map(|(role, text)| match (role, parse_action(text)) {
+            (Role::Agent, QaAction::Answer(a)) => Some(a),
+            _ => None,
+        });
+        let correct = if e.correct { cfg.w_correct } else { 0.0 };
+        let format = if e.answered { cfg.w_format } else { 0.0 };
+        let search = cfg.search_cost * e.searches as f32;
+        let mut verdicts = vec![match answered {
+            Some(a) => Verdict::new(crate::t!("try-tca-answer"), a, Some(e.correct)),
+            None => Verdict::new(crate::t!("try-tca-answer"), crate::t!("try-tca-no-answer"), Some(false)),
+        }];
+        verdicts.push(Verdict::new(
+            crate::t!("try-tca-reward"),
+            crate::t!(
+                "try-tca-reward-parts",
+                total = format!("{:.2}", e.total_reward()),
+                correct = format!("{correct:.2}"),
+                format = format!("{format:.2}"),
+                searches = e.searches.to_string(),
+                search = format!("{search:.2}")
+            ),
+            None,
+        ));
+        TrySample { cells, lines: Vec::new(), verdicts, pending: !r.session.done }
+    }
+}
+
+impl TrySession for TcaTry {
+    fn kind(&self) -> TryKind {
+        TryKind::AgentLoop
+    }
+
+    fn arms(&self) -> Vec<Arm> {
+        try_it::arms_of(&self.arms)
+    }
+
+    fn examples(&self) -> Vec<String> {
+        let questions = self.places.eval_qs.iter().map(|q| q.prompt().trim_start_matches("Q: ").trim().to_string());
+        try_it::distinct(questions, 12)
+    }
+
+    fn prompt_hint(&self) -> String {
+        crate::t!("try-tca-hint")
+    }
+
+    fn defaults(&self) -> TryOpts {
+        TryOpts::new(4, self.p.temperature)
+    }
+
+    fn answer(
+        &mut self,
+        input: &str,
+        opts: &TryOpts,
+        progress: &mut dyn FnMut(&TryAnswer),
+        cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<TryAnswer> {
+        let text = try_it::checked_input(input, TRY_MAX_INPUT)?;
+        let (q, note) = self.question(text);
+        let prompt = self.fmt.encode(&self.tok, Role::Prompt, &q.prompt()).len() + usize::from(self.fmt.bos.is_some());
+        // Three turns of up to 16 tokens each, and the world's replies.
+        let context = self.arms[0].1.lm().context();
+        try_it::check_fits(prompt, 3 * 16 + 24, context)?;
+        let mut answer = TryAnswer { input: text.to_string(), notes: vec![note], columns: Vec::new() };
+        let all: Vec<Arm> = self.arms();
+        for arm in opts.arms(&all) {
+            try_it::check(cancel)?;
+            let model = try_it::model_of(&self.arms, &arm.id);
+            let lm = Lm { model: model.lm(), tok: &self.tok, fmt: &self.fmt };
+            answer.columns.push(TryColumn::new(arm));
+            let qs = vec![q.clone(); opts.samples.clamp(1, try_it::MAX_SAMPLES)];
+            let mut rng = try_it::arm_rng(opts.seed);
+            let decoding = try_it::decoding(opts.temperature);
+            let rs = {
+                let this = &*self;
+                let answer = &mut answer;
+                rollouts_with(&lm, &this.places.world, &qs, decoding, &mut rng, &mut |rs| {
+                    try_it::check(cancel)?;
+                    let col = answer.columns.last_mut().expect("pushed above");
+                    col.samples = rs.iter().map(|r| this.sample(r, None)).collect();
+                    progress(answer);
+                    Ok(())
+                })?
+            };
+            let mut samples = Vec::new();
+            for r in &rs {
+                let ids = r.context(self.fmt.bos);
+                let first_agent = ids.len() - r.ids.iter().skip(1).map(|(_, t)| t.len()).sum::<usize>();
+                let logp = try_it::token_logps(model.lm(), &ids, first_agent)?;
+                samples.push(self.sample(r, Some(&logp)));
+            }
+            let st = stats(&rs);
+            let col = answer.columns.last_mut().expect("pushed above");
+            col.samples = samples;
+            let right = rs.iter().filter(|r| r.session.episode.correct).count();
+            col.summary = vec![
+                Verdict::new(crate::t!("try-tca-right"), format!("{right}/{}", rs.len()), None),
+                Verdict::new(crate::t!("try-tca-mean-reward"), format!("{:.3}", st.reward), None),
+                Verdict::new(
+                    crate::t!("try-tca-searches"),
+                    format!(
+                        "{:.2}",
+                        rs.iter().map(|r| r.session.episode.searches).sum::<usize>() as f64 / rs.len() as f64
+                    ),
+                    None,
+                ),
+            ];
+            progress(&answer);
+        }
+        Ok(answer)
+    }
+}
+
+/// The arms a run keeps: the warm start, and the policy after RL.
+const WARM: &str = "warm-start";
+const AFTER_RL: &str = "after-rl";
+
+/// The world of a run and its questions: the places shuffled by the run's
+/// random stream (`places`), the first `known_places` of them known (or, for a
+/// real model, the real countries whose capital it names: `real_known`).
+struct Places {
+    world: QaWorld,
+    known: Vec<Question>,
+    unknown: Vec<Question>,
+    eval_qs: Vec<Question>,
+}
+
+fn places(p: &Params, rng: &mut Rng, real_known: Option<&[String]>) -> Result<Places> {
+    let cfg = QaConfig { w_correct: p.w_correct, w_format: p.w_format, search_cost: p.search_cost, max_turns: 3 };
     let mut kb = FactTable::world();
     let mut places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
     rng.shuffle(&mut places);
-    // The tiny model learns its known places in the warm start; a real
-    // model already knows some real capitals: those it answers are its known places.
-    let lm = Lm { model: start.model(), tok: &tok, fmt: &fmt };
-    let real_known = if fmt.chat.is_some() { Some(known_countries(&lm, ctx)?) } else { None };
     if real_known.is_some() {
         kb.extend(REAL_CAPITALS).map_err(|e| anyhow!("the real capitals do not parse: {e}"))?;
     }
@@ -243,7 +473,7 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
         truth: kb.get(place, "capital").unwrap_or_default().to_string(),
         known,
     };
-    let (known, unknown): (Vec<Question>, Vec<Question>) = match &real_known {
+    let (known, unknown): (Vec<Question>, Vec<Question>) = match real_known {
         Some(countries) => {
             (countries.iter().map(|q| question(q, true)).collect(), places.iter().map(|q| question(q, false)).collect())
         }
@@ -252,10 +482,30 @@ fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
             places[p.known_places..].iter().map(|q| question(q, false)).collect(),
         ),
     };
-    let capitals: Vec<String> = known.iter().chain(unknown.iter().take(200)).map(|q| q.truth.clone()).collect();
     let eval_qs: Vec<Question> = (0..p.eval_questions)
         .map(|i| if i % 2 == 0 { known[i / 2 % known.len()].clone() } else { unknown[i / 2 % unknown.len()].clone() })
         .collect();
+    Ok(Places { world, known, unknown, eval_qs })
+}
+
+/// Phase "data": the places, who is known, the evaluation questions, the base model.
+fn data(p: &Params, ctx: &mut RunCtx, rng: &mut Rng) -> Result<Setup> {
+    ctx.phase(crate::t!("view-phase-data"));
+    let (start, tok, fmt) = match &p.model {
+        ModelChoice::Tiny => {
+            let (base, tok) = base::shipped(&ctx.device)?;
+            let fmt = Format::tiny(&tok);
+            (Start::Tiny(base), tok, fmt)
+        }
+        ModelChoice::Real(name) => real_start(name, p.lora_rank, p.lora_layers, SYSTEM, ctx)?,
+    };
+    // The tiny model learns its known places in the warm start; a real
+    // model already knows some real capitals: those it answers are its known places.
+    let lm = Lm { model: start.model(), tok: &tok, fmt: &fmt };
+    let real_known = if fmt.chat.is_some() { Some(known_countries(&lm, ctx)?) } else { None };
+    let Places { world, known, unknown, eval_qs } = places(p, rng, real_known.as_deref())?;
+    let cfg = world.cfg;
+    let capitals: Vec<String> = known.iter().chain(unknown.iter().take(200)).map(|q| q.truth.clone()).collect();
     ctx.log(crate::t!(
         "view-tca-log-data",
         known = known.len().to_string(),

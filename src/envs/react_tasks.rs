@@ -84,6 +84,48 @@ pub fn make_task(rng: &mut Rng, kb: &FactTable, places: &[String]) -> Task {
     }
 }
 
+/// A question typed in the form [`make_task`] writes (`population of Vesk?`,
+/// `417 + 38?`, `founded of Vesk - 12?`, `repeat Vesk`), as the task it is,
+/// with its true answer from `kb` and the calculator; `None` for any other
+/// text (an agent can still be asked it, but nothing knows the answer).
+pub fn task_of(question: &str, kb: &FactTable) -> Option<Task> {
+    let q = question.trim();
+    if let Some(text) = q.strip_prefix("repeat ") {
+        let text = text.trim().to_string();
+        return Some(Task {
+            question: q.to_string(),
+            truth: text.clone(),
+            kind: Kind::Direct,
+            plan: Plan::Direct { text },
+        });
+    }
+    let body = q.strip_suffix('?')?.trim();
+    let task = |kind, truth: String, plan| Some(Task { question: format!("{body}?"), truth, kind, plan });
+    if let Some((attr, rest)) = body.split_once(" of ") {
+        let attr = attr.trim();
+        if !ATTRS.contains(&attr) {
+            return None;
+        }
+        // `founded of Vesk + 12`: a lookup, then arithmetic on its result.
+        let parts: Vec<&str> = rest.rsplitn(3, ' ').collect();
+        if let [n, op, place] = parts.as_slice() {
+            if let (Ok(n), Some(op)) =
+                (n.parse::<i64>(), op.chars().next().filter(|c| "+-".contains(*c) && op.len() == 1))
+            {
+                let base: i64 = kb.get(place, attr)?.parse().ok()?;
+                let truth = if op == '+' { base + n } else { base - n };
+                let plan = Plan::Both { entity: place.to_string(), attr: attr.to_string(), op, n };
+                return task(Kind::Both, truth.to_string(), plan);
+            }
+        }
+        let place = rest.trim();
+        let truth = kb.get(place, attr)?.to_string();
+        return task(Kind::Lookup, truth, Plan::Lookup { entity: place.to_string(), attr: attr.to_string() });
+    }
+    let value = Calculator.eval(body).ok()?;
+    task(Kind::Calc, value.to_string(), Plan::Calc { expr: body.to_string() })
+}
+
 /// The oracle's next line, given the transcript so far: it reads the
 /// observations, and after an error it simply tries the right call again.
 pub fn oracle_turn(task: &Task, transcript: &str) -> String {
@@ -145,4 +187,23 @@ pub fn split_places(kb: &FactTable, rng: &mut Rng) -> (Vec<String>, Vec<String>)
     rng.shuffle(&mut places);
     let held_out = places.split_off(places.len() * 3 / 4);
     (places, held_out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typed_question_is_the_task_it_reads_as() {
+        let kb = FactTable::world();
+        let mut rng = Rng::new(3);
+        let places: Vec<String> = kb.entities().iter().map(|s| s.to_string()).collect();
+        for _ in 0..200 {
+            let t = make_task(&mut rng, &kb, &places);
+            let back = task_of(&t.question, &kb).unwrap_or_else(|| panic!("{} does not parse", t.question));
+            assert_eq!((back.truth, back.kind), (t.truth, t.kind), "{}", t.question);
+        }
+        assert!(task_of("what is the meaning of life?", &kb).is_none());
+        assert!(task_of("population of Nowhere-at-all?", &kb).is_none());
+    }
 }

@@ -44,6 +44,19 @@ impl Rollout {
 /// a turn computes only the world's reply and the last sampled token, not
 /// the whole transcript again.
 pub fn rollouts(lm: &Lm, world: &QaWorld, qs: &[Question], decoding: Decoding, rng: &mut Rng) -> Result<Vec<Rollout>> {
+    rollouts_with(lm, world, qs, decoding, rng, &mut |_| Ok(()))
+}
+
+/// [`rollouts`], calling `after_turn` with every episode after each turn
+/// (Try shows the turns as they come; it may stop the rollouts with an error).
+pub fn rollouts_with(
+    lm: &Lm,
+    world: &QaWorld,
+    qs: &[Question],
+    decoding: Decoding,
+    rng: &mut Rng,
+    after_turn: &mut dyn FnMut(&[Rollout]) -> Result<()>,
+) -> Result<Vec<Rollout>> {
     let (model, tok, fmt) = (lm.model, lm.tok, lm.fmt);
     let mut rs: Vec<Rollout> = qs.iter().map(|q| Rollout::new(q.clone(), lm)).collect();
     let mut memo = Memo::default();
@@ -70,6 +83,7 @@ pub fn rollouts(lm: &Lm, world: &QaWorld, qs: &[Question], decoding: Decoding, r
                 .collect();
             rs[i].ids.extend(replies);
         }
+        after_turn(&rs)?;
     }
     Ok(rs)
 }

@@ -12,13 +12,25 @@ use crate::envs::react_tasks::{misspell, oracle_turn, Kind, Plan, Task};
 use crate::envs::Role;
 use crate::ml::lm::Memo;
 use crate::ml::rng::Rng;
-use crate::ml::sample::GenConfig;
+use crate::ml::sample::{Decoding, GenConfig};
 
 /// Generate one line for every given context at once (greedy), stopping at a newline.
 /// `memo` carries a model's K/V cache from one turn of the same episodes to the next.
 pub fn turns(lm: &Lm, contexts: &[Vec<u32>], max_new: usize, memo: &mut Memo) -> Result<Vec<String>> {
-    let cfg = GenConfig::greedy(max_new, lm.fmt.stop().to_vec());
-    let out = lm.model.generate_with(contexts, &cfg, &mut Rng::new(0), memo)?;
+    turns_with(lm, contexts, max_new, Decoding::Greedy, &mut Rng::new(0), memo)
+}
+
+/// [`turns`] with any decoding (Try samples an agent's turns at a temperature).
+pub fn turns_with(
+    lm: &Lm,
+    contexts: &[Vec<u32>],
+    max_new: usize,
+    decoding: Decoding,
+    rng: &mut Rng,
+    memo: &mut Memo,
+) -> Result<Vec<String>> {
+    let cfg = GenConfig::new(max_new, decoding, lm.fmt.stop().to_vec());
+    let out = lm.model.generate_with(contexts, &cfg, rng, memo)?;
     Ok(out
         .iter()
         .map(|o| {
@@ -61,11 +73,35 @@ pub fn run_sessions(lm: &Lm, tasks: &[Task], sessions: Vec<Session>, tools: &Too
 pub fn run_sessions_with(
     lm: &Lm,
     tasks: &[Task],
-    mut sessions: Vec<Session>,
+    sessions: Vec<Session>,
     max_steps: usize,
     call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
 ) -> Result<Eval> {
-    const MAX_TURN: usize = 24;
+    let sessions = drive(lm, sessions, max_steps, (Decoding::Greedy, &mut Rng::new(0)), call, &mut |_| Ok(()))?;
+    let n = tasks.len().max(1) as f64;
+    let success = tasks.iter().zip(&sessions).filter(|(t, s)| answered_right(t, s)).count() as f64 / n;
+    let (calls, valid): (usize, usize) =
+        sessions.iter().fold((0, 0), |(c, v), s| (c + s.episode.tool_calls, v + s.episode.valid_calls));
+    let validity = if calls == 0 { 0.0 } else { valid as f64 / calls as f64 };
+    let steps = sessions.iter().map(|s| s.episode.steps as f64).sum::<f64>() / n;
+    Ok(Eval { success, validity, steps, sessions })
+}
+
+/// The longest agent turn, in tokens.
+pub const MAX_TURN: usize = 24;
+
+/// Play `sessions` to their end in the real loop, one batched generation per
+/// turn with `decoding` (drawing on `rng`), every tool call made by
+/// `call(session, tool, input)`; `after_turn` sees every session after each
+/// turn (Try shows the turns as they come, and may stop with an error).
+pub fn drive(
+    lm: &Lm,
+    mut sessions: Vec<Session>,
+    max_steps: usize,
+    (decoding, rng): (Decoding, &mut Rng),
+    call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
+    after_turn: &mut dyn FnMut(&[Session]) -> Result<()>,
+) -> Result<Vec<Session>> {
     let mut memo = Memo::default();
     while sessions.iter().any(|s| !s.done) {
         let open: Vec<usize> = (0..sessions.len()).filter(|&i| !sessions[i].done).collect();
@@ -82,18 +118,13 @@ pub fn run_sessions_with(
         }
         let ctxs: Vec<Vec<u32>> = fits.iter().map(|(_, c)| c.clone()).collect();
         let fits: Vec<usize> = fits.iter().map(|(i, _)| *i).collect();
-        let lines = turns(lm, &ctxs, MAX_TURN, &mut memo)?;
+        let lines = turns_with(lm, &ctxs, MAX_TURN, decoding, rng, &mut memo)?;
         for (&i, line) in fits.iter().zip(lines) {
             sessions[i].apply_with(&line, max_steps, &mut |tool: &str, input: &str| call(i, tool, input));
         }
+        after_turn(&sessions)?;
     }
-    let n = tasks.len().max(1) as f64;
-    let success = tasks.iter().zip(&sessions).filter(|(t, s)| answered_right(t, s)).count() as f64 / n;
-    let (calls, valid): (usize, usize) =
-        sessions.iter().fold((0, 0), |(c, v), s| (c + s.episode.tool_calls, v + s.episode.valid_calls));
-    let validity = if calls == 0 { 0.0 } else { valid as f64 / calls as f64 };
-    let steps = sessions.iter().map(|s| s.episode.steps as f64).sum::<f64>() / n;
-    Ok(Eval { success, validity, steps, sessions })
+    Ok(sessions)
 }
 
 /// Whether a session ended with the task's true answer.

@@ -328,7 +328,7 @@ pub fn safetensors_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 pub const LORA_TARGETS: [&str; 7] = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"];
 
 /// Which projections get adapters, and how big.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
 pub struct LoraConfig {
     pub rank: usize,
     pub alpha: f64,
@@ -638,6 +638,59 @@ impl Llama {
 
     pub fn num_params(&self) -> usize {
         self.vars().values().map(|v| v.elem_count()).sum()
+    }
+
+    /// The adapters as they are in the layers now, by their PEFT-style names
+    /// (`model.layers.29.self_attn.q_proj.lora_A.weight`), and the LoRA
+    /// config they make (seed 0: the values are given). Read from the layers,
+    /// not the `VarMap`: a [`frozen_copy`](Llama::frozen_copy)'s adapters are
+    /// its own copies while its map still names the original's. `None`
+    /// without adapters.
+    pub fn adapters(&self) -> Option<(LoraConfig, Vec<(String, Tensor)>)> {
+        let mut out = Vec::new();
+        let (mut rank, mut scale, mut from_layer, mut targets) = (0, 0.0, usize::MAX, Vec::<String>::new());
+        for (l, layer) in self.layers.iter().enumerate() {
+            for (t, p) in LORA_TARGETS.iter().zip(layer.projs()) {
+                let Some(lora) = &p.lora else { continue };
+                let name = module_of(l, t);
+                out.push((format!("{name}.lora_A.weight"), lora.a.clone()));
+                out.push((format!("{name}.lora_B.weight"), lora.b.clone()));
+                rank = lora.a.dim(0).unwrap_or(0);
+                scale = lora.scale;
+                from_layer = from_layer.min(l);
+                if !targets.iter().any(|x| x == t) {
+                    targets.push(t.to_string());
+                }
+            }
+        }
+        if out.is_empty() {
+            return None;
+        }
+        // In LORA_TARGETS order, whatever the layer they were first met in.
+        targets.sort_by_key(|t| LORA_TARGETS.iter().position(|x| x == t));
+        let cfg = LoraConfig { rank, alpha: scale * rank as f64, targets, from_layer, seed: 0 };
+        Some((cfg, out))
+    }
+
+    /// This (frozen) base with adapters `cfg` set to `tensors` (named as
+    /// [`adapters`](Llama::adapters) names them), detached: a trained run's
+    /// model, for inference. Every adapter must be given, with its shape.
+    pub fn with_adapters(&self, cfg: &LoraConfig, tensors: &HashMap<String, Tensor>) -> anyhow::Result<Llama> {
+        let mut m = self.fork_with_lora(cfg)?;
+        let vars = m.vars();
+        for name in &m.lora_names {
+            let t = tensors.get(name).ok_or_else(|| anyhow!("adapter {name} is missing"))?;
+            let var = &vars[name];
+            if t.dims() != var.dims() {
+                bail!("adapter {name} has shape {:?}, the model needs {:?}", t.dims(), var.dims());
+            }
+            var.set(&t.to_dtype(m.dtype)?.to_device(&m.device)?)?;
+        }
+        if let Some(extra) = tensors.keys().find(|n| !m.lora_names.contains(n)) {
+            bail!("adapter {extra} is not one this configuration has");
+        }
+        m = m.detached();
+        Ok(m)
     }
 
     /// The LM head on final hidden states `[.., d] → [.., V]`.

@@ -7,6 +7,8 @@
 //! inside the drill ends the run as failed with its message; the caller (the
 //! TUI) keeps running.
 
+pub mod diff;
+pub mod kept;
 pub mod predict;
 pub mod sweep;
 
@@ -38,6 +40,33 @@ pub struct RunConfig {
     /// Learner scripts the run trains with, by exercise id (`--use ID=FILE`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub uses: BTreeMap<String, UsedScript>,
+    /// Save the models the run trains into its directory (`models/`, see
+    /// [`kept`]); a sweep's seeds do not.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub keep: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+impl RunConfig {
+    /// A run of `drill` with `preset`'s parameters `params`, on `device`, that keeps its models.
+    pub fn new(drill: &str, preset: &str, seed: u64, device: DeviceChoice, params: ParamMap) -> RunConfig {
+        RunConfig {
+            drill: drill.to_string(),
+            preset: preset.to_string(),
+            seed,
+            device,
+            params,
+            uses: BTreeMap::new(),
+            keep: true,
+        }
+    }
 }
 
 /// Parameters of a preset with `key=value` overrides applied and validated:
@@ -280,6 +309,10 @@ fn worker(
                 }
             };
             let claims = ctx.claims().to_vec();
+            // A finished or cancelled run keeps its models (a failed one may hold NaNs).
+            if cfg.keep && !matches!(status, RunStatus::Failed(_)) {
+                keep_models(&mut ctx, &dir);
+            }
             (status, claims, ctx.into_sink())
         }
     };
@@ -299,6 +332,28 @@ fn worker(
     let _ = writer.lock().expect("writer").flush();
 }
 
+/// Write the models the drill kept into `dir/models/`, say so in the log,
+/// then apply the keep rule to the drill's older runs ([`kept`]).
+fn keep_models(ctx: &mut RunCtx, dir: &Path) {
+    match ctx.save_kept(dir) {
+        Ok(Some(index)) => {
+            let arms: Vec<&str> = index.arms.iter().map(|a| a.id.as_str()).collect();
+            ctx.log(crate::t!(
+                "run-log-kept",
+                arms = arms.join(", "),
+                size = crate::ml::models::human_size(index.bytes())
+            ));
+            if let Some(root) = dir.parent().and_then(Path::parent) {
+                if let Err(e) = kept::prune(root, Some(&ctx.meta.id), false) {
+                    ctx.log(crate::t!("run-log-prune-failed", error = format!("{e:#}")));
+                }
+            }
+        }
+        Ok(None) => {}
+        Err(e) => ctx.log(crate::t!("run-log-keep-failed", error = format!("{e:#}"))),
+    }
+}
+
 /// A saved run, as listed in the runs view and used for overlays.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
@@ -306,6 +361,10 @@ pub struct RunRecord {
     pub name: String,
     pub config: Option<RunConfig>,
     pub report: Option<Report>,
+    /// The models it kept ([`kept::weights`]), as read with the record.
+    pub weights: kept::Weights,
+    /// Pinned: its weights are kept whatever the keep rule says.
+    pub pinned: bool,
 }
 
 /// Saved runs of a drill, newest first.
@@ -331,6 +390,8 @@ pub fn load_run(dir: &Path) -> RunRecord {
         name: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         config,
         report,
+        weights: kept::weights(dir),
+        pinned: kept::is_pinned(dir),
     }
 }
 

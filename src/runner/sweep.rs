@@ -430,6 +430,8 @@ fn run_seed(
         device: config.device,
         params: config.params.clone(),
         uses: Default::default(),
+        // Twenty seeds' weights would crowd out the learner's own runs.
+        keep: false,
     };
     let mut handle = start(meta, run, runs_root)?;
     let mut report = None;

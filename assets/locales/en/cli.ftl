@@ -276,3 +276,42 @@ cli-help-drill-sweep--sets = Override a parameter for every seed: --set lr=1e-3 
 cli-help-drill-sweep--jobs = Runs at a time, 1 to 64 (they share the CPU threads; results do not depend on it)
 cli-help-drill-sweep--json = One JSON line per seed, then the whole sweep as JSON
 cli-help-drill-sweep--resume = Continue the unfinished sweep of the same drill, preset, parameters and seeds (the same command without it does too; with it, nothing to continue is an error)
+
+## agentlab try, agentlab runs
+cli-help-try = Ask a saved run's models something: the trained model(s) beside the one they started from, on the same input, in the drill's own task (one input per stdin line without --input)
+cli-help-try--run = A run directory (runs/<drill>/<timestamp>, as `drill run` prints), or a drill id for its newest run
+cli-help-try--arm = Only this arm (the ids `runs list` shows: warm-start, after-rl, …); default every arm
+cli-help-try--input = The input (a question, a problem, a query); without it, one input per line of stdin
+cli-help-try--samples = Samples per arm, 1 to 16 (default: the drill's)
+cli-help-try--temperature = Sampling temperature, 0 (greedy) to 5 (default: the drill's)
+cli-help-try--seed = A whole number ≥ 0: the same seed gives the same samples
+cli-help-try--switches = A drill's switch: --switch attack=off (repeatable; prompt-injection's attack)
+cli-help-try--logp = Also print each of the model's tokens with its log-probability
+cli-help-try--json = One JSON object per input
+cli-help-runs = Saved runs: list them with what they kept, prune older runs' weights, pin one, compare two
+cli-help-runs-list = Every saved run (of one drill) with its preset, edits, status and the weights it kept
+cli-help-runs-list--drill = Only this drill's runs
+cli-help-runs-prune = Drop the weights of runs the keep rule does not keep (the 5 newest of each drill and the pinned ones keep theirs); configs, metrics and reports stay
+cli-help-runs-prune--dry_run = Say what would be dropped, drop nothing
+cli-help-runs-pin = Keep a run's weights whatever the keep rule says
+cli-help-runs-unpin = Let the keep rule drop a pinned run's weights again
+cli-help-runs-diff = Two runs side by side: what differs in how they were made, the claims with both values, the last values that differ
+cli-try-no-run = { $spec } is neither a run directory nor a drill id
+cli-try-no-runs = { $id } has no saved run yet: run it first (agentlab drill run { $id })
+cli-try-no-arm = this run has no arm "{ $arm }" (arms: { $arms })
+cli-try-bad-switch = --switch { $got }: give KEY=on or KEY=off (switches of this drill: { $keys })
+cli-try-temperature = --temperature takes 0 (greedy) to 5, got { $got }
+cli-try-head = Try { $run } · { $arms }
+cli-try-examples = held-out examples: { $examples }
+cli-runs-none = no saved runs in { $dir }
+cli-runs-weights = weights: { $arms } ({ $size })
+cli-runs-pruned = weights pruned
+cli-runs-no-weights = no weights
+cli-runs-pinned = pinned { $dir }: its weights are kept
+cli-runs-unpinned = unpinned { $dir }: the keep rule may drop its weights
+cli-runs-not-a-run = { $dir } is not a run directory
+cli-prune-would = would drop { $dir }/models ({ $size })
+cli-prune-dropped = dropped { $dir }/models ({ $size })
+cli-prune-summary = { $dropped } run(s) dropped their weights ({ $freed }); { $kept } keep theirs ({ $size }): the { $newest } newest of each drill and the pinned ones
+cli-help-try--timing = Say on stderr how long the first model token took and the model tokens per second
+cli-try-timing = first model token after { $first } ms · { $tokens } model tokens in { $secs } s ({ $rate } tokens/s, log-probabilities included)

@@ -261,3 +261,42 @@ cli-help-drill-sweep--sets = 为每个种子覆盖一个参数：--set lr=1e-3�
 cli-help-drill-sweep--jobs = 同时运行的个数，1 到 64（它们共享 CPU 线程；结果与此无关）
 cli-help-drill-sweep--json = 每个种子一行 JSON，最后是整个扫描的 JSON
 cli-help-drill-sweep--resume = 继续同一演练、预设、参数和种子的未完成扫描（不加它的同一命令也会继续；加了它，没有可继续的就报错）
+
+## agentlab try、agentlab runs
+cli-help-try = 向已保存运行的模型提问：训练后的模型与它的起点模型并排回答同一个输入，用演练自己的任务（不给 --input 时，标准输入每行一个输入）
+cli-help-try--run = 运行目录（runs/<drill>/<timestamp>，即 `drill run` 打印的路径），或演练 id（取它最新的运行）
+cli-help-try--arm = 只用这一组（`runs list` 显示的 id：warm-start、after-rl 等）；默认每一组
+cli-help-try--input = 输入（一个问题、一道题、一个查询）；不给则从标准输入每行读一个
+cli-help-try--samples = 每组的采样数，1 到 16（默认：演练自己的）
+cli-help-try--temperature = 采样温度，0（贪心）到 5（默认：演练自己的）
+cli-help-try--seed = 一个 ≥ 0 的整数：同一种子给出同样的样本
+cli-help-try--switches = 演练的开关：--switch attack=off（可重复；prompt-injection 的攻击）
+cli-help-try--logp = 同时打印模型每个 token 的对数概率
+cli-help-try--json = 每个输入一个 JSON 对象
+cli-help-runs = 已保存的运行：列出它们保留了什么、清理旧运行的权重、固定一次运行、对比两次运行
+cli-help-runs-list = 每次已保存的运行（某个演练的）：预设、改动、状态和保留的权重
+cli-help-runs-list--drill = 只列这个演练的运行
+cli-help-runs-prune = 删除保留规则不保留的运行的权重（每个演练最新 5 次和被固定的运行保留）；配置、指标和报告都留着
+cli-help-runs-prune--dry_run = 只说会删除什么，不删除
+cli-help-runs-pin = 无论保留规则如何都保留这次运行的权重
+cli-help-runs-unpin = 让保留规则可以再次删除被固定运行的权重
+cli-help-runs-diff = 两次运行并排：设置上的不同、两边的论断值、最终值不同的序列
+cli-try-no-run = { $spec } 既不是运行目录也不是演练 id
+cli-try-no-runs = { $id } 还没有已保存的运行：先运行它（agentlab drill run { $id }）
+cli-try-no-arm = 这次运行没有名为“{ $arm }”的组（共有：{ $arms }）
+cli-try-bad-switch = --switch { $got }：请写 KEY=on 或 KEY=off（这个演练的开关：{ $keys }）
+cli-try-temperature = --temperature 取 0（贪心）到 5，收到的是 { $got }
+cli-try-head = 试用 { $run } · { $arms }
+cli-try-examples = 留出样例：{ $examples }
+cli-runs-none = { $dir } 里没有已保存的运行
+cli-runs-weights = 权重：{ $arms }（{ $size }）
+cli-runs-pruned = 权重已清理
+cli-runs-no-weights = 没有权重
+cli-runs-pinned = 已固定 { $dir }：它的权重会被保留
+cli-runs-unpinned = 已取消固定 { $dir }：保留规则可能删除它的权重
+cli-runs-not-a-run = { $dir } 不是运行目录
+cli-prune-would = 将删除 { $dir }/models（{ $size }）
+cli-prune-dropped = 已删除 { $dir }/models（{ $size }）
+cli-prune-summary = { $dropped } 次运行删除了权重（{ $freed }）；{ $kept } 次保留（{ $size }）：每个演练最新的 { $newest } 次和被固定的运行
+cli-help-try--timing = 在 stderr 上报告第一个模型 token 用了多久、每秒生成多少模型 token
+cli-try-timing = 第一个模型 token 用时 { $first } ms · { $tokens } 个模型 token 用时 { $secs } s（{ $rate } token/s，含对数概率计算）

@@ -32,6 +32,7 @@ mod parts;
 pub mod predict;
 mod run_view;
 mod sweep_tab;
+pub mod try_tab;
 pub use draw::draw;
 pub use predict::{Asking, BreakList, Outcome, Outcomes};
 pub use run_view::RunView;
@@ -44,10 +45,11 @@ pub enum Tab {
     Log,
     Runs,
     Sweep,
+    Try,
 }
 
 impl Tab {
-    const ALL: [Tab; 5] = [Tab::Charts, Tab::Views, Tab::Log, Tab::Runs, Tab::Sweep];
+    const ALL: [Tab; 6] = [Tab::Charts, Tab::Views, Tab::Log, Tab::Runs, Tab::Sweep, Tab::Try];
 
     /// The key that opens the tab.
     fn key(self) -> char {
@@ -57,6 +59,7 @@ impl Tab {
             Tab::Log => '3',
             Tab::Runs => '4',
             Tab::Sweep => '5',
+            Tab::Try => '6',
         }
     }
 
@@ -68,6 +71,7 @@ impl Tab {
             Tab::Log => crate::t!("drill-tab-log"),
             Tab::Runs => crate::t!("drill-tab-runs"),
             Tab::Sweep => crate::t!("drill-tab-sweep"),
+            Tab::Try => crate::t!("drill-tab-try"),
         }
     }
 
@@ -187,6 +191,12 @@ pub struct State {
     jobs: Vec<Job>,
     /// The exercise whose function `u` (or `t`) is reading, until it is read.
     reading_use: Option<String>,
+    /// The Try tab: the shown run's models, answering what the learner types.
+    pub try_tab: try_tab::TryTab,
+    /// Runs marked on the Runs tab (`Space`) to compare (`c`): at most two, the first is A.
+    pub runs_marked: Vec<PathBuf>,
+    /// The two runs compared: the diff shown on the Runs tab, and both names (B is the charts' grey).
+    pub runs_diff: Option<(Box<runner::diff::RunDiff>, String, String)>,
 }
 
 /// The newest saved run of a drill, loaded off the UI thread.
@@ -213,7 +223,8 @@ pub const HELP: &[Hint] = &[
     ("S", "sweep: the same run for seeds 1–N (\"sweep seeds\"); an unfinished sweep of it resumes"),
     ("x", "cancel the running run or sweep"),
     ("Tab", "switch focus: configuration ↔ right pane"),
-    ("1 2 3 4 5", "charts · teaching views · log · past runs · sweep"),
+    ("1 2 3 4 5 6", "charts · teaching views · log · past runs · sweep · try the models"),
+    ("6 (Try)", "i or Enter type an input · ↑↓ a held-out example · Enter ask · l colour by log p · + - samples · < > temperature · n next seed · a the attack on/off · Esc stop"),
     ("↑↓ j k", "move (config, log, views, runs, sweep)"),
     ("PgDn PgUp", "scroll inside a teaching view longer than its pane"),
     ("Enter", "config: edit the parameter (Enter saves, Esc cancels) · Runs list: open the run"),
@@ -225,6 +236,8 @@ pub const HELP: &[Hint] = &[
     ("← →", "Sweep tab: the chart whose seed bands are drawn (mean, ±1 sd, min–max)"),
     ("b", "settings that break a claim: Enter runs one, compared with the last passing run of the seed"),
     ("b (Sweep tab)", "seed bands ↔ claim and seed tables (both where they fit)"),
+    ("Space c (Runs tab)", "mark two runs, compare them: what differs, both claims, B grey under A's charts"),
+    ("K (Runs tab)", "pin the run: its weights are kept whatever the keep rule says"),
     ("P", "predict again: ask this preset's predictions, then start the run"),
     ("e", "export the shown run's charts to PNG"),
     ("r", "read the drill's README (the lesson)"),
@@ -311,6 +324,9 @@ impl State {
             showing_last: false,
             jobs,
             reading_use: None,
+            try_tab: Default::default(),
+            runs_marked: Vec::new(),
+            runs_diff: None,
         }
     }
 
@@ -387,8 +403,30 @@ impl State {
         self.uses.clear();
         self.jobs.retain(|j| j.kind != Kind::Use);
         self.reading_use = Some(id.clone());
+        self.show_runs_with(&id);
         self.jobs.push(Job::spawn(Kind::Use, what.clone(), move || read_use(&drill, &id, file)));
         what
+    }
+
+    /// With the learner's function of exercise `id` chosen, the run drawn is
+    /// the newest that trained with it, or none: a run of the lab's own
+    /// function would read as the learner's function's result. (Not while a
+    /// run of this screen is shown.)
+    fn show_runs_with(&mut self, id: &str) {
+        if self.run.is_some() {
+            return;
+        }
+        let runs = &self.runs;
+        let with = runs.iter().position(|r| r.config.as_ref().is_some_and(|c| c.uses.contains_key(id)));
+        self.view = RunView::default();
+        self.viewing = None;
+        self.viewing_preset = None;
+        self.viewed_preset = None;
+        self.previous = None;
+        self.shown_dir = None;
+        self.showing_last = false;
+        self.runs_diff = None;
+        self.loading = with.map(|i| load_last_run(&self.meta, runs[i].clone(), None));
     }
 
     /// "your grpo-advantages" when a run would use a learner function.
@@ -440,15 +478,23 @@ impl State {
     }
 
     pub fn is_typing(&self) -> bool {
-        self.editing.is_some() || self.asking.as_ref().is_some_and(Asking::is_typing)
+        self.editing.is_some()
+            || self.asking.as_ref().is_some_and(Asking::is_typing)
+            || (self.tab == Tab::Try && self.try_tab.is_typing())
     }
 
     pub fn hints(&self) -> Vec<Hint> {
         if let Some(a) = &self.asking {
             return a.hints();
         }
+        if self.tab == Tab::Try && self.try_tab.is_typing() {
+            return vec![("Enter", "ask"), ("↑↓", "example"), ("Esc", "stop typing")];
+        }
         if self.is_typing() {
             return vec![("Enter", "save"), ("Esc", "cancel")];
+        }
+        if self.tab == Tab::Try && self.try_tab.answering {
+            return vec![("Esc", "stop"), ("1-6", "tabs")];
         }
         if self.outcomes.is_some() {
             return vec![("↑↓", "scroll"), ("Enter", "close")];
@@ -458,8 +504,8 @@ impl State {
         }
         // The few that fit in 80 columns with "? help" and "q quit"; the rest are in the help.
         match self.busy() {
-            Some(Busy::Sweep) => vec![("x", "cancel sweep"), ("5", "sweep"), ("1-5", "tabs"), ("r", "README")],
-            Some(Busy::Run) => vec![("x", "cancel"), ("1-5", "tabs"), ("m", "smooth"), ("r", "README")],
+            Some(Busy::Sweep) => vec![("x", "cancel sweep"), ("5", "sweep"), ("1-6", "tabs"), ("r", "README")],
+            Some(Busy::Run) => vec![("x", "cancel"), ("1-6", "tabs"), ("m", "smooth"), ("r", "README")],
             // Enter acts on the focused pane (▶): the footer says what it does there.
             None => match (self.focus, self.tab) {
                 // The last ones give way on a narrow footer (the help lists them all).
@@ -467,22 +513,35 @@ impl State {
                     ("s", "start"),
                     ("S", "sweep"),
                     ("Enter", "edit"),
-                    ("1-5", "tabs"),
+                    ("1-6", "tabs"),
                     ("r", "README"),
                     ("b", "break it"),
                     ("P", "predict"),
                 ],
                 (Focus::Pane, Tab::Sweep) if self.sweep.as_ref().is_some_and(|v| !v.bands.is_empty()) => {
-                    vec![("s", "start"), ("S", "sweep"), ("←→", "chart"), ("b", "bands/tables"), ("1-5", "tabs")]
+                    vec![("s", "start"), ("S", "sweep"), ("←→", "chart"), ("b", "bands/tables"), ("1-6", "tabs")]
                 }
-                (Focus::Pane, Tab::Runs) if !self.runs.is_empty() => {
-                    vec![("s", "start"), ("Enter", "open run"), ("Tab", "config"), ("1-5", "tabs"), ("r", "README")]
-                }
+                (Focus::Pane, Tab::Runs) if !self.runs.is_empty() => vec![
+                    ("Enter", "open run"),
+                    ("Tab", "config"),
+                    ("Space", "mark"),
+                    ("c", "compare"),
+                    ("K", "pin"),
+                    ("1-6", "tabs"),
+                ],
+                (Focus::Pane, Tab::Try) => vec![
+                    ("i", "type"),
+                    ("↑↓", "example"),
+                    ("Enter", "ask"),
+                    ("l", "log p"),
+                    ("+-", "samples"),
+                    ("<>", "temperature"),
+                ],
                 (Focus::Pane, _) => vec![
                     ("s", "start"),
                     ("S", "sweep"),
                     ("Tab", "config"),
-                    ("1-5", "tabs"),
+                    ("1-6", "tabs"),
                     ("r", "README"),
                     ("b", "break it"),
                     ("P", "predict"),
@@ -511,7 +570,25 @@ impl State {
         let run = self.poll_run();
         let sweep = self.poll_sweep();
         let jobs = self.poll_jobs();
-        loaded || run || sweep || jobs
+        let (tried, notice) = self.try_tab.poll();
+        if notice.is_some() {
+            self.notice = notice;
+        }
+        loaded || run || sweep || jobs || tried
+    }
+
+    /// `6`: the Try tab, open on the run shown (once it has ended).
+    fn open_try(&mut self) -> Action {
+        (self.tab, self.focus) = (Tab::Try, Focus::Pane);
+        if self.running() && self.viewing.is_none() {
+            return Action::Flash(crate::t!("try-wait-run"));
+        }
+        let Some(dir) = self.shown_dir.clone() else {
+            return Action::Flash(crate::t!("try-no-run"));
+        };
+        let record = self.runs.iter().find(|r| r.dir == dir).cloned().unwrap_or_else(|| runner::load_run(&dir));
+        self.try_tab.open(&self.meta, record);
+        Action::None
     }
 
     /// Apply what the jobs started by keys have finished. Returns whether one did.
@@ -571,6 +648,18 @@ impl State {
                 if let Some(plug) = plug {
                     self.uses = plug;
                 }
+                self.notice = Some(message);
+            }
+            Done::Diffed { a, b_name, result } => match result {
+                Ok((view, b_series, diff)) => {
+                    self.show_saved(&a, *view, b_series);
+                    self.runs_diff = Some((diff, a.name.clone(), b_name));
+                    self.notice = Some(crate::t!("drill-runs-compared"));
+                }
+                Err(e) => self.notice = Some(e),
+            },
+            Done::Pinned(message) => {
+                self.runs = runner::list_runs(&self.runs_root, &self.meta.id);
                 self.notice = Some(message);
             }
             Done::Compared { run, series, name, claims } => {
@@ -638,6 +727,7 @@ impl State {
         self.viewed_preset = r.config.as_ref().map(|c| c.preset.clone());
         self.shown_dir = Some(r.dir.clone());
         self.compare = None;
+        self.runs_diff = None;
         self.showing_last = false;
     }
 
@@ -987,6 +1077,7 @@ impl State {
             device: self.device,
             params: self.params.clone(),
             uses: self.uses.clone(),
+            keep: true,
         };
         match runner::start(&self.meta, config, &self.runs_root) {
             Ok(h) => {
@@ -1213,6 +1304,63 @@ impl State {
         Action::Flash(what)
     }
 
+    /// `Space` on the Runs tab: mark the run under the cursor to compare (a
+    /// third mark drops the oldest), or unmark it.
+    fn mark_run(&mut self) -> Action {
+        let Some(r) = self.runs.get(self.runs_cursor) else { return Action::None };
+        if let Some(i) = self.runs_marked.iter().position(|d| *d == r.dir) {
+            self.runs_marked.remove(i);
+            return Action::Flash(crate::t!("drill-runs-unmarked", name = r.name.as_str()));
+        }
+        if self.runs_marked.len() == 2 {
+            self.runs_marked.remove(0);
+        }
+        self.runs_marked.push(r.dir.clone());
+        Action::Flash(match self.runs_marked.len() {
+            1 => crate::t!("drill-runs-marked-one", name = r.name.as_str()),
+            _ => crate::t!("drill-runs-marked-two"),
+        })
+    }
+
+    /// `c` on the Runs tab: compare the two marked runs (or the marked one
+    /// with the run under the cursor), read on a thread: A is shown, B is
+    /// its grey overlay, and the Runs tab shows what differs.
+    fn compare_runs(&mut self) -> Action {
+        let mut dirs = self.runs_marked.clone();
+        if dirs.len() == 1 {
+            match self.runs.get(self.runs_cursor) {
+                Some(r) if r.dir != dirs[0] => dirs.push(r.dir.clone()),
+                _ => return Action::Flash(crate::t!("drill-runs-mark-two")),
+            }
+        }
+        if dirs.len() != 2 {
+            return Action::Flash(crate::t!("drill-runs-mark-two"));
+        }
+        let find = |d: &PathBuf| self.runs.iter().find(|r| r.dir == *d).cloned().unwrap_or_else(|| runner::load_run(d));
+        let (a, b) = (find(&dirs[0]), find(&dirs[1]));
+        let meta = self.meta.clone();
+        let what = crate::t!("drill-runs-comparing", a = a.name.as_str(), b = b.name.as_str());
+        self.jobs.retain(|j| j.kind != Kind::Diff);
+        self.jobs.push(Job::spawn(Kind::Diff, what.clone(), move || read_diff(&meta, a, b)));
+        Action::Flash(what)
+    }
+
+    /// `K` on the Runs tab: pin the run under the cursor (its weights are
+    /// kept whatever the keep rule says), or unpin it.
+    fn pin_run(&mut self) -> Action {
+        let Some(r) = self.runs.get(self.runs_cursor).cloned() else { return Action::None };
+        let on = !r.pinned;
+        let what = crate::t!("drill-runs-pinning");
+        self.jobs.push(Job::spawn(Kind::Pin, what.clone(), move || {
+            Done::Pinned(match runner::kept::pin(&r.dir, on) {
+                Ok(()) if on => crate::t!("drill-runs-pinned", name = r.name.as_str()),
+                Ok(()) => crate::t!("drill-runs-unpinned", name = r.name.as_str()),
+                Err(e) => crate::t!("drill-runs-pin-failed", error = format!("{e:#}")),
+            })
+        }));
+        Action::Flash(what)
+    }
+
     /// `e`: export the shown run's charts to PNG, on a thread.
     fn export(&mut self) -> Action {
         let Some(dir) = self.shown_dir.clone() else {
@@ -1242,6 +1390,19 @@ impl State {
         if self.breaking.is_some() {
             return self.breaking_key(key);
         }
+        if self.tab == Tab::Try && self.focus == Focus::Pane {
+            if let Some(said) = self.try_tab.on_key(key) {
+                return said.map_or(Action::None, Action::Flash);
+            }
+        }
+        if self.tab == Tab::Runs && self.focus == Focus::Pane {
+            match key.code {
+                KeyCode::Char(' ') => return self.mark_run(),
+                KeyCode::Char('c') => return self.compare_runs(),
+                KeyCode::Char('K') => return self.pin_run(),
+                _ => {}
+            }
+        }
         match key.code {
             KeyCode::Char('s') => return self.start(false),
             KeyCode::Char('P') => return self.start(true),
@@ -1257,6 +1418,7 @@ impl State {
                 self.runs = runner::list_runs(&self.runs_root, &self.meta.id);
             }
             KeyCode::Char('5') => (self.tab, self.focus) = (Tab::Sweep, Focus::Pane),
+            KeyCode::Char('6') => return self.open_try(),
             KeyCode::Tab | KeyCode::BackTab => {
                 self.focus = if self.focus == Focus::Config { Focus::Pane } else { Focus::Config };
             }
@@ -1355,6 +1517,7 @@ impl State {
                 let n = self.sweep.as_ref().map_or(0, |v| v.sweep.results.len());
                 self.sweep_scroll = scroll(self.sweep_scroll, n, d);
             }
+            (Focus::Pane, Tab::Try) => {}
             (Focus::Pane, Tab::Charts) => {
                 if d > 0 {
                     self.chart_page += 1
@@ -1422,6 +1585,25 @@ fn read_saved(meta: &DrillMeta, r: RunRecord, before: Option<RunRecord>) -> Done
         Err(e) => Err(crate::t!("drill-cannot-read", path = r.dir.display().to_string(), error = format!("{e:#}"))),
     };
     Done::Opened { record: Box::new(r), result }
+}
+
+/// Two runs compared (on a job's thread): A's view, B's series (A's overlay) and the diff.
+fn read_diff(meta: &DrillMeta, a: RunRecord, b: RunRecord) -> Done {
+    let b_name = b.name.clone();
+    let result = match (runner::load_events(&a.dir), runner::load_events(&b.dir)) {
+        (Ok(ea), Ok(eb)) => {
+            let last = |events: &[Event]| -> Vec<(String, f64)> {
+                runner::series(events).into_iter().filter_map(|(n, p)| p.last().map(|x| (n, x.value))).collect()
+            };
+            let diff = runner::diff::diff(&a, &b, &last(&ea), &last(&eb));
+            let view = fold_saved(meta, &a, ea);
+            Ok((Box::new(view), Some(runner::series(&eb)), Box::new(diff)))
+        }
+        (Err(e), _) | (_, Err(e)) => {
+            Err(crate::t!("drill-cannot-read", path = String::new(), error = format!("{e:#}")))
+        }
+    };
+    Done::Diffed { a: Box::new(a), b_name, result }
 }
 
 /// Export the run in `dir` to PNG; what to tell the learner (on a job's thread).

@@ -8,7 +8,7 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
-use super::parts::{header_row, pad, panel, status_cell};
+use super::parts::{fit_parts, header_row, pad, panel, status_cell};
 use super::{sweep_tab, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
 use crate::tui::theme::{
@@ -107,6 +107,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         Tab::Log => draw_log(frame, pane, s),
         Tab::Runs => draw_runs(frame, pane, s),
         Tab::Sweep => sweep_tab::draw(frame, pane, s),
+        Tab::Try => super::try_tab::draw(frame, pane, &s.try_tab, s.focus == Focus::Pane),
     }
     draw_gauge(frame, gauge, s);
     // Over everything: the predictions, what the run measured for them, the `b` list.
@@ -317,6 +318,10 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
     match (&s.compare, &s.previous) {
         // A `b` run: what the grey is matters more than the settings.
         (Some(_), Some(_)) => parts.insert(1, crate::t!("drill-grey-last-passing-seed", seed = s.seed.to_string())),
+        (None, Some(_)) if s.runs_diff.is_some() => {
+            let (_, a, b) = s.runs_diff.as_ref().expect("checked");
+            parts.insert(1, crate::t!("drill-grey-compared", a = a.as_str(), b = b.as_str()))
+        }
         (None, Some(_)) => parts.push(crate::t!("drill-grey-previous")),
         _ => {}
     }
@@ -341,10 +346,10 @@ fn draw_charts(frame: &mut Frame, area: Rect, s: &State) {
                 .collect();
             // A lone series keeps a colour of its own; a group's curves take the palette from its start.
             let colour = if group.is_single() { g } else { 0 };
-            let grey = if s.compare.is_some() {
-                crate::t!("drill-grey-last-passing")
-            } else {
-                crate::t!("drill-grey-previous-run")
+            let grey = match (&s.compare, &s.runs_diff) {
+                (Some(_), _) => crate::t!("drill-grey-last-passing"),
+                (None, Some((_, _, b))) => crate::t!("drill-grey-run-b", name = b.as_str()),
+                (None, None) => crate::t!("drill-grey-previous-run"),
             };
             let spec = chart::Spec { title: &group.title, x: &group.x, colour, members, grey: &grey };
             chart::draw(frame, *cell, &spec, s.opts);
@@ -516,6 +521,17 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         );
         return;
     }
+    // Two runs compared: what differs below the list.
+    let area = match &s.runs_diff {
+        Some((diff, a, b)) => {
+            let [list, below] = Layout::vertical([Constraint::Percentage(45), Constraint::Min(4)]).areas(area);
+            let title = format!(" {} ", crate::t!("drill-runs-diff-title", a = a.as_str(), b = b.as_str()));
+            let lines: Vec<Line> = diff.text().lines().map(|l| Line::raw(l.to_string())).collect();
+            frame.render_widget(Paragraph::new(lines).block(panel(title, false)), below);
+            list
+        }
+        None => area,
+    };
     let block = panel(
         if area.width >= 50 {
             format!(" {} ", crate::t!("drill-runs-title"))
@@ -534,12 +550,20 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         .runs
         .iter()
         .map(|r| {
-            // A run whose parameters differ from its preset says so.
-            let (preset, seed) = r.config.as_ref().map_or(("?".to_string(), "?".to_string()), |c| {
-                let edited = !super::edited_keys(&s.meta, &c.preset, &c.params).is_empty();
-                let preset =
-                    if edited { crate::t!("drill-runs-edited", preset = c.preset.as_str()) } else { c.preset.clone() };
-                (preset, c.seed.to_string())
+            let mark = match s.runs_marked.iter().position(|d| *d == r.dir) {
+                Some(0) => "A",
+                Some(_) => "B",
+                None => "",
+            };
+            // What the run changed from its preset, with the values, and the learner's functions.
+            let (what, seed) = r.config.as_ref().map_or(("?".to_string(), "?".to_string()), |c| {
+                let mut parts = vec![c.preset.clone()];
+                parts.extend(crate::runner::kept::edited(&s.meta, c).into_iter().map(|(k, v)| format!("{k}={v}")));
+                if !c.uses.is_empty() {
+                    let ids: Vec<&str> = c.uses.keys().map(String::as_str).collect();
+                    parts.push(crate::t!("drill-with-yours", ids = ids.join(", ")));
+                }
+                (parts.join(" · "), c.seed.to_string())
             });
             let (status, style, claims, wall) = match &r.report {
                 Some(rep) => {
@@ -551,16 +575,26 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                 }
                 None => (crate::t!("drill-status-interrupted"), dim(), "-".into(), "-".into()),
             };
-            (vec![name(&r.name), preset, seed, status, claims, wall], style)
+            let kept = match &r.weights {
+                crate::runner::kept::Weights::Kept { bytes, .. } => {
+                    format!("◆ {}", crate::ml::models::human_size(*bytes))
+                }
+                crate::runner::kept::Weights::Pruned => crate::t!("drill-runs-pruned"),
+                crate::runner::kept::Weights::None => "—".into(),
+            };
+            let kept = if r.pinned { format!("{kept} ⚑") } else { kept };
+            (vec![mark.to_string(), name(&r.name), what, seed, status, claims, wall, kept], style)
         })
         .collect();
     let header = [
+        "drill-col-mark",
         "drill-col-run",
         "drill-col-preset",
         "drill-col-seed",
         "drill-col-status",
         "drill-col-claims",
         "drill-col-time",
+        "drill-col-weights",
     ]
     .map(|k| crate::i18n::tr(k, None));
     let mut natural: Vec<usize> = header.iter().map(|h| h.width()).collect();
@@ -569,23 +603,30 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
             *w = (*w).max(c.width());
         }
     }
-    // Columns that do not fit are left out whole, least needed first.
+    // Columns that do not fit are left out whole, least needed first; what
+    // the run changed is cut short (…) before it goes.
     let mut shown: Vec<usize> = (0..header.len()).collect();
-    for drop in [1, 5, 2, 4] {
-        if shown.iter().map(|&i| natural[i] + 1).sum::<usize>() <= avail + 1 {
+    let fits = |shown: &[usize], natural: &[usize]| shown.iter().map(|&i| natural[i] + 1).sum::<usize>() <= avail + 1;
+    for drop in [6, 7, 3, 5] {
+        if fits(&shown, &natural) {
             break;
         }
         shown.retain(|&i| i != drop);
+    }
+    if !fits(&shown, &natural) {
+        let others: usize = shown.iter().filter(|&&i| i != 2).map(|&i| natural[i] + 1).sum();
+        natural[2] = (avail + 1).saturating_sub(others + 1).max(8);
     }
     let rows: Vec<Row> = cells
         .iter()
         .map(|(row, style)| {
             Row::new(shown.iter().map(|&i| {
-                let c = Cell::from(row[i].clone());
-                if i == 3 {
-                    c.style(*style)
-                } else {
-                    c
+                let text = if i == 2 { ellipsize(&row[i], natural[2]) } else { row[i].clone() };
+                let c = Cell::from(text);
+                match i {
+                    4 => c.style(*style),
+                    0 => c.style(accent()),
+                    _ => c,
                 }
             }))
         })
@@ -626,24 +667,6 @@ fn wrapped_table<'a>(header: &[String], rows: &[Vec<String>], width: u16) -> Tab
     Table::new(body, widths.iter().map(|&w| Constraint::Length(w as u16)))
         .header(header_row(head).height(head_h))
         .column_spacing(1)
-}
-
-/// `parts` joined with " · ", leaving out the last ones that do not fit in
-/// `width` (a part is never cut in the middle, unless the first alone is too
-/// wide: then it ends in `…`).
-pub(super) fn fit_parts(parts: &[String], width: usize) -> String {
-    let mut out = String::new();
-    for p in parts {
-        let next = if out.is_empty() { p.clone() } else { format!("{out} · {p}") };
-        if next.width() > width {
-            break;
-        }
-        out = next;
-    }
-    if out.is_empty() {
-        out = ellipsize(parts.first().map_or("", String::as_str), width);
-    }
-    out
 }
 
 /// The gauge of the run shown: its phase and step, or how it ended.

@@ -29,10 +29,15 @@ pub(super) enum Kind {
     Compare,
     LastSweep,
     SweepStart,
+    Diff,
+    Pin,
 }
 
 /// The series of a run's charts, by name.
 pub(super) type Series = Vec<(String, Vec<Point>)>;
+
+/// Two runs compared: run A's view, run B's series, what differs.
+pub(super) type Compared = (Box<RunView>, Option<Series>, Box<crate::runner::diff::RunDiff>);
 
 /// A job's result, back on the UI thread.
 pub(super) enum Done {
@@ -51,6 +56,10 @@ pub(super) enum Done {
     /// The run a `b` run is compared with, read for the run saved in `run`
     /// (`series`: `None` when it could not be read: then it is not compared).
     Compared { run: PathBuf, series: Option<Series>, name: String, claims: Vec<ClaimResult> },
+    /// Two marked runs compared: run A's view, run B's series (its overlay), the diff.
+    Diffed { a: Box<RunRecord>, b_name: String, result: Result<Compared, String> },
+    /// A run pinned or unpinned: what to tell the learner.
+    Pinned(String),
 }
 
 /// A job under way.
