@@ -115,8 +115,6 @@ fn sft_basics_speaks_the_threads_language_and_computes_the_same() {
     for english in ["target", "Held-out", "training", "parameters", "layers", "heads", "held out"] {
         assert!(zh_texts.iter().all(|t| !t.contains(english)), "{english:?} in {zh_texts:#?}");
     }
-    // "prompt" only as the term itself, never inside an English phrase.
-    assert!(zh_texts.iter().filter(|t| t.contains("prompt")).all(|t| t == "prompt"), "{zh_texts:#?}");
 
     // The same run: the numbers, the table's cells, the tokens.
     assert_eq!(numbers(&zh), numbers(&en));
