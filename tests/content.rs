@@ -391,3 +391,81 @@ fn a_claim_can_be_an_observation_in_one_preset() {
         ["proxy_true_change", "proxy_exploit_share", "detector_flags_proxy", "sound_single_answer_gain"]
     );
 }
+
+/// The glossary's zh terms hold in every zh file: a variant it refuses
+/// (论断 for "claim", written 断言) is caught in a sheet, a quiz item, a
+/// drill's README and its drill.zh.toml, with the file named; and the
+/// English term inside a longer accepted rendering is not (基准 in 评测基准).
+#[test]
+fn a_refused_glossary_variant_fails_validation_in_every_kind_of_zh_file() {
+    let files = disk_files();
+    let edits = [
+        ("cheatsheets/03-agentic-rl.zh.md", "断言", "论断"),
+        ("quizzes/02-agent-evaluation.zh.toml", "评测框架", "提示词框架"),
+        ("drills/sft-basics/README.zh.md", "断言", "论断"),
+        ("drills/ewc-replay/drill.zh.toml", "演练", "演练（两头下注）"),
+    ];
+    for (file, from, to) in edits {
+        let changed: Vec<(String, String)> = files
+            .iter()
+            .map(|(p, t)| {
+                let t = if p == file {
+                    assert!(t.contains(from), "{file} has no {from}");
+                    t.replacen(from, to, 1)
+                } else {
+                    t.clone()
+                };
+                (p.clone(), t)
+            })
+            .collect();
+        let Err(err) = Content::from_files(changed) else { panic!("{file}: {to} is caught") };
+        let err = err.to_string();
+        assert!(err.contains(file) && err.contains("variant the glossary refuses"), "{file}: {err}");
+    }
+    let glossary = Content::from_files(files).unwrap().glossary;
+    let bench = glossary.iter().find(|t| t.en == "benchmark").expect("benchmark is a term");
+    assert_eq!(bench.zh, "评测基准");
+    assert!(agentlab::content::translation::avoided(&glossary, "一个评测基准。").is_empty());
+    assert_eq!(agentlab::content::translation::avoided(&glossary, "一个基准。").len(), 1);
+}
+
+/// The UI strings follow the same glossary: none of the shipped zh strings
+/// uses a refused variant.
+#[test]
+fn the_zh_ui_strings_use_no_refused_variant() {
+    let glossary = Content::from_files(disk_files()).unwrap().glossary;
+    let found = agentlab::content::translation::ui_problems(&glossary, agentlab::i18n::Lang::Zh);
+    assert!(found.is_empty(), "{found:?}");
+    // And the check can fail: a refused variant in a string is found with its line.
+    let avoided = agentlab::content::translation::avoided(&glossary, "a = 一条\nb = 论断未过\n");
+    assert_eq!(avoided.iter().map(|(l, _, v)| (*l, *v)).collect::<Vec<_>>(), vec![(2, "论断")]);
+}
+
+/// The roadmap's drill table names every drill of each track, and a sheet's
+/// front matter lists every drill of its track: leaving one out is caught.
+#[test]
+fn a_drill_table_or_drill_list_that_leaves_out_a_drill_fails_validation() {
+    let files = disk_files();
+    let cut = |file: &str, from: &str, to: &str| -> String {
+        let changed: Vec<(String, String)> = files
+            .iter()
+            .map(|(p, t)| {
+                let t = if p == file {
+                    assert!(t.contains(from), "{file} has no {from}");
+                    t.replacen(from, to, 1)
+                } else {
+                    t.clone()
+                };
+                (p.clone(), t)
+            })
+            .collect();
+        match Content::from_files(changed) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{file} without {from} passes"),
+        }
+    };
+    let err = cut("cheatsheets/00-prereq.md", ", [drill:long-context-rope]", "");
+    assert!(err.contains("track 4 leaves out long-context-rope"), "{err}");
+    let err = cut("cheatsheets/04-agentic-rl-infra.md", ", \"long-context-rope\"", "");
+    assert!(err.contains("leaves out \"long-context-rope\""), "{err}");
+}

@@ -45,7 +45,7 @@ fn drill_list_and_show_in_chinese() {
     none_of(&out, &[" track ", "not in this build"]);
 
     let out = ok(&["drill", "show", "dpo-pairs"]);
-    for zh in ["专题 0 · ", "参数（quick 预设的取值）：", "预设：", "论断：", "可选："] {
+    for zh in ["专题 0 · ", "参数（quick 预设的取值）：", "预设：", "断言：", "可选："] {
         assert!(out.contains(zh), "{zh}:\n{out}");
     }
     none_of(&out, &["parameters", "presets:", "claims:", "one of ", "track 0", "(preset"]);
@@ -66,8 +66,8 @@ fn a_short_drill_run_in_chinese() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}{err}");
     assert!(out.starts_with("▶ sft-basics · 预设 quick · 种子 1 · "), "{out}");
-    assert!(out.contains("第 2/2 步") && out.contains("   论断 heldout_accuracy"), "{out}");
-    let head = out.lines().find(|l| l.starts_with("论断 ")).expect(&out);
+    assert!(out.contains("第 2/2 步") && out.contains("   断言 heldout_accuracy"), "{out}");
+    let head = out.lines().find(|l| l.starts_with("断言 ")).expect(&out);
     let row = out.lines().find(|l| l.starts_with("heldout_accuracy ")).expect(&out);
     // The header's columns line up with the rows' by display width.
     assert_eq!(head[..head.find("阈值").unwrap()].width(), row[..row.find("0.95").unwrap()].width(), "{out}");
@@ -129,7 +129,8 @@ fn bad_input_is_refused_in_chinese() {
 #[test]
 fn help_in_chinese() {
     let out = ok(&["--help"]);
-    for zh in ["LLM 智能体后训练的终端学习实验室", "用法：agentlab", "命令：", "选项：", "列出速查表", "打印帮助"]
+    for zh in
+        ["agentlab：在终端里学习 LLM 智能体后训练", "用法：agentlab", "命令：", "选项：", "列出速查表", "打印帮助"]
     {
         assert!(out.contains(zh), "{zh}:\n{out}");
     }

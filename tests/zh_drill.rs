@@ -53,7 +53,7 @@ fn a_drill_without_runs_is_drawn_in_chinese() {
     let mut a = app_on_drill(dir.path(), Lang::Zh);
     let big = text(&mut a, 120, 40);
     for zh in
-        ["1 图表", "2 视图", "3 日志", "4 运行", "5 扫描", "论断", "配置 · quick", "种子", "扫描种子数", "尚无运行"]
+        ["1 图表", "2 视图", "3 日志", "4 运行", "5 扫描", "断言", "配置 · quick", "种子", "扫描种子数", "尚无运行"]
     {
         assert!(big.contains(zh), "no \"{zh}\" in:\n{big}");
     }
@@ -105,7 +105,7 @@ fn a_saved_run_its_claims_and_the_runs_table_are_in_chinese_and_f2_switches_back
     let mut a = app_on_drill(dir.path(), Lang::Zh);
     let big = text(&mut a, 120, 40);
     assert!(big.contains("上次运行：2026-11-24 09:00"), "{big}");
-    assert!(big.contains("条论断未通过"), "{big}");
+    assert!(big.contains("条断言未通过"), "{big}");
     assert!(big.contains("原因见各 ✗ 下方") || big.contains("用时 12.0 秒完成"), "{big}");
     assert!(big.contains("第 1/1 页"), "the charts' settings line: {big}");
     no_english(&big, &["last run", "claims failed", "claim failed", "why under", "page 1/1", "grey ="]);
@@ -114,7 +114,7 @@ fn a_saved_run_its_claims_and_the_runs_table_are_in_chinese_and_f2_switches_back
     // The past runs, in a table with Chinese headers.
     key(&mut a, '4');
     let runs = text(&mut a, 120, 40);
-    for zh in ["运行（↑↓ 选择，Enter 打开）", "预设", "状态", "论断未过", "用时"] {
+    for zh in ["运行（↑↓ 选择，Enter 打开）", "预设", "状态", "断言未通过", "用时"] {
         assert!(runs.contains(zh), "no \"{zh}\" in:\n{runs}");
     }
     no_english(&runs, &["Runs (", "status", "claim failed", "preset "]);

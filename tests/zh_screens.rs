@@ -84,7 +84,7 @@ fn home_in_chinese() {
     // A drill's details.
     key(&mut a, KeyCode::Tab);
     let s = draw(&mut a, 120, 40).join("\n");
-    check(&s, &["条论断", "个参数", "下一步：Enter 打开演练"], &["claims", "parameters", "Next: Enter"], "drill");
+    check(&s, &["条断言", "个参数", "下一步：Enter 打开演练"], &["claims", "parameters", "Next: Enter"], "drill");
     // The help overlay.
     key(&mut a, KeyCode::Char('?'));
     let s = draw(&mut a, 120, 40).join("\n");

@@ -400,6 +400,8 @@ impl Content {
         errors.extend(found);
         for tr in translated {
             errors.extend(translation::check(&content, &tr, &content.glossary, &broken));
+            // The UI strings are built into the binary, but they follow the same glossary.
+            errors.extend(translation::ui_problems(&content.glossary, tr.lang));
             content.translations.push(std::sync::Arc::new(tr));
         }
         if errors.is_empty() {
@@ -481,6 +483,26 @@ impl Content {
                 if resolve(&Link::Drill(d.clone())).is_err() {
                     push(&s.file, None, None, format!("front matter names drill \"{d}\", which does not exist"));
                 }
+            }
+            // The sheet's drill list is its track's drills, every one of them.
+            for d in self.drills_of(s.meta.track).filter(|d| !s.meta.drills.contains(&d.id)) {
+                push(
+                    &s.file,
+                    Some(5),
+                    None,
+                    format!("front matter `drills` leaves out \"{}\", a drill of track {}", d.id, s.meta.track),
+                );
+            }
+            // A table of drills per track (the roadmap) names every drill of each track.
+            for (line, track, missing) in
+                drill_table_gaps(&s.body, |t| self.drills_of(t).map(|d| d.id.clone()).collect())
+            {
+                push(
+                    &s.file,
+                    Some(line + s.body_line_offset),
+                    None,
+                    format!("the drill table's row for track {track} leaves out {}", missing.join(", ")),
+                );
             }
             let mut keys = std::collections::HashSet::new();
             for step in &s.meta.steps {
@@ -775,6 +797,47 @@ impl Content {
 }
 
 /// The 1-based line a TOML error points at, if it points anywhere.
+/// Rows of a per-track drill table in a sheet body (a Markdown table whose
+/// header has a `#` column and a `Drill` or `Drills` column, one row per
+/// track) that leave out a drill of their track: (line in the body, track,
+/// the drills missing). `of_track` lists a track's drills.
+fn drill_table_gaps(body: &str, of_track: impl Fn(u8) -> Vec<String>) -> Vec<(usize, u8, Vec<String>)> {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim().trim_matches('|').split('|').map(|c| c.trim().to_string()).collect()
+    };
+    let mut out = Vec::new();
+    // The column of the drills while inside a drill table.
+    let mut drill_col: Option<usize> = None;
+    for (i, line) in body.lines().enumerate() {
+        if !line.trim_start().starts_with('|') {
+            drill_col = None;
+            continue;
+        }
+        let row = cells(line);
+        if row.iter().all(|c| c.chars().all(|ch| ch == '-' || ch == ':')) {
+            continue;
+        }
+        let Some(col) = drill_col else {
+            let drill = row.iter().position(|c| c.eq_ignore_ascii_case("drill") || c.eq_ignore_ascii_case("drills"));
+            drill_col = drill.filter(|_| row.first().is_some_and(|c| c == "#"));
+            continue;
+        };
+        let Some(track) = row.first().and_then(|c| c.parse::<u8>().ok()) else { continue };
+        let named: Vec<String> = row
+            .get(col)
+            .map(|c| links::scan_links(c).into_iter().filter_map(|(_, l)| l.ok()).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|l| if let Link::Drill(id) = l { Some(id) } else { None })
+            .collect();
+        let missing: Vec<String> = of_track(track).into_iter().filter(|d| !named.contains(d)).collect();
+        if !missing.is_empty() {
+            out.push((i + 1, track, missing));
+        }
+    }
+    out
+}
+
 fn toml_line(text: &str, e: &toml::de::Error) -> Option<usize> {
     let start = e.span()?.start;
     Some(text.get(..start).unwrap_or(text).matches('\n').count() + 1)
@@ -842,4 +905,23 @@ fn collect_disk(root: &Path, dir: &Path, out: &mut Vec<File>) -> std::io::Result
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drill_table_gaps;
+
+    #[test]
+    fn a_drill_table_row_must_name_every_drill_of_its_track() {
+        let body = "Intro.\n\n| # | Track | Drill | Leans on |\n|---|---|---|---|\n\
+                    | 0 | [sheet:0] | [drill:a], [drill:b] | — |\n| 1 | [sheet:1] | — | 0 |\n\nAfter.\n\
+                    | x | y |\n|---|---|\n| 1 | [drill:z] |\n";
+        let of_track = |t: u8| match t {
+            0 => vec!["a".to_string(), "b".to_string()],
+            1 => vec!["c".to_string()],
+            _ => vec![],
+        };
+        // Row 0 names both; row 1 names none of its one drill; the second table has no `#`/Drill header.
+        assert_eq!(drill_table_gaps(body, of_track), vec![(6, 1, vec!["c".to_string()])]);
+    }
 }

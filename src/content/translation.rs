@@ -43,6 +43,38 @@ use crate::i18n::Lang;
 pub struct Term {
     pub en: String,
     pub zh: String,
+    /// Other renderings that are right for another sense of the English word
+    /// (an observation the agent reads, 观测, and one a drill reports without
+    /// a verdict, 观察项): where the English uses the term, any of them does.
+    #[serde(default)]
+    pub also: Vec<String>,
+    /// Variants the zh edition must not use for this term (it drifted
+    /// between files): refused in every zh file and UI string, except inside
+    /// the term itself or one of `also` (基准 inside 评测基准).
+    #[serde(default)]
+    pub avoid: Vec<String>,
+    /// Whether each zh sheet gives the English in parentheses at the first
+    /// use (`false` for a term the zh edition writes as a plain word of its
+    /// own, like 本项目 for "the lab"; never for a term kept in English).
+    #[serde(default = "yes")]
+    pub gloss: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for Term {
+    fn default() -> Term {
+        Term { en: String::new(), zh: String::new(), also: Vec::new(), avoid: Vec::new(), gloss: true }
+    }
+}
+
+impl Term {
+    /// The renderings the zh edition accepts for this term.
+    fn renderings(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.zh.as_str()).chain(self.also.iter().map(String::as_str))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -63,8 +95,80 @@ pub fn parse_glossary(text: &str) -> Result<Vec<Term>, String> {
         if !seen.insert(t.en.to_lowercase()) {
             return Err(format!("term \"{}\" is listed twice", t.en));
         }
+        if let Some(v) = t.avoid.iter().find(|v| v.trim().is_empty() || t.renderings().any(|r| r == v.as_str())) {
+            return Err(format!(
+                "term \"{}\": `avoid` lists \"{v}\", which is empty or the term's own rendering",
+                t.en
+            ));
+        }
     }
     Ok(g.term)
+}
+
+/// Where `text` uses a variant the glossary refuses: (line, term, variant)
+/// for each occurrence that is not inside an accepted rendering of the same
+/// term (基准 inside 评测基准 is fine). Code (fenced blocks and inline
+/// spans) is not prose and is skipped.
+pub fn avoided<'g>(glossary: &'g [Term], text: &str) -> Vec<(usize, &'g Term, &'g str)> {
+    let masked = mask_code(text);
+    let mut out = Vec::new();
+    for t in glossary {
+        for v in &t.avoid {
+            // Byte ranges covered by an accepted rendering.
+            let covered: Vec<(usize, usize)> =
+                t.renderings().flat_map(|r| masked.match_indices(r).map(move |(i, m)| (i, i + m.len()))).collect();
+            for (i, m) in masked.match_indices(v.as_str()) {
+                if covered.iter().any(|&(a, b)| a <= i && i + m.len() <= b) {
+                    continue;
+                }
+                out.push((masked[..i].matches('\n').count() + 1, t, v.as_str()));
+            }
+        }
+    }
+    out.sort_by_key(|x| x.0);
+    out
+}
+
+/// `text` with fenced code blocks and inline code spans blanked out (every
+/// character but newlines becomes a space), so byte offsets and line numbers
+/// stay those of `text`.
+fn mask_code(text: &str) -> String {
+    let blank = |s: &str| s.chars().map(|c| if c == '\n' { '\n' } else { ' ' }).collect::<String>();
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<String> = None;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let opener: String = t.chars().take_while(|c| *c == '`' || *c == '~').collect();
+        match &fence {
+            Some(f) => {
+                if t.starts_with(f.as_str()) && opener.len() >= f.len() && t[opener.len()..].trim().is_empty() {
+                    fence = None;
+                }
+                out.push_str(&blank(line));
+            }
+            None if opener.len() >= 3 => {
+                fence = Some(opener);
+                out.push_str(&blank(line));
+            }
+            None => {
+                for (i, part) in line.split('`').enumerate() {
+                    if i > 0 {
+                        out.push(' ');
+                    }
+                    out.push_str(&if i % 2 == 0 { part.to_string() } else { blank(part) });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The message for a refused variant.
+fn avoided_message(t: &Term, variant: &str) -> String {
+    format!(
+        "glossary: \"{variant}\" is a variant the glossary refuses for \"{}\"; write {} (cheatsheets/glossary.toml)",
+        t.en, t.zh
+    )
 }
 
 #[derive(Debug, Deserialize)]
@@ -473,6 +577,14 @@ fn english_uses(text: &str, term: &str) -> bool {
     hay.match_indices(&needle).any(|(i, m)| {
         let before_ok = !hay[..i].chars().next_back().is_some_and(word_char);
         let rest = &hay[i + m.len()..];
+        // "clip" → "clipped", "clipping": the last consonant doubles before -ed and -ing.
+        let doubled = needle.chars().next_back().filter(|c| c.is_ascii_alphabetic() && !"aeiouwy".contains(*c));
+        let rest = match doubled {
+            Some(c) if rest.starts_with(c) && (rest[1..].starts_with("ed") || rest[1..].starts_with("ing")) => {
+                &rest[1..]
+            }
+            _ => rest,
+        };
         let ending = ["ing", "es", "ed", "s", "d", ""].iter().find(|e| rest.starts_with(**e)).map_or(0, |e| e.len());
         let after_ok = !rest[ending..].chars().next().is_some_and(word_char);
         before_ok && after_ok
@@ -495,14 +607,20 @@ fn annotated(zh: &str, term: &Term) -> bool {
 /// Glossary problems of a translated text against its English.
 fn glossary_problems(glossary: &[Term], en: &str, zh: &str, annotate: bool) -> Vec<String> {
     let (en, zh) = (prose(en), prose(zh));
+    let lower = en.to_lowercase();
     let mut out = Vec::new();
     for t in glossary {
+        // "prompt" inside "prompt injection" is that longer term's, with its own rendering.
+        let en = glossary
+            .iter()
+            .filter(|o| o.en.len() > t.en.len() && o.en.to_lowercase().contains(&t.en.to_lowercase()))
+            .fold(lower.clone(), |text, o| text.replace(&o.en.to_lowercase(), " "));
         if !english_uses(&en, &t.en) {
             continue;
         }
-        if !zh.contains(&t.zh) {
+        if !t.renderings().any(|r| zh.contains(r)) {
             out.push(format!("glossary: the English says \"{}\"; the translation should say {} there", t.en, t.zh));
-        } else if annotate && !annotated(&zh, t) {
+        } else if annotate && t.gloss && !t.zh.eq_ignore_ascii_case(&t.en) && zh.contains(&t.zh) && !annotated(&zh, t) {
             out.push(format!("glossary: give the English term once, at the first {}: {}（{}）", t.zh, t.zh, t.en));
         }
     }
@@ -613,6 +731,12 @@ pub(crate) fn check(
         for m in glossary_problems(glossary, &en_all, &zh_all, true) {
             push(&z.file, None, None, m);
         }
+        for (line, t, v) in avoided(glossary, &z.body) {
+            push(&z.file, Some(line + z.body_line_offset), None, avoided_message(t, v));
+        }
+        for (_, t, v) in avoided(glossary, &format!("{}\n{}", z.title, z.summary)) {
+            push(&z.file, Some(2), None, avoided_message(t, v));
+        }
     }
     // A quiz file or item that did not load: which items the translation should have is unknown.
     let quizzes = if broken.quiz_items { &[][..] } else { &content.quizzes[..] };
@@ -674,6 +798,9 @@ pub(crate) fn check(
             for m in compare_unit("", &en, &zh) {
                 push(zfile, None, Some(&item.id), m.trim_start_matches(": ").to_string());
             }
+            for (_, t, v) in avoided(glossary, &zh.join("\n")) {
+                push(zfile, None, Some(&item.id), avoided_message(t, v));
+            }
             en_all.push_str(&en.join("\n"));
             zh_all.push_str(&zh.join("\n"));
         }
@@ -717,6 +844,9 @@ pub(crate) fn check(
         for m in glossary_problems(glossary, &en.join("\n"), &zh.join("\n"), false) {
             push(&file, None, None, m);
         }
+        for (_, t, v) in avoided(glossary, &zh.join("\n")) {
+            push(&file, None, None, avoided_message(t, v));
+        }
     }
     for id in tr.exercises.keys() {
         if content.exercise(id).is_none() && !broken.exercises.contains(id) {
@@ -736,6 +866,9 @@ pub(crate) fn check(
                 }
                 for m in glossary_problems(glossary, &d.readme, r, false) {
                     push(&readme_file, None, None, m);
+                }
+                for (line, t, v) in avoided(glossary, r) {
+                    push(&readme_file, Some(line), None, avoided_message(t, v));
                 }
             }
         }
@@ -832,6 +965,15 @@ pub(crate) fn check(
         for k in z.prediction.keys().filter(|k| !d.predictions.iter().any(|p| &p.id == *k)) {
             push(&file, None, None, format!("[prediction.{k}]: the drill has no such prediction"));
         }
+        // The whole drill.toml's prose holds the glossary as its README does.
+        let en_all = drill_prose_en(d);
+        let zh_all = drill_prose_zh(z);
+        for m in glossary_problems(glossary, &en_all, &zh_all, false) {
+            push(&file, None, None, m);
+        }
+        for (_, t, v) in avoided(glossary, &zh_all) {
+            push(&file, None, None, avoided_message(t, v));
+        }
     }
     for id in tr.drills.keys().chain(tr.readmes.keys()) {
         if content.drill(id).is_none() && !broken.drills.contains(id) {
@@ -839,6 +981,64 @@ pub(crate) fn check(
         }
     }
     errors
+}
+
+/// Every prose field of an English `drill.toml`, one per line.
+fn drill_prose_en(d: &super::DrillMeta) -> String {
+    let mut v: Vec<&str> = vec![&d.title, &d.objective];
+    v.extend(d.charts.iter().map(|c| c.title.as_str()));
+    v.extend(d.params.iter().map(|p| p.help.as_str()));
+    for c in &d.claims {
+        v.push(&c.text);
+        v.extend(c.why.as_deref());
+        v.extend(c.breaks_with.iter().map(|b| b.effect.as_str()));
+    }
+    for p in &d.predictions {
+        v.push(&p.question);
+        v.push(&p.explain);
+        v.extend(p.choices.iter().map(String::as_str));
+    }
+    v.join("\n")
+}
+
+/// Every prose field of a translated `drill.toml`, one per line.
+fn drill_prose_zh(z: &DrillText) -> String {
+    let mut v: Vec<&str> = vec![&z.title, &z.objective];
+    v.extend(z.charts.iter().map(String::as_str));
+    v.extend(z.param.values().map(String::as_str));
+    for c in z.claim.values() {
+        v.push(&c.text);
+        v.extend(c.why.as_deref());
+        v.extend(c.breaks_with.iter().map(String::as_str));
+    }
+    for p in z.prediction.values() {
+        v.push(&p.question);
+        v.push(&p.explain);
+        v.extend(p.choices.iter().map(String::as_str));
+    }
+    v.join("\n")
+}
+
+/// The UI strings of `lang` (`assets/locales/<lang>/*.ftl`, built into the
+/// binary) against the glossary: a variant it refuses is reported with its
+/// file and line. The English `en` side of a term is not checked here (a
+/// key's English and translation are compared by `tests/i18n_keys.rs`).
+pub fn ui_problems(glossary: &[Term], lang: crate::i18n::Lang) -> Vec<ContentError> {
+    let mut out = Vec::new();
+    for (file, text) in crate::i18n::sources(lang) {
+        // Comment lines are notes for translators, not strings a learner sees.
+        let strings: String =
+            text.lines().map(|l| if l.trim_start().starts_with('#') { "" } else { l }).collect::<Vec<_>>().join("\n");
+        for (line, t, v) in avoided(glossary, &strings) {
+            out.push(ContentError {
+                file: format!("assets/locales/{file}"),
+                line: Some(line),
+                item: None,
+                message: avoided_message(t, v),
+            });
+        }
+    }
+    out
 }
 
 // ------------------------------------------------------------------ applying
@@ -972,7 +1172,7 @@ mod tests {
 
     #[test]
     fn glossary_wants_the_term_and_its_english_once() {
-        let g = vec![Term { en: "credit assignment".into(), zh: "信用分配".into() }];
+        let g = vec![Term { en: "credit assignment".into(), zh: "信用分配".into(), ..Default::default() }];
         let en = "Credit assignment is hard.";
         assert!(glossary_problems(&g, en, "信用分配（credit assignment）很难。", true).is_empty());
         assert!(glossary_problems(&g, en, "信用分配 (Credit Assignment) 很难。", true).is_empty());
@@ -983,10 +1183,62 @@ mod tests {
             glossary_problems(&g, "Discredit assignment.", "无", true).is_empty(),
             "a word inside another is no use"
         );
-        let agent = vec![Term { en: "agent".into(), zh: "智能体".into() }];
+        let agent = vec![Term { en: "agent".into(), zh: "智能体".into(), ..Default::default() }];
         assert!(glossary_problems(&agent, "Run `agentlab drill run`.", "运行", false).is_empty(), "code is not prose");
         assert!(glossary_problems(&agent, "See [drill:agent-x].", "见", false).is_empty(), "link ids are not prose");
         assert!(!glossary_problems(&agent, "Two agents.", "两个", false).is_empty(), "a plural is the word");
+    }
+
+    #[test]
+    fn a_refused_variant_is_found_outside_the_term_and_outside_code() {
+        let g = vec![
+            Term {
+                en: "benchmark".into(), zh: "评测基准".into(), avoid: vec!["基准".into()], ..Default::default()
+            },
+            Term { en: "claim".into(), zh: "断言".into(), avoid: vec!["论断".into()], ..Default::default() },
+        ];
+        assert!(avoided(&g, "每个评测基准都有断言。").is_empty(), "inside the term itself");
+        let found = avoided(&g, "一行。\n这个基准和一条论断。\n`论断` 在代码里\n```\n论断\n```\n");
+        let got: Vec<(usize, &str)> = found.iter().map(|(l, _, v)| (*l, *v)).collect();
+        assert_eq!(got, vec![(2, "基准"), (2, "论断")]);
+        assert!(avoided_message(found[1].1, found[1].2).contains("断言"));
+    }
+
+    #[test]
+    fn another_sense_may_take_another_rendering() {
+        let g = vec![Term {
+            en: "observation".into(),
+            zh: "观测".into(),
+            also: vec!["观察项".into()],
+            ..Default::default()
+        }];
+        assert!(glossary_problems(&g, "An observation, not a claim.", "一个观察项。", false).is_empty());
+        assert!(!glossary_problems(&g, "An observation.", "一个观点。", false).is_empty());
+    }
+
+    #[test]
+    fn a_glossary_that_avoids_its_own_term_is_refused() {
+        let bad = "[[term]]\nen = \"claim\"\nzh = \"断言\"\navoid = [\"断言\"]\n";
+        assert!(parse_glossary(bad).unwrap_err().contains("own rendering"));
+        let good = "[[term]]\nen = \"claim\"\nzh = \"断言\"\navoid = [\"论断\"]\n";
+        assert_eq!(parse_glossary(good).unwrap()[0].avoid, vec!["论断".to_string()]);
+    }
+
+    #[test]
+    fn a_term_inside_a_longer_term_is_the_longer_terms() {
+        let g = vec![
+            Term { en: "prompt".into(), zh: "prompt".into(), ..Default::default() },
+            Term { en: "prompt injection".into(), zh: "提示注入".into(), ..Default::default() },
+        ];
+        assert!(glossary_problems(&g, "Prompt injection again.", "又是提示注入。", false).is_empty());
+        assert!(!glossary_problems(&g, "A prompt and a prompt injection.", "一次提示注入。", false).is_empty());
+    }
+
+    #[test]
+    fn a_doubled_consonant_is_the_same_word() {
+        assert!(english_uses("The ratio is clipped.", "clip"));
+        assert!(english_uses("Clipping binds.", "clip"));
+        assert!(!english_uses("A clipboard.", "clip"));
     }
 
     #[test]

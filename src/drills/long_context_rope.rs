@@ -8,9 +8,10 @@
 //! are made up to `factor` times longer and the same weights are read four ways: as trained, with position
 //! interpolation (every angle divided by `scale`), with NTK-aware scaling
 //! (the base raised so the slowest pair is divided by `scale`, the fastest
-//! untouched) and with YaRN (a ramp between the two, and sharper attention).
-//! Last, two copies are fine-tuned for a few steps at the long length, one
-//! interpolated, one as trained. The frequencies are `RopeScaling::inv_freq`
+//! untouched) and with YaRN (per pair a ramp between interpolation, θ/s, and
+//! no scaling, θ, and sharper attention). Last, two copies are fine-tuned for
+//! a few steps at the long length, one interpolated, one as trained, their
+//! accuracy at the long length read every tenth of the way. The frequencies are `RopeScaling::inv_freq`
 //! (`ml/gpt_config.rs`), read by the composed model (`ml/gpt.rs`) and the
 //! fused op (`ml/fused/rope.rs`) alike.
 
@@ -25,6 +26,7 @@ use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig, PosEncoding, RopeScaling};
 use crate::ml::rng::Rng;
+use crate::numbers::mean;
 
 mod tried;
 
@@ -176,15 +178,40 @@ impl TypedDrill for LongContextRope {
         let pi_rng = rng.fork(3);
         // Both arms see the same long batches.
         let plain_rng = pi_rng.clone();
-        pipeline::side_by_side(
+        // Accuracy at the long length as each fine-tune goes: before it and every tenth of the way.
+        let probe_set = &sets[sets.len() - 1].1[..p.eval_seqs.min(64)];
+        let every = (p.ft_steps / 10).max(1);
+        let during = |ctx: &mut RunCtx, model: &Gpt, arm: &str, step: usize, seen: &mut Vec<f64>| -> Result<()> {
+            let a = accuracy(model, probe_set)?;
+            ctx.metric(step, &format!("long-length accuracy during the fine-tune · {arm}"), a);
+            seen.push(a);
+            Ok(())
+        };
+        let (curve_pi, curve_plain) = pipeline::side_by_side(
             ctx,
             |ctx| {
                 let mut r = pi_rng;
-                pipeline::sft(ctx, &pi_model, &ft_pi, Batches::fresh(long), &mut r, pipeline::no_probe)
+                let mut seen = Vec::new();
+                during(ctx, &pi_model, "PI", 0, &mut seen)?;
+                pipeline::sft(ctx, &pi_model, &ft_pi, Batches::fresh(long), &mut r, |ctx, step| {
+                    if (step + 1) % every == 0 || step + 1 == p.ft_steps {
+                        during(ctx, &pi_model, "PI", step + 1, &mut seen)?;
+                    }
+                    Ok(())
+                })?;
+                Ok(seen)
             },
             |ctx| {
                 let mut r = plain_rng;
-                pipeline::sft(ctx, &plain_model, &ft_plain, Batches::fresh(long), &mut r, pipeline::no_probe)
+                let mut seen = Vec::new();
+                during(ctx, &plain_model, "none", 0, &mut seen)?;
+                pipeline::sft(ctx, &plain_model, &ft_plain, Batches::fresh(long), &mut r, |ctx, step| {
+                    if (step + 1) % every == 0 || step + 1 == p.ft_steps {
+                        during(ctx, &plain_model, "none", step + 1, &mut seen)?;
+                    }
+                    Ok(())
+                })?;
+                Ok(seen)
             },
         )?;
         let pi_ft = by_length(ctx, &pi_model, "PI + fine-tune", &sets)?;
@@ -218,13 +245,16 @@ impl TypedDrill for LongContextRope {
             ntk = format!("{:.3}", get("NTK")),
             yarn = format!("{:.3}", get("YaRN")),
             pift = format!("{:.3}", longest(&pi_ft)),
-            plainft = format!("{:.3}", longest(&plain_ft))
+            plainft = format!("{:.3}", longest(&plain_ft)),
+            fastpi = format!("{:.3}", mean(&curve_pi)),
+            fastplain = format!("{:.3}", mean(&curve_plain))
         ));
         ctx.claim("long_collapses", get("none") / in_len)?;
         ctx.claim("pi_zero_shot_beats_none", get("PI") - get("none"))?;
         ctx.claim("pi_finetune_recovers", longest(&pi_ft) / in_len)?;
+        ctx.claim("pi_finetune_faster", mean(&curve_pi) - mean(&curve_plain))?;
         ctx.claim("pi_finetune_beats_plain", longest(&pi_ft) - longest(&plain_ft))?;
-        ctx.claim("ntk_beats_pi_zero_shot", get("NTK") - get("PI"))?;
+        ctx.claim("pi_beats_ntk_zero_shot", get("PI") - get("NTK"))?;
         ctx.claim("yarn_zero_shot", get("YaRN") - get("PI"))?;
         Ok(())
     }

@@ -4,15 +4,17 @@
 //! Language Models", Hu et al., arXiv:2106.09685; "LoRA Learns Less and
 //! Forgets Less", Biderman et al., arXiv:2405.09673).
 //!
-//! 1. **data** — the new task is a *cipher*: a word over the first `symbols`
-//!    letters, then `=`, is answered with every letter replaced by its image
-//!    under a fixed random permutation of those letters (drawn from the seed;
-//!    no letter maps to itself): `cabd=` → `adcb`. The base already copies
-//!    (its pretraining text repeats names); what it must learn is a table of
-//!    `symbols` letter-to-letter substitutions, an update whose rank grows
-//!    with `symbols`. Held-out words are never trained on. The base task is
-//!    the base's own: next-token loss on fresh pretraining text
-//!    (`base::text_line`), a fixed set of packed sequences.
+//! 1. **data** — the new task is a *cipher*: a word of `word_len` symbols
+//!    over the first `symbols` characters of `inputs` (letters by default),
+//!    then `=`, is answered with every symbol replaced by its image under a
+//!    fixed random table drawn from the seed, written in `outputs` (digits by
+//!    default; a cyclic shift along a random order, so no symbol keeps its
+//!    index): `abif=` → `4207`. The base already copies (its pretraining text
+//!    repeats names and numbers); what it must learn is a table of `symbols`
+//!    substitutions, an update whose rank grows with `symbols`. Held-out
+//!    words are never trained on. The base task is the base's own: next-token
+//!    loss on fresh pretraining text (`base::text_line`), a fixed set of
+//!    packed sequences.
 //! 2. **arms** — from the same shipped base (`src/ml/base.rs`): full
 //!    fine-tuning (every parameter, AdamW at `full_lr`), and LoRA of rank
 //!    `rank_low` and `rank_high` on every block matrix (`src/ml/lora_gpt.rs`,

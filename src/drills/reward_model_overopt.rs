@@ -12,8 +12,9 @@
 //! worth nothing). Phases of `run`:
 //!
 //! 1. **data** — held-out problems; fresh ones for the pairs.
-//! 2. **sft** — a tiny GPT learns the format, under-trained on purpose (some
-//!    answers drop the carries), so its samples mix right and wrong.
+//! 2. **sft** — a tiny GPT learns the format from data in which a share
+//!    `habit_rate` of the answers drop every carry, so its samples mix right
+//!    and wrong answers.
 //! 3. **samples** — `samples` answers per held-out prompt, drawn once: the
 //!    pool every best-of-n below is computed from.
 //! 4. **pairs** — the preference set: on fresh prompts, a right answer is
@@ -25,11 +26,13 @@
 //! 5. **reward models** — two RMs (the SFT model's trunk, its score read at
 //!    the last token), one per set, trained side by side with the
 //!    Bradley–Terry loss `−log σ(r_c − r_r)` (or the learner's
-//!    `bradley_terry`); held-out pair accuracy charted as they train.
+//!    `bradley_terry`); held-out pair accuracy charted as they train, and
+//!    at the end split by what the dots say: accuracy on the held-out pairs
+//!    whose chosen answer has more dots, as many, or fewer.
 //! 6. **best-of-n** — every held-out sample scored by each RM; for n = 1…N
 //!    the unbiased order-statistics estimator gives the proxy and the gold
 //!    reward of the best-of-n pick (`src/rl/reward_model.rs`), at
-//!    KL_bon = ln n − (n − 1)/n.
+//!    KL_bon = ln n − (n − 1)/n (an upper bound where samples repeat).
 
 use anyhow::{bail, Result};
 use candle_core::Tensor;
@@ -254,29 +257,68 @@ struct Heldout {
     pairs: Vec<Pair>,
 }
 
+/// How an RM orders the held-out pairs: overall, and split by what the dots
+/// say about the pair.
 #[derive(Debug, Clone, Copy, Default)]
 struct PairAcc {
     /// Share of held-out pairs the RM orders right.
     all: f64,
-    /// The same on the pairs whose chosen answer is not the longer one
-    /// (where the dots cannot be what the RM goes by).
-    not_longer: f64,
+    /// Accuracy and count on the pairs whose chosen answer has more dots
+    /// (the dots point to the right answer).
+    longer: (f64, usize),
+    /// … on the pairs with as many dots on both sides (the dots say nothing:
+    /// only the sum can decide).
+    tied: (f64, usize),
+    /// … on the pairs whose chosen answer has fewer dots (the dots point the
+    /// wrong way).
+    shorter: (f64, usize),
+}
+
+impl PairAcc {
+    /// Accuracy on chosen-longer pairs minus on dot-tied pairs: how much the
+    /// dots add to what the RM gets right. About 0 for an RM that reads the
+    /// sum alone; up to 1 for one that reads only dots (it orders every
+    /// chosen-longer pair right and cannot order a tie: `a > b` fails).
+    fn dot_gap(&self) -> f64 {
+        self.longer.0 - self.tied.0
+    }
 }
 
 fn pair_accuracy(rm: &Gpt, task: &Task, h: &Heldout) -> Result<PairAcc> {
     let c: Vec<&Seq> = h.pairs.iter().map(|x| &x.chosen.seq).collect();
     let r: Vec<&Seq> = h.pairs.iter().map(|x| &x.rejected.seq).collect();
     let (sc, sr) = (scores_of(rm, task, &c)?, scores_of(rm, task, &r)?);
-    let (mut all, mut nl, mut nl_n) = (0usize, 0usize, 0usize);
-    for ((pair, a), b) in h.pairs.iter().zip(&sc).zip(&sr) {
-        let ok = a > b;
-        all += usize::from(ok);
-        if pair.chosen.dots <= pair.rejected.dots {
-            nl_n += 1;
-            nl += usize::from(ok);
+    let dots: Vec<(usize, usize)> = h.pairs.iter().map(|x| (x.chosen.dots, x.rejected.dots)).collect();
+    Ok(PairAcc::of(&dots, &sc, &sr))
+}
+
+impl PairAcc {
+    /// The accuracies of scores `sc` (chosen) and `sr` (rejected) on pairs
+    /// whose (chosen, rejected) dot counts are `dots`: a pair is ordered
+    /// right when the chosen answer scores strictly higher.
+    fn of(dots: &[(usize, usize)], sc: &[f64], sr: &[f64]) -> PairAcc {
+        // [right, seen] per group: chosen longer, tied, shorter.
+        let mut groups = [[0usize; 2]; 3];
+        let mut all = 0usize;
+        for ((&(dc, dr), a), b) in dots.iter().zip(sc).zip(sr) {
+            let ok = usize::from(a > b);
+            all += ok;
+            let g = match dc.cmp(&dr) {
+                std::cmp::Ordering::Greater => 0,
+                std::cmp::Ordering::Equal => 1,
+                std::cmp::Ordering::Less => 2,
+            };
+            groups[g][0] += ok;
+            groups[g][1] += 1;
+        }
+        let acc = |[right, seen]: [usize; 2]| (right as f64 / seen.max(1) as f64, seen);
+        PairAcc {
+            all: all as f64 / dots.len().max(1) as f64,
+            longer: acc(groups[0]),
+            tied: acc(groups[1]),
+            shorter: acc(groups[2]),
         }
     }
-    Ok(PairAcc { all: all as f64 / h.pairs.len().max(1) as f64, not_longer: nl as f64 / nl_n.max(1) as f64 })
 }
 
 /// One reward model, trained on `pairs`.
@@ -543,8 +585,10 @@ impl TypedDrill for RewardModelOveropt {
             nl = n_peak_large.to_string(),
             acc_s = format!("{:.3}", small.acc.all),
             acc_l = format!("{:.3}", large.acc.all),
-            nls = format!("{:.3}", small.acc.not_longer),
-            nll = format!("{:.3}", large.acc.not_longer)
+            ls = format!("{:.3}", small.acc.longer.0),
+            ts = format!("{:.3}", small.acc.tied.0),
+            ll = format!("{:.3}", large.acc.longer.0),
+            tl = format!("{:.3}", large.acc.tied.0)
         ));
         rm_view(ctx, p, &small, &large, &bs, &bl);
         let (_, g_peak_large) = peak(&bl.gold);
@@ -554,9 +598,10 @@ impl TypedDrill for RewardModelOveropt {
         ctx.claim("large_set_higher_peak", g_peak_large - g_peak)?;
         ctx.claim("large_set_keeps_gold", bl.gold[big_n - 1] - bs.gold[big_n - 1])?;
         ctx.claim("large_rm_heldout_accuracy", large.acc.all)?;
-        ctx.claim("proxy_rises_past_gold_peak", bl.proxy[big_n - 1] - bl.proxy[n_peak_large - 1])?;
         ctx.claim("peak_later_with_more_pairs", n_peak_large as f64 - n_peak as f64)?;
-        ctx.claim("small_rm_not_longer_accuracy", small.acc.not_longer)?;
+        ctx.claim("small_rm_leans_on_dots", small.acc.dot_gap())?;
+        ctx.claim("large_rm_leans_on_dots", large.acc.dot_gap())?;
+        ctx.claim("small_rm_leans_on_dots_more", small.acc.dot_gap() - large.acc.dot_gap())?;
         Ok(())
     }
 
@@ -649,8 +694,8 @@ fn bon_view(ctx: &mut RunCtx, p: &Params, bs: &Bon, bl: &Bon, oracle: &Bon) {
     ));
 }
 
-/// What each RM learned: held-out accuracy, and on the pairs where the dots
-/// point the wrong way; then why the curves part.
+/// What each RM learned: held-out accuracy, overall and split by what the
+/// dots say about the pair; then why the curves part.
 fn rm_view(ctx: &mut RunCtx, p: &Params, small: &Rm, large: &Rm, bs: &Bon, bl: &Bon) {
     let n = p.samples;
     let row = |name: String, rm: &Rm, b: &Bon| {
@@ -658,18 +703,30 @@ fn rm_view(ctx: &mut RunCtx, p: &Params, small: &Rm, large: &Rm, bs: &Bon, bl: &
         vec![
             name,
             format!("{:.3}", rm.acc.all),
-            format!("{:.3}", rm.acc.not_longer),
+            format!("{:.3}", rm.acc.longer.0),
+            format!("{:.3}", rm.acc.tied.0),
+            format!("{:.3}", rm.acc.shorter.0),
+            format!("{:+.3}", rm.acc.dot_gap()),
             format!("{np} ({gp:.3})"),
             format!("{:.3}", b.gold[n - 1]),
             format!("{:.3}", b.right[n - 1]),
         ]
     };
+    let a = small.acc;
     ctx.view(View::table(
-        crate::t!("view-rmo-rm-title"),
+        crate::t!(
+            "view-rmo-rm-title",
+            longer = a.longer.1.to_string(),
+            tied = a.tied.1.to_string(),
+            shorter = a.shorter.1.to_string()
+        ),
         [
             crate::t!("view-rmo-col-rm"),
             crate::t!("view-rmo-col-acc"),
-            crate::t!("view-rmo-col-acc-not-longer"),
+            crate::t!("view-rmo-col-acc-longer"),
+            crate::t!("view-rmo-col-acc-tied"),
+            crate::t!("view-rmo-col-acc-shorter"),
+            crate::t!("view-rmo-col-dot-gap"),
             crate::t!("view-rmo-col-peak"),
             crate::t!("view-rmo-col-gold-at-n", n = n.to_string()),
             crate::t!("view-rmo-col-right-at-n", n = n.to_string()),
@@ -680,4 +737,33 @@ fn rm_view(ctx: &mut RunCtx, p: &Params, small: &Rm, large: &Rm, bs: &Bon, bl: &
         ],
     ));
     ctx.view(View::Text { title: crate::t!("view-rmo-why-title"), body: crate::t!("view-rmo-why-body") });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PairAcc;
+
+    /// Pairs as (chosen dots, rejected dots); the chosen answer is the right one.
+    const DOTS: [(usize, usize); 6] = [(3, 1), (2, 0), (1, 1), (0, 0), (0, 2), (1, 3)];
+
+    #[test]
+    fn a_dots_only_scorer_leans_on_the_dots_fully() {
+        // Its score is the dot count: right where the chosen is longer, a tie
+        // it cannot order where both have as many, wrong where it is shorter.
+        let sc: Vec<f64> = DOTS.iter().map(|d| d.0 as f64).collect();
+        let sr: Vec<f64> = DOTS.iter().map(|d| d.1 as f64).collect();
+        let a = PairAcc::of(&DOTS, &sc, &sr);
+        assert_eq!((a.longer, a.tied, a.shorter), ((1.0, 2), (0.0, 2), (0.0, 2)));
+        assert_eq!(a.dot_gap(), 1.0);
+        assert!((a.all - 2.0 / 6.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_scorer_of_the_sum_alone_does_not_lean_on_the_dots() {
+        // It scores right answers 1 and wrong ones 0, whatever the padding.
+        let a = PairAcc::of(&DOTS, &[1.0; 6], &[0.0; 6]);
+        assert_eq!((a.all, a.dot_gap()), (1.0, 0.0));
+        // A coin: the same score for both answers orders nothing.
+        assert_eq!(PairAcc::of(&DOTS, &[0.5; 6], &[0.5; 6]).all, 0.0);
+    }
 }

@@ -459,28 +459,31 @@ fn results_view(ctx: &mut RunCtx, bm: &Scores, inb: &Scores, rand: &Scores, hard
 }
 
 /// What each retriever's top-1 misses share with the right tool: which one
-/// slot differs (a near-duplicate), or more than one.
+/// slot differs (a near-duplicate), or more than one. A tie for the top is
+/// broken uniformly in expectation, as recall@k breaks it, so the counts
+/// are expected counts (BM25 ties often; a trained encoder almost never).
 fn misses_view(ctx: &mut RunCtx, world: &ToolWorld, held: &HeldOut, arms: &[(String, &Vec<Vec<f64>>)]) {
     let rows = arms
         .iter()
         .map(|(name, rows)| {
-            let t1 = top1(rows);
-            let mut kinds = [0usize; 5];
-            for (n, &t) in held.target.iter().enumerate() {
-                let (a, b) = (&world.tools[t], &world.tools[t1[n]]);
-                if t1[n] == t {
-                    continue;
-                }
-                kinds[0] += 1;
-                let k = match (a.verb == b.verb, a.object == b.object, a.qualifier == b.qualifier) {
-                    (false, true, true) => 1,
-                    (true, false, true) => 2,
-                    (true, true, false) => 3,
-                    _ => 4,
+            let mut kinds = [0.0f64; 5];
+            for (row, &t) in rows.iter().zip(&held.target) {
+                let a = &world.tools[t];
+                let kind = |i: usize| {
+                    let b = &world.tools[i];
+                    match (a.verb == b.verb, a.object == b.object, a.qualifier == b.qualifier) {
+                        (false, true, true) => 1,
+                        (true, false, true) => 2,
+                        (true, true, false) => 3,
+                        _ => 4,
+                    }
                 };
-                kinds[k] += 1;
+                kinds[0] += top1_share(row, |i| i != t);
+                for (k, slot) in kinds.iter_mut().enumerate().skip(1) {
+                    *slot += top1_share(row, |i| i != t && kind(i) == k);
+                }
             }
-            std::iter::once(name.clone()).chain(kinds.iter().map(|k| k.to_string())).collect()
+            std::iter::once(name.clone()).chain(kinds.iter().map(|k| format!("{k:.0}"))).collect()
         })
         .collect();
     ctx.view(View::table(

@@ -3,7 +3,7 @@ count-items = { $count } 道题
 lang-switched = 语言：{ $name }（F2 切换）
 lang-missing = 这份内容没有{ $name }译本。
 
-# 阅读器里显示的实验室链接（跟在“→ ”之后）。
+# 阅读器里显示的项目内链接（跟在“→ ”之后）。
 link-drill = 演练：{ $title }
 link-exercise = 练习：{ $title }
 link-quiz = 测验：{ $title }
@@ -12,8 +12,8 @@ link-sheet = 速查表：{ $title }
 link-section = { $title } § { $section }
 
 # 演练运行的结局（日志、进度条、命令行）。
-status-passed = 所有论断成立
-status-claims-failed = 有论断未成立
+status-passed = 所有断言成立
+status-claims-failed = 有断言未成立
 status-cancelled = 已取消
 status-failed = 失败：{ $reason }
 outcome-finished = 用时 { $secs } 秒完成：{ $status }

@@ -1,4 +1,4 @@
-# 演练页面（src/tui/screens/drill*，图表、论断、进度条组件）。
+# 演练页面（src/tui/screens/drill*，图表、断言、进度条组件）。
 
 ## 标签页与面板
 drill-tab-charts = 图表
@@ -25,19 +25,19 @@ drill-readme-more = …（r：README）
 
 ## 运行状态
 drill-status-passed = 通过
-drill-status-claim-failed = 论断未过
+drill-status-claim-failed = 断言未通过
 drill-status-cancelled = 已取消
 drill-status-error = 出错
 drill-status-interrupted = 中断
-drill-claims-failed = { $count } 条论断未通过
+drill-claims-failed = { $count } 条断言未通过
 
-## 论断面板
-drill-claims-title = 论断
-drill-claims-title-log = 论断 · 全文见 3 日志
+## 断言面板
+drill-claims-title = 断言
+drill-claims-title-log = 断言 · 全文见“3 日志”页
 drill-claim-was = （原为 { $value }）
-drill-claim-observed = { $value } 观测值（{ $threshold }）
+drill-claim-observed = { $value } 观察项（{ $threshold }）
 drill-claim-not-measured = 未测得：运行已先结束（{ $threshold }）
-drill-claim-pending-observation = 待观测（{ $threshold }）
+drill-claim-pending-observation = 待测观察项（{ $threshold }）
 drill-claim-pending = 待测（{ $threshold }）
 drill-claim-why = 原因：{ $why }
 
@@ -46,7 +46,7 @@ drill-seed-label = 种子
 drill-sweep-seeds-label = 扫描种子数
 drill-function-label = 函数
 drill-fn-yours = 你的：{ $id }（u）
-drill-fn-lab = 实验室的（u：换成你的）
+drill-fn-lab = 内置实现（u：换成你的）
 drill-seed-help = 数据、初始化和采样的随机种子
 drill-sweep-seeds-help = S 扫描种子 1–N（N ≤ { $max }）
 drill-more-below = ↓ 还有 { $below } 项
@@ -77,10 +77,10 @@ drill-chart-ema = EMA { $shown } · 最新 { $last }
 drill-chart-grey = 灰线：{ $what }
 
 ## 视图、日志、运行页
-drill-views-empty = 演练运行时，教学视图会显示在这里：逐词元的轨迹、样本表格。
-drill-token-prompt = 提示
+drill-views-empty = 演练运行时，教学视图会显示在这里：逐 token 的轨迹、样本表格。
+drill-token-prompt = prompt
 drill-token-trained = 训练
-drill-token-masked = 屏蔽
+drill-token-masked = 掩码
 drill-token-injected = 注入
 drill-log-scrolled = 日志 { $at }/{ $n }（已滚动：↓ 到底部继续跟随）
 drill-log-following = 日志（{ $count } 行，跟随中）
@@ -92,13 +92,13 @@ drill-col-run = 运行
 drill-col-preset = 预设
 drill-col-seed = 种子
 drill-col-status = 状态
-drill-col-claims = 论断
+drill-col-claims = 断言
 drill-col-time = 用时
 
 ## 进度条
 drill-gauge-finished = 用时 { $secs } 秒完成：{ $failed }
 drill-gauge-why = 原因见各 ✗ 下方
-drill-gauge-break = b：故意打破一条论断
+drill-gauge-break = b：故意让一条断言失败
 drill-gauge-interrupted = 在第 { $step }/{ $total } 步中断（{ $phase }）
 drill-gauge-stopped = 进程在运行结束前停止了
 drill-gauge-step = { $phase } · 第 { $step }/{ $total } 步
@@ -108,9 +108,9 @@ drill-gauge-idle = 空闲 · 按 s 开始运行
 
 ## 日志行
 drill-log-started = ▶ 开始 · 预设 { $preset } · 种子 { $seed } · { $device }
-drill-log-observed = 观测 { $id }：{ $value } { $op } { $threshold } → 已观测
-drill-log-pass = 论断 { $id }：{ $value } { $op } { $threshold } → 通过
-drill-log-fail = 论断 { $id }：{ $value } { $op } { $threshold } → 未通过
+drill-log-observed = 观察项 { $id }：{ $value } { $op } { $threshold } → 已记录
+drill-log-pass = 断言 { $id }：{ $value } { $op } { $threshold } → 通过
+drill-log-fail = 断言 { $id }：{ $value } { $op } { $threshold } → 未通过
 drill-log-why = ✗ { $id } — 原因：{ $why }
 drill-log-prediction = 预测 { $id }：{ $verdict }
 
@@ -132,7 +132,7 @@ drill-locked = { $what ->
    *[other] 扫描
 }进行中，参数已锁定
 drill-no-plug = 没有练习能接入这个演练
-drill-use-lab = 用实验室自带的函数训练
+drill-use-lab = 用内置函数训练
 drill-no-data-dir = 没有数据目录：{ $error }
 drill-reading-yours = 正在读取你的 { $id }…
 drill-reading-yours-wait = 正在读取你的 { $id }… 读完后再开始运行
@@ -140,7 +140,7 @@ drill-use-write-first = 请先写好你的 { $id }：在首页按 e 打开练习
 drill-use-cannot = 无法用你的 { $id } 训练：{ $error }
 drill-use-passes = 它通过了检查
 drill-use-fails = 它没通过检查：看看这会造成什么
-drill-use-ready = 按 s 用你的 { $id } 开始运行（{ $verdict }）；按 u 换回实验室的
+drill-use-ready = 按 s 用你的 { $id } 开始运行（{ $verdict }）；按 u 换回内置的
 drill-reading-last-sweep = 正在读取上次扫描…
 drill-job-died = { $what } 未返回结果就停止了
 drill-showing-saved = 正在显示已存运行 { $name }（按 s 开始新运行）
@@ -158,10 +158,10 @@ drill-sweep-cannot-start = 无法开始扫描：{ $error }
 drill-pred-edited = 预测针对原样的预设 { $preset }；这里改了：{ $keys }（按 p 换到原样的预设）
 drill-no-predictions = 预设 { $preset } 没有预测：按 s 开始运行
 drill-started-predictions = 已开始：运行结束时，你的 { $count } 个预测将与实测值对照（x 取消）
-drill-no-breakers = { $id } 没有为预设 { $preset } 的论断声明会打破它们的设置：改一个参数后按 s 运行
+drill-no-breakers = { $id } 没有为预设 { $preset } 的断言声明反例设置：改一个参数后按 s 运行
 drill-cannot-apply = 无法应用 { $setting }：{ $error }
-drill-breaking-with = 用 { $setting } 打破 { $claim }（种子 { $seed }）：灰线和“原为”是通过的运行 { $run }
-drill-breaking-alone = 用 { $setting } 打破 { $claim }（种子 { $seed }）：这个种子还没有可对比的通过运行
+drill-breaking-with = 用 { $setting } 让 { $claim } 失败（种子 { $seed }）：灰线和“原为”是通过的运行 { $run }
+drill-breaking-alone = 用 { $setting } 让 { $claim } 失败（种子 { $seed }）：这个种子还没有可对比的通过运行
 drill-reading-run = 正在读取运行 { $name }…
 drill-started = 已开始：图表随模型训练更新（x 取消）
 drill-cannot-start = 无法开始：{ $error }
@@ -178,7 +178,7 @@ drill-exported-partial = 已导出 { $path }（不完整：运行{ $note }）
 drill-export-failed = 导出失败：{ $error }
 drill-cannot-read = 无法读取 { $path }：{ $error }
 drill-sweep-tab-bands = 扫描页：种子区间带（b：表格）
-drill-sweep-tab-tables = 扫描页：论断和种子表格（b：区间带）
+drill-sweep-tab-tables = 扫描页：断言和种子表格（b：区间带）
 drill-preset-reset = 预设 { $preset }：参数已重置为其默认值
 drill-enter-edits = Enter 编辑参数：按 Tab 把焦点移到配置
 drill-run-going-esc = 正在运行：按 x 取消后，再按 Esc 返回
@@ -202,7 +202,7 @@ drill-ask-keys-choice = ↑↓ 或 1–{ $n } 选择 · Enter 作答 · Tab 跳�
 drill-ask-keys-number = Enter 作答 · Tab 跳过 · Esc 全部跳过并运行
 drill-predict-title = 运行前先预测 · 第 { $at }/{ $n } 题 · { $preset }
 drill-outcomes-title = 你的预测 · Enter 关闭
-drill-breaking-title = 打破论断 · Enter 运行 · Esc 关闭
+drill-breaking-title = 反例设置 · Enter 运行 · Esc 关闭
 
 ## 扫描页
 drill-phase-running = 进行中
@@ -211,7 +211,7 @@ drill-phase-cancelled = 已取消
 drill-phase-interrupted = 已中断
 drill-phase-done = 已完成
 drill-phase-failed = 失败
-drill-sweep-intro = 种子扫描会用种子 1–{ $n } 运行这套配置，显示每条论断成立的频率。种子间的差异是强化学习的一部分：对一个种子成立的论断，换个种子可能就不成立。按 S 开始（约为单次运行时间的 { $n } 倍）。
+drill-sweep-intro = 种子扫描会用种子 1–{ $n } 运行这套配置，显示每条断言成立的频率。种子间的差异是强化学习的一部分：对一个种子成立的断言，换个种子可能就不成立。按 S 开始（约为单次运行时间的 { $n } 倍）。
 drill-sweep-preset = 预设 { $preset }
 drill-sweep-seeds = 种子 { $done }/{ $total }
 drill-sweep-elapsed = 已用 { $time }
@@ -219,14 +219,14 @@ drill-sweep-median = 每次运行中位 { $secs } 秒
 drill-sweep-partial = 不完整：{ $what }
 drill-sweep-resumes = S 继续
 drill-sweep-saved-name = 已保存 { $name }
-drill-col-claim = 论断
+drill-col-claim = 断言
 drill-col-held = 成立
 drill-col-mean = 均值
 drill-col-min = 最小
 drill-col-max = 最大
 drill-col-threshold = 阈值
 drill-col-wall = 秒
-drill-observation-mark = （观测）
+drill-observation-mark = （观察项）
 drill-per-seed-none = 各种子：尚无完成
 drill-per-seed = 各种子 · 第 { $from }–{ $to } 个，共 { $n } 个（↑↓ 滚动）
 drill-more-columns = 另有 { $n } 列超出边缘

@@ -1,6 +1,6 @@
 # 练习：列表、单个练习和检查报告（TUI 与命令行）。
 exercise-list-title = 练习 · 已完成 { $done }/{ $total }
-exercise-list-intro = 用 Rhai 写出算法，它会与实验室自己的代码对照检查；其中 { $plugs } 个可用来训练演练。在终端里：agentlab exercise check ID（ID 在第一列）。
+exercise-list-intro = 用 Rhai 写出算法，它会与内置代码对照检查；其中 { $plugs } 个可用来训练演练。在终端里：agentlab exercise check ID（ID 在第一列）。
 exercise-track-head = 专题 { $track } · { $title }
 exercise-trains = → 训练 { $drill }
 exercise-title = 练习 { $id }
@@ -26,7 +26,7 @@ exercise-file = 文件：{ $path }
 exercise-your-code = 你的代码（e 编辑）
 exercise-check = 检查
 exercise-more = 完整报告：agentlab exercise check { $id }
-exercise-pass = 通过  { $id }：全部 { $total } 个用例与实验室的实现一致
+exercise-pass = 通过  { $id }：全部 { $total } 个用例与内置实现一致
 exercise-fail = 未通过  { $id }：{ $total } 个用例通过了 { $passed } 个
 exercise-first-failing = 第一个失败的用例：{ $case }
 exercise-expected = 期望：{ $value }
@@ -103,8 +103,8 @@ exercise-res-never-pushed = 推入元素 { $item } 后，缓冲区里有 { $bad 
 exercise-res-twice = 第 { $trial } 次试验：缓冲区里有重复的元素：{ $buffer }
 exercise-res-not-buffer = { $function } 返回了{ $what }；它必须返回缓冲区
 exercise-res-differs = 推入元素 { $item } 后（种子 { $seed }），你的缓冲区是 { $yours }；用同样随机数的算法 R 得到 { $lab }
-exercise-res-same-draws = 40 个元素流经容量为 6 的缓冲区，随机数与实验室的相同（第 { $stream } 条流）
-exercise-res-lab-buffer = 实验室的缓冲区（缓冲区满后，每个元素调用一次 rand_below(seen + 1)）
+exercise-res-same-draws = 40 个元素流经容量为 6 的缓冲区，随机数与内置实现的相同（第 { $stream } 条流）
+exercise-res-lab-buffer = 本项目的缓冲区（缓冲区满后，每个元素调用一次 rand_below(seen + 1)）
 exercise-res-streaming = 让 { $n } 个元素流经容量为 { $k } 的缓冲区，重复 { $trials } 次
 exercise-res-want-rate = 每个元素以概率 { $k }/{ $n } = { $want } 被保留
 exercise-res-got-rate = 元素 { $item } 在 { $rate } 的试验中被保留；前十个元素平均 { $first }，后十个 { $last }

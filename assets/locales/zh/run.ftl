@@ -4,7 +4,7 @@
 run-no-param = 演练 { $id } 没有参数“{ $key }”（参数有：{ $keys }）
 run-log-device = 设备：{ $error }
 run-log-your-function = 你的函数：{ $error }
-run-log-training-with = 用你的 { $id }（{ $file }）训练，而不是实验室自带的函数
+run-log-training-with = 用你的 { $id }（{ $file }）训练，而不是内置函数
 run-ended-without-measuring = 演练结束时没有测得：{ $names }
 run-panicked = 演练崩溃了：{ $msg }
 run-incomplete-at = { $how ->
@@ -37,13 +37,13 @@ run-sweep-partial = { $total } 个种子完成 { $done } 个，{ $how ->
 }
 run-sweep-head = { $drill } · 预设 { $preset } · 种子 { $seeds } · 每次运行中位 { $median } 秒 · 共 { $total } 秒
 run-sweep-incomplete = 不完整：{ $what }
-run-col-claim = 论断
+run-col-claim = 断言
 run-col-held = 成立
 run-col-mean = 均值
 run-col-min = 最小
 run-col-max = 最大
 run-col-threshold = 阈值
-run-observation = （观测）
+run-observation = （观察项）
 run-seed-status = 种子 { $seed }：{ $status }
 run-not-finished = 未完成的运行：{ $runs }
 run-cannot-write = 无法写入 { $path }

@@ -42,7 +42,7 @@ setup-random-real = start_from = random 只适用于小模型；真实模型从�
 setup-real-start = 从 { $name } 开始（{ $params } 个参数，冻结；BPE 词表 { $vocab }）：LoRA 秩 { $rank }，加在顶部 { $adapted } 层（共 { $total } 层）的每个投影上
 
 ## 运行无法继续的原因
-setup-no-pairs = 没有偏好对：在全部 { $prompts } 个提示上，SFT 模型的 { $samples } 个样本要么全对、要么全错（{ $right } 个全对，{ $wrong } 个全错）。请修改 sft_steps、temperature 或 samples。
+setup-no-pairs = 没有偏好对：在全部 { $prompts } 个 prompt 上，SFT 模型的 { $samples } 个样本要么全对、要么全错（{ $right } 个全对，{ $wrong } 个全错）。请修改 sft_steps、temperature 或 samples。
 setup-no-held-pairs = 没有留出的偏好对：增大 test_size 或 samples，或修改 sft_steps
 setup-too-long = 最长的轨迹（{ $longest } 个 token）超出了基础模型 { $context } 的上下文长度
 setup-no-rl-step = 没有执行任何 RL 步（rl_steps = 0）
@@ -62,9 +62,9 @@ setup-what-seeds-seed = 种子列表中的种子
 setup-rm-pairs = pairs_small（{ $small }）不能超过 pairs_large（{ $large }）：小集合是大集合的开头部分
 setup-rm-dots = dot_cost × max_dots（{ $product }）必须小于 1：无论带多少个点，对的答案都必须胜过错的
 setup-rm-evals = evals（{ $evals }）不能超过 rm_steps（{ $steps }）
-setup-rm-few-pairs = 从 { $prompts } 个提示中只得到 { $got } 个偏好对（pairs_large = { $want }）：SFT 模型的样本几乎全对或全错。请修改 sft_steps、habit_rate 或 pair_samples。
-setup-rm-no-held-pairs = 没有留出的偏好对：没有哪个留出提示同时有对的和错的样本
+setup-rm-few-pairs = 从 { $prompts } 个 prompt 中只得到 { $got } 个偏好对（pairs_large = { $want }）：SFT 模型的样本几乎全对或全错。请修改 sft_steps、habit_rate 或 pair_samples。
+setup-rm-no-held-pairs = 没有留出的偏好对：没有哪个留出 prompt 同时有对的和错的样本
 setup-tr-hard = hard_negatives（{ $hard }）超过了一个工具的近似重复工具数（{ $near }：verbs + objects + qualifiers − 3）
-setup-tr-holdout = 按 holdout，{ $families } 个「动词-对象」族中有 { $held } 个被留出：必须既有用于测试的族，也有用于训练的族
+setup-tr-holdout = 按 holdout，{ $families } 个“动词-对象”族中有 { $held } 个被留出：必须既有用于测试的族，也有用于训练的族
 setup-tr-batch = batch（{ $batch }）超过了训练工具的数量：一个批次里的工具互不相同
 setup-lc-even-head = RoPE 需要偶数的头维度（d_model / n_heads 为 { $hd }）

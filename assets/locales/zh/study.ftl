@@ -1,15 +1,15 @@
-# 学习：计划、各站、总结。
+# 学习：计划、各步、总结。
 study-review-stop = 复习 { $count } 道到期题
 study-stop-with-track = { $label } · 专题 { $track }
 study-title-plan = 学习 · 计划
-study-title-going = 学习 · 第 { $k }/{ $n } 站
+study-title-going = 学习 · 第 { $k }/{ $n } 步
 study-title-summary = 学习 · 总结
 study-bar = 学习 · 第 { $k }/{ $n } 步 · { $used }/{ $of } 分钟
 study-bar-narrow = { $k }/{ $n } 步 · { $used }/{ $of } 分钟
 study-nothing-to-plan = 无可安排：没有到期的复习，路径也已完成
 study-skipped = 已跳过：{ $label }
 study-done = 已完成：{ $label }
-study-not-done = 尚未完成：Enter 回到这一站，n 跳过
+study-not-done = 尚未完成：Enter 回到这一步，n 跳过
 study-all-tracks = 按顺序学各专题
 study-track = 专题 { $track }
 study-plan-head = { $on }，{ $minutes } 分钟 · 已排 { $planned } 分钟
@@ -17,7 +17,7 @@ study-left-out = 另有 { $count } 道到期题留待以后（复习最多占 { 
 study-nothing-to-do = 无事可做：没有到期的复习，此路径也已完成。换个专题试试。
 study-min = 分钟
 study-plan-keys = Enter 开始 · + / - 调整分钟数 · Esc 返回
-study-going-keys = Enter 打开当前一站；完成后按 Esc 回来，学习自动前进 · n 跳过 · x 结束
+study-going-keys = Enter 打开当前这一步，随时可按 Esc 回来；这一步完成后，学习会自动前进 · n 跳过 · x 结束
 study-minutes-used = 已用 { $n } 分钟
 study-over = 学习结束 · 用时 { $took }，计划 { $planned } 分钟
 study-steps = 步骤：完成 { $done }，跳过 { $skipped }
@@ -25,7 +25,7 @@ study-rated = 测验与复习：评了 { $count } 道题
 study-exercises-passed = 通过的练习：{ $n }
 study-drills-none = 运行的演练：无
 study-drills-run = 运行的演练：
-study-drill-held = { $id } · { $held }/{ $total } 条论断成立
+study-drill-held = { $id } · { $held }/{ $total } 条断言成立
 study-predictions-none = 预测：未做
 study-predictions = 预测：{ $n } 次中对 { $right } 次
 study-track-time = 专题 { $track } { $time }

@@ -21,8 +21,8 @@ try-over-context = { $tokens } 个 token 加上还要生成的 { $room } 个，�
 ## 两次运行对比（`agentlab runs diff`、运行标签页）
 runs-diff-same-config = 两次运行的设置相同（预设、种子、参数、函数）
 runs-diff-changed = 不同之处
-runs-diff-claims = 论断（✓ 成立，✗ 未通过，· 观测）
-runs-diff-observation = 观测
+runs-diff-claims = 断言（✓ 成立，✗ 未通过，· 观察项）
+runs-diff-observation = 观察项
 runs-diff-finals = 最终值不同的序列
 
 ## turn-credit-assignment
@@ -43,8 +43,8 @@ try-add-hint = 两个最多 { $digits } 位的数相加（47+38），或用 ↑�
 try-add-not-a-sum = 请输入像 47+38 这样的加法：两个最多 { $digits } 位的整数（这次运行的模型学的就是这种加法）
 try-add-note-chars = 小模型读的是 { $prompt }，按从低位到高位写出和的各位：{ $gold } 就是 { $sum }
 try-add-note-chat = 和是 { $sum }：精确验证器只认这个答案，宽松验证器只要回复里含有它就给奖励
-try-add-hedge = 两头下注
-try-add-hedged = 两头下注
+try-add-hedge = 对冲
+try-add-hedged = 对冲
 
 ## react-tool-call-loop
 try-react-hint = 用这个世界的说法提问（population of Vesk?、417 + 38?、founded of Vesk + 12?、repeat Vesk），或用 ↑↓ 选一道留出题

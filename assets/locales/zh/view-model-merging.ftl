@@ -5,7 +5,7 @@ view-mm-col-answer = 答案
 view-mm-col-held-out = 留出
 view-mm-col-train-pool = 训练池
 view-mm-phase-warm-start = 热启动
-view-mm-log-permuted = 专家 B 从置换了 MLP 单元和注意力头的基座出发：函数不变（基座在第一个任务 A 提示后写出 { $before }，置换后的写出 { $after }），‖θ_perm − θ_base‖ = { $norm }
+view-mm-log-permuted = 专家 B 从置换了 MLP 单元和注意力头的基座出发：函数不变（基座在第一个任务 A prompt 后写出 { $before }，置换后的写出 { $after }），‖θ_perm − θ_base‖ = { $norm }
 view-mm-check-own = 每个专家都学会了自己的任务
 view-mm-check-own-why = 专家 A 在任务 A 上达到 { $a }，专家 B 在任务 B 上达到 { $b }（各需 0.9）：训练更久（steps）或更快（lr）
 view-mm-check-other = 两个专家都不会对方的任务
@@ -31,10 +31,10 @@ view-mm-merge-fixed = 任务算术，固定 λ
 view-mm-merge-tuned = 任务算术，λ*
 view-mm-heldout-title = 留出准确率（每个任务 { $n } 项）：按位置算的字符正确率，以及整个答案正确率
 view-mm-col-weights = 权重
-view-mm-samples-title = 每个模型对各任务第一个留出提示写出的答案（贪心）
+view-mm-samples-title = 每个模型对各任务第一个留出 prompt 写出的答案（贪心）
 view-mm-log-shipped = 随附基座：d_model { $d }，{ $layers } 层，{ $heads } 个头，{ $params } 个参数；全部参与微调
 view-mm-log-base-acc = 随附基座的字符准确率：A { $sa }，B { $sb }；热启动后的 θ₀：A { $ba }，B { $bb }
 view-mm-phase-merge = 合并
 view-mm-log-experts = 专家在自己任务上：A { $own_a }，B { $own_b }；在对方任务上：A { $other_a }，B { $other_b }（基座 { $base_a }，{ $base_b }）
 view-mm-tokens-title = 每个任务一条序列，每个字符一个 token（训练：答案和 <eos>）
-view-mm-tokens-legend = 提示 = 仅作上下文；训练 = 计入损失
+view-mm-tokens-legend = prompt = 仅作上下文；训练 = 计入损失

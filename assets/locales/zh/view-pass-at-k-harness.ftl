@@ -16,8 +16,8 @@ view-pak-col-temperature = 温度
 view-pak-col-hedged = 含糊
 view-pak-row-trained = { $extractor } · 训练格式
 view-pak-row-format = { $extractor } · { $format } 格式
-view-pak-harness-title = 同一模型、同一组样本（{ $t }，n = { $n }）：各答案抽取器与提示格式下的 pass@1（{ $trained } → `{ $trained_ex }`，{ $alt } → `{ $alt_ex }`）
-view-pak-col-extractor = 抽取器 · 提示格式
+view-pak-harness-title = 同一模型、同一组样本（{ $t }，n = { $n }）：各答案抽取器与 prompt 格式下的 pass@1（{ $trained } → `{ $trained_ex }`，{ $alt } → `{ $alt_ex }`）
+view-pak-col-extractor = 抽取器 · prompt 格式
 view-pak-col-width = 宽度
 view-pak-col-delta = 相对 strict 的 Δ [95% 配对]
 view-pak-col-delta-widths = Δ（以宽度计）

@@ -9,7 +9,7 @@ view-phase-sft = SFT
 view-phase-warm-start = 热启动（SFT）
 
 ## 列标题。
-view-col-prompt = 提示
+view-col-prompt = prompt
 view-col-target = 目标
 view-col-model = 模型
 view-col-completion = 补全
@@ -24,7 +24,7 @@ view-log-tiny-gpt = 微型 GPT：d_model { $d }，{ $layers } 层，{ $heads } �
 ## 日志行里列表项之间的分隔符。
 view-list-sep = 、
 
-## 检查运行的准备工作是否成功（不是论断）。
+## 检查运行的准备工作是否成功（不是断言）。
 view-setup-ok = 准备 ✓ { $what }
 view-setup-failed = 准备失败：{ $what }：{ $why }
 
