@@ -19,9 +19,9 @@ status-failed = 失败：{ $reason }
 outcome-finished = 用时 { $secs } 秒完成：{ $status }
 outcome-cancelled = 运行 { $secs } 秒后取消
 outcome-failed = 运行 { $secs } 秒后失败：{ $reason }
-# 实验室读取和加锁的文件。
-fs-not-regular = { $path } 是{ $what }，不是普通文件：实验室在那里只读写普通文件
-fs-too-large = { $path } 超过 { $limit } 字节，超出实验室读取的上限
+# agentlab 读取和加锁的文件。
+fs-not-regular = { $path } 是{ $what }，不是普通文件：agentlab 在那里只读写普通文件
+fs-too-large = { $path } 超过 { $limit } 字节，超出 agentlab 读取的上限
 fs-lock-busy = 另一个 agentlab 锁住 { $path } 已 { $secs } 秒（它正在保存同一个文件）
 fs-kind-fifo = 命名管道（FIFO）
 fs-kind-socket = 套接字

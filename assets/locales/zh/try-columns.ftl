@@ -93,4 +93,4 @@ try-ewc-held = 留出词：在任何标记下都没训练过
 try-ewc-not-held = 不是留出词：训练过，或者长度不是 { $len } 个字母
 
 ## rollout-infra（没有试用）
-try-ri-none = rollout-infra 没有试用：它测的是这台机器（有无 KV 缓存时的 tokens/s、填充、KV 字节数、陈旧 rollout 的代价），而计时不是同一个种子能给出两遍的答案。它测到的内容在报告和图表里；agentlab bench 可以测其他规模下的生成速度；它的模型与 grpo-rlvr 的热启动做法相同，grpo-rlvr 的试用会对那个模型采样。
+try-ri-none = rollout-infra 没有试用：它测的是这台机器（有无 KV cache 时的 tokens/s、填充、KV 字节数、陈旧 rollout 的代价），而计时不是同一个种子能给出两遍的答案。它测到的内容在报告和图表里；agentlab bench 可以测其他规模下的生成速度；它的模型与 grpo-rlvr 的热启动做法相同，grpo-rlvr 的试用会对那个模型采样。
