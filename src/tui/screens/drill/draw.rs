@@ -88,13 +88,20 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
 
     let [tabs_area, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);
     let selected = Tab::ALL.iter().position(|t| *t == s.tab).unwrap_or(0);
-    // Every tab stays in sight: when the names do not all fit, the others
-    // show only their key.
-    let full: usize = Tab::ALL.iter().map(|t| t.title().width() + 3).sum();
-    let titles: Vec<String> = Tab::ALL
-        .iter()
-        .map(|t| if full <= tabs_area.width as usize || *t == s.tab { t.title() } else { t.key().to_string() })
-        .collect();
+    // Every tab stays in sight: when the names do not all fit, tabs show
+    // only their key, the log's first and the charts' last; the open tab
+    // keeps its name.
+    let mut titles: Vec<String> = Tab::ALL.iter().map(|t| t.title()).collect();
+    let width = |titles: &[String]| titles.iter().map(|t| t.width() + 3).sum::<usize>();
+    for t in [Tab::Log, Tab::Views, Tab::Sweep, Tab::Runs, Tab::Try, Tab::Charts] {
+        if width(&titles) <= tabs_area.width as usize {
+            break;
+        }
+        if t != s.tab {
+            let i = Tab::ALL.iter().position(|x| *x == t).unwrap_or(0);
+            titles[i] = t.key().to_string();
+        }
+    }
     frame.render_widget(
         Tabs::new(titles)
             .select(selected)
@@ -616,9 +623,17 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
         }
         shown.retain(|&i| i != drop);
     }
+    // The marks' column goes while nothing is marked, then what the run
+    // changed, when even cut short it leaves no room for the run and its status.
+    if !fits(&shown, &natural) && s.runs_marked.is_empty() {
+        shown.retain(|&i| i != 0);
+    }
     if !fits(&shown, &natural) {
         let others: usize = shown.iter().filter(|&&i| i != 2).map(|&i| natural[i] + 1).sum();
         natural[2] = (avail + 1).saturating_sub(others + 1).max(8);
+    }
+    if !fits(&shown, &natural) {
+        shown.retain(|&i| i != 2);
     }
     let rows: Vec<Row> = cells
         .iter()
