@@ -158,6 +158,9 @@ enum Command {
         /// One JSON object per input.
         #[arg(long)]
         json: bool,
+        /// Say on stderr how long the first model token took and the model tokens per second.
+        #[arg(long)]
+        timing: bool,
     },
     /// Saved runs: list them with what they kept, prune older runs' weights, pin one, compare two.
     Runs {
@@ -625,20 +628,23 @@ fn main() -> ExitCode {
         Command::Export { run_dir, png: _, svg, csv, out, chart } => {
             cli::export(&content, &run_dir, svg, csv, out.as_deref(), chart.as_deref())
         }
-        Command::Try { run, arm, input, samples, temperature, seed, switches, logp, json } => cli::runs::try_run(
-            &content,
-            cli::runs::TryArgs {
-                run: &run,
-                arm: arm.as_deref(),
-                input: input.as_deref(),
-                samples,
-                temperature,
-                seed,
-                switches: &switches,
-                logp,
-                json,
-            },
-        ),
+        Command::Try { run, arm, input, samples, temperature, seed, switches, logp, json, timing } => {
+            cli::runs::try_run(
+                &content,
+                cli::runs::TryArgs {
+                    run: &run,
+                    arm: arm.as_deref(),
+                    input: input.as_deref(),
+                    samples,
+                    temperature,
+                    seed,
+                    switches: &switches,
+                    logp,
+                    json,
+                    timing,
+                },
+            )
+        }
         Command::Runs { cmd } => match cmd {
             RunsCmd::List { drill, json } => cli::runs::list(&content, drill.as_deref(), json),
             RunsCmd::Prune { dry_run, json } => cli::runs::prune(dry_run, json),

@@ -82,6 +82,26 @@ fn a_finished_run_keeps_its_models_and_try_answers_from_them() {
     assert_eq!(text.matches(" #4").count(), 2, "four samples per arm:\n{text}");
     assert!(text.contains("▶ ") && text.contains("log p:") && text.contains("reward"), "{text}");
 
+    // The Try tab on the same run: an agent loop, both arms side by side.
+    common::isolated_home();
+    let mut app = App::new(Content::embedded().unwrap());
+    let meta = app.content.drill("turn-credit-assignment").unwrap().clone();
+    let state = drill::State::new(&meta, h.join("runs"), h.join("sweeps"), Default::default());
+    app.stack.push(Screen::Drill(Box::new(state)));
+    wait(&mut app, |d| d.shown_dir.is_some());
+    key(&mut app, KeyCode::Char('6'));
+    wait(&mut app, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
+    key(&mut app, KeyCode::Down);
+    key(&mut app, KeyCode::Enter);
+    wait(&mut app, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
+    let screen = common::screen_lines(&mut app, 120, 40).join("\n");
+    for want in ["Try", "warm start", "after RL", "answer", "reward", "capital of"] {
+        assert!(screen.contains(want), "{want} missing:\n{screen}");
+    }
+    // l colours the agent's tokens by log p: the screen says so.
+    key(&mut app, KeyCode::Char('l'));
+    assert!(common::screen_lines(&mut app, 120, 40).join("\n").contains("log p"));
+
     // Bad input: a clear message, exit 2.
     for (input, says) in [("   ", "type something first"), (&"x".repeat(200)[..], "characters is more than")] {
         let o = run(h, &["try", d, "--input", input]);

@@ -749,7 +749,7 @@ mod sweeps {
         let (mut a, _home) = sweep_app(80, 24);
         let lines = draw(&mut a, 80, 24);
         let footer = &lines[23];
-        assert!(footer.contains(" S ") && footer.contains("sweep") && footer.contains("1-5"), "{footer}");
+        assert!(footer.contains(" S ") && footer.contains("sweep") && footer.contains("1-6"), "{footer}");
         assert!(footer.contains("quit"), "the footer fits at 80 columns: {footer}");
         key(&mut a, KeyCode::Char('5'));
         let lines = draw(&mut a, 80, 24);
@@ -1280,8 +1280,8 @@ fn a_saved_run_says_which_parameters_were_edited() {
     key(&mut a, KeyCode::Char('4'));
     let lines = draw(&mut a, 120, 40);
     let row = |name: &str| lines.iter().find(|l| l.contains(name)).unwrap_or_else(|| panic!("{name}")).clone();
-    assert!(row("2026-11-24T09-00-00").contains("quick, edited"), "{}", screen(&lines));
-    assert!(!row("2026-11-23T18-15-12").contains("edited"), "{}", screen(&lines));
+    assert!(row("2026-11-24T09-00-00").contains("quick · steps=3000"), "{}", screen(&lines));
+    assert!(!row("2026-11-23T18-15-12").contains("steps="), "{}", screen(&lines));
     // Newest first: Enter opens the edited run; the header names its edits
     // (the config pane keeps the preset's values for the next run).
     key(&mut a, KeyCode::Enter);

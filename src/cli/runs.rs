@@ -62,6 +62,8 @@ pub struct TryArgs<'a> {
     pub switches: &'a [String],
     pub logp: bool,
     pub json: bool,
+    /// Say on stderr how long the first model token took and the model tokens per second.
+    pub timing: bool,
 }
 
 /// `agentlab try RUN_DIR …`: every arm's answer to each input (`--input`, or
@@ -126,8 +128,37 @@ pub fn try_run(content: &Content, a: TryArgs) -> Result<ExitCode> {
     let never = AtomicBool::new(false);
     let (hint, examples) = (session.prompt_hint(), session.examples());
     let mut ask = |input: &str, out: &mut dyn Write| -> Result<bool> {
-        match session.answer(input, &opts, &mut |_| {}, &never) {
+        let clock = std::time::Instant::now();
+        let mut first: Option<f64> = None;
+        let model_tokens = |ans: &TryAnswer| {
+            ans.columns
+                .iter()
+                .flat_map(|c| &c.samples)
+                .flat_map(|s| &s.cells)
+                .filter(|c| c.kind == TokenKind::Trained)
+                .count()
+        };
+        let mut progress = |ans: &TryAnswer| {
+            if first.is_none() && model_tokens(ans) > 0 {
+                first = Some(clock.elapsed().as_secs_f64());
+            }
+        };
+        match session.answer(input, &opts, &mut progress, &never) {
             Ok(ans) => {
+                if a.timing {
+                    let secs = clock.elapsed().as_secs_f64();
+                    let n = model_tokens(&ans);
+                    eprintln!(
+                        "{}",
+                        crate::t!(
+                            "cli-try-timing",
+                            first = format!("{:.0}", first.unwrap_or(secs) * 1000.0),
+                            tokens = n,
+                            secs = format!("{secs:.2}"),
+                            rate = format!("{:.1}", n as f64 / secs.max(1e-9))
+                        )
+                    );
+                }
                 match a.json {
                     true => writeln!(out, "{}", serde_json::to_string(&ans)?)?,
                     false => write!(out, "{}", answer_text(&ans, a.logp))?,

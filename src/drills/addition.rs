@@ -583,7 +583,7 @@ impl super::try_it::TrySession for AdditionTry {
     }
 
     fn arms(&self) -> Vec<super::try_it::Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        super::try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
@@ -615,7 +615,7 @@ impl super::try_it::TrySession for AdditionTry {
         let n = opts.samples.clamp(1, try_it::MAX_SAMPLES);
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             try_it::check_fits(prompt.len(), self.max_new, model.lm().context())?;
             let cfg = GenConfig::new(self.max_new, try_it::decoding(opts.temperature), self.text.stop());
             let prompts = vec![prompt.clone(); n];
@@ -638,7 +638,7 @@ impl super::try_it::TrySession for AdditionTry {
                 }
                 let mut verdicts = vec![Verdict::check("exact", v.exact), Verdict::check("lenient", v.lenient)];
                 if v.hedged {
-                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), said.clone(), Some(false)));
+                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), "", None));
                 }
                 col.samples.push(TrySample { cells, lines: Vec::new(), verdicts, pending: false });
             }

@@ -261,18 +261,11 @@ impl TrySession for ReactTry {
     }
 
     fn arms(&self) -> Vec<TryArm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for t in &self.examples {
-            if !out.contains(&t.question) {
-                out.push(t.question.clone());
-            }
-        }
-        out.truncate(12);
-        out
+        try_it::distinct(self.examples.iter().map(|t| t.question.clone()), 12)
     }
 
     fn prompt_hint(&self) -> String {
@@ -303,7 +296,7 @@ impl TrySession for ReactTry {
         let n = opts.samples.clamp(1, try_it::MAX_SAMPLES);
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             let lm = Lm { model: model.lm(), tok: &self.tok, fmt: &self.fmt };
             let prompt = self.fmt.encode_segments(&self.tok, &Session::new(&question).episode.segments).len();
             try_it::check_fits(prompt, crate::eval::react_loop::MAX_TURN, lm.model.context())?;

@@ -356,3 +356,27 @@ pub fn role_kind(_k: usize, role: crate::envs::Role) -> TokenKind {
         crate::envs::Role::Env => TokenKind::Masked,
     }
 }
+
+/// The arms of a session's (arm, model) pairs, in order.
+pub fn arms_of<M>(arms: &[(Arm, M)]) -> Vec<Arm> {
+    arms.iter().map(|(a, _)| a.clone()).collect()
+}
+
+/// The model of arm `id` among a session's pairs (`opts.arms` only names arms the session has).
+pub fn model_of<'a, M>(arms: &'a [(Arm, M)], id: &str) -> &'a M {
+    &arms.iter().find(|(a, _)| a.id == id).expect("an arm of this session").1
+}
+
+/// The first `n` distinct texts, in order (a session's examples).
+pub fn distinct(texts: impl IntoIterator<Item = String>, n: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for t in texts {
+        if out.len() == n {
+            break;
+        }
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+    out
+}

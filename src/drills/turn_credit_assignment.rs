@@ -366,21 +366,12 @@ impl TrySession for TcaTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for q in &self.places.eval_qs {
-            let text = q.prompt().trim_start_matches("Q: ").trim().to_string();
-            if !out.contains(&text) {
-                out.push(text);
-            }
-            if out.len() == 12 {
-                break;
-            }
-        }
-        out
+        let questions = self.places.eval_qs.iter().map(|q| q.prompt().trim_start_matches("Q: ").trim().to_string());
+        try_it::distinct(questions, 12)
     }
 
     fn prompt_hint(&self) -> String {
@@ -408,7 +399,7 @@ impl TrySession for TcaTry {
         let all: Vec<Arm> = self.arms();
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             let lm = Lm { model: model.lm(), tok: &self.tok, fmt: &self.fmt };
             answer.columns.push(TryColumn::new(arm));
             let qs = vec![q.clone(); opts.samples.clamp(1, try_it::MAX_SAMPLES)];

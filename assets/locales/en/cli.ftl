@@ -313,3 +313,5 @@ cli-runs-not-a-run = { $dir } is not a run directory
 cli-prune-would = would drop { $dir }/models ({ $size })
 cli-prune-dropped = dropped { $dir }/models ({ $size })
 cli-prune-summary = { $dropped } run(s) dropped their weights ({ $freed }); { $kept } keep theirs ({ $size }): the { $newest } newest of each drill and the pinned ones
+cli-help-try--timing = Say on stderr how long the first model token took and the model tokens per second
+cli-try-timing = first model token after { $first } ms · { $tokens } model tokens in { $secs } s ({ $rate } tokens/s, log-probabilities included)

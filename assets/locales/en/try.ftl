@@ -43,7 +43,7 @@ try-add-hint = a sum of two numbers of at most { $digits } digits (47+38), or â†
 try-add-not-a-sum = type a sum like 47+38: two whole numbers of at most { $digits } digits each (the sums this run's model learned)
 try-add-note-chars = the tiny model reads { $prompt } and writes the sum's digits least significant first: { $gold } is { $sum }
 try-add-note-chat = the sum is { $sum }: the exact verifier wants exactly that, the lenient one pays any reply that contains it
-try-add-hedge = hedge
+try-add-hedge = a hedge
 try-add-hedged = hedged
 
 ## react-tool-call-loop

@@ -523,10 +523,10 @@ impl State {
                 }
                 (Focus::Pane, Tab::Runs) if !self.runs.is_empty() => vec![
                     ("Enter", "open run"),
+                    ("Tab", "config"),
                     ("Space", "mark"),
                     ("c", "compare"),
                     ("K", "pin"),
-                    ("6", "try"),
                     ("1-6", "tabs"),
                 ],
                 (Focus::Pane, Tab::Try) => vec![

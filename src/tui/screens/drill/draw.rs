@@ -8,7 +8,7 @@ use ratatui::widgets::{
 };
 use ratatui::Frame;
 
-use super::parts::{header_row, pad, panel, status_cell};
+use super::parts::{fit_parts, header_row, pad, panel, status_cell};
 use super::{sweep_tab, ConfigRow, Focus, State, Tab, SWEEP_SEEDS_MAX};
 use crate::drills::{RunStatus, View};
 use crate::tui::theme::{
@@ -667,24 +667,6 @@ fn wrapped_table<'a>(header: &[String], rows: &[Vec<String>], width: u16) -> Tab
     Table::new(body, widths.iter().map(|&w| Constraint::Length(w as u16)))
         .header(header_row(head).height(head_h))
         .column_spacing(1)
-}
-
-/// `parts` joined with " · ", leaving out the last ones that do not fit in
-/// `width` (a part is never cut in the middle, unless the first alone is too
-/// wide: then it ends in `…`).
-pub(super) fn fit_parts(parts: &[String], width: usize) -> String {
-    let mut out = String::new();
-    for p in parts {
-        let next = if out.is_empty() { p.clone() } else { format!("{out} · {p}") };
-        if next.width() > width {
-            break;
-        }
-        out = next;
-    }
-    if out.is_empty() {
-        out = ellipsize(parts.first().map_or("", String::as_str), width);
-    }
-    out
 }
 
 /// The gauge of the run shown: its phase and step, or how it ended.

@@ -1,6 +1,6 @@
 //! Pieces the drill screen's tabs draw alike: a pane, a table's header
-//! row, a run's status cell. Both `draw` and `sweep_tab` use them; they
-//! use neither.
+//! row, a run's status cell, a line of parts that fit. `draw`, `sweep_tab`
+//! and `try_tab` use them; they use none of those.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -40,4 +40,22 @@ pub(super) fn status_cell(status: &RunStatus) -> (String, Style) {
 pub(super) fn pad(text: &str, width: usize) -> String {
     use unicode_width::UnicodeWidthStr;
     format!("{text}{}", " ".repeat(width.saturating_sub(text.width())))
+}
+
+/// `parts` joined with " · ", leaving out the last ones that do not fit in
+/// `width` (a part is never cut in the middle, unless the first alone is too
+/// wide: then it ends in `…`).
+pub(super) fn fit_parts(parts: &[String], width: usize) -> String {
+    let mut out = String::new();
+    for p in parts {
+        let next = if out.is_empty() { p.clone() } else { format!("{out} · {p}") };
+        if unicode_width::UnicodeWidthStr::width(next.as_str()) > width {
+            break;
+        }
+        out = next;
+    }
+    if out.is_empty() {
+        out = crate::tui::widgets::ellipsize(parts.first().map_or("", String::as_str), width);
+    }
+    out
 }

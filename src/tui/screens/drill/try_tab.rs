@@ -396,7 +396,7 @@ pub fn draw(frame: &mut ratatui::Frame, area: ratatui::layout::Rect, t: &TryTab,
     if t.answering {
         opts.insert(0, crate::t!("try-answering"));
     }
-    head.push(Line::styled(super::draw::fit_parts(&opts, w), dim()));
+    head.push(Line::styled(super::parts::fit_parts(&opts, w), dim()));
     if let Some(a) = &t.answer {
         for n in &a.notes {
             head.push(Line::styled(ellipsize(n, w), notice()));
@@ -430,8 +430,9 @@ pub fn draw(frame: &mut ratatui::Frame, area: ratatui::layout::Rect, t: &TryTab,
     }
 }
 
-/// One arm's samples as lines of `width`: each sample's tokens (by writer,
-/// or by log-probability), its verdicts, then the arm's summary.
+/// One arm's answer as lines of `width`: its summary over the samples
+/// first, then each sample's verdicts on its header line and its tokens
+/// (by writer, or by log-probability) or lines below.
 fn column_lines(
     col: &crate::drills::try_it::TryColumn,
     width: usize,
@@ -439,38 +440,52 @@ fn column_lines(
 ) -> Vec<ratatui::text::Line<'static>> {
     use ratatui::text::{Line, Span};
 
-    use crate::tui::theme::{bad, dim, good};
+    use crate::tui::theme::{bad, dim, good, highlight};
     use crate::tui::widgets::{token_mask, wrap_words};
 
-    let verdict_spans = |vs: &[crate::drills::try_it::Verdict]| -> Vec<Line<'static>> {
-        let text: Vec<(String, ratatui::style::Style)> = vs
-            .iter()
-            .map(|v| {
-                let style = match v.good {
-                    Some(true) => good(),
-                    Some(false) => bad(),
-                    None => dim(),
-                };
-                let mark = match v.good {
-                    Some(true) => "✓ ",
-                    Some(false) => "✗ ",
-                    None => "",
-                };
-                (format!("{}: {mark}{}", v.name, v.value).trim_end().to_string(), style)
-            })
-            .collect();
+    let width = width.max(8);
+    // Verdicts as spans, wrapped at `width` between verdicts.
+    let verdict_lines = |head: Option<String>, vs: &[crate::drills::try_it::Verdict]| -> Vec<Line<'static>> {
         let mut out = Vec::new();
-        for (t, style) in text {
-            for l in wrap_words(&t, width.max(8)) {
-                out.push(Line::from(Span::styled(l, style)));
+        let mut cur: Vec<Span<'static>> = Vec::new();
+        let mut w = 0;
+        if let Some(h) = head {
+            w = unicode_width::UnicodeWidthStr::width(h.as_str());
+            cur.push(Span::styled(h, dim()));
+        }
+        for v in vs {
+            let (mark, style) = match v.good {
+                Some(true) => (" ✓", good()),
+                Some(false) => (" ✗", bad()),
+                None => ("", dim()),
+            };
+            let text = format!("{}{mark} {}", v.name, v.value).trim_end().to_string();
+            for piece in wrap_words(&text, width.saturating_sub(2).max(4)) {
+                let pw = unicode_width::UnicodeWidthStr::width(piece.as_str()) + 2;
+                if w > 0 && w + pw > width {
+                    out.push(Line::from(std::mem::take(&mut cur)));
+                    w = 0;
+                }
+                cur.push(Span::raw(if w > 0 { " · " } else { "" }));
+                cur.push(Span::styled(piece, style));
+                w += pw + 1;
             }
+        }
+        if !cur.is_empty() {
+            out.push(Line::from(cur));
         }
         out
     };
     let mut out = Vec::new();
+    if !col.summary.is_empty() {
+        for mut l in verdict_lines(None, &col.summary) {
+            l = l.style(highlight());
+            out.push(l);
+        }
+    }
     for (i, s) in col.samples.iter().enumerate() {
         let head = if s.pending { format!("#{} …", i + 1) } else { format!("#{}", i + 1) };
-        out.push(Line::styled(head, dim()));
+        out.extend(verdict_lines(Some(head), &s.verdicts));
         if !s.cells.is_empty() {
             let cells: Vec<crate::drills::TokenCell> = s
                 .cells
@@ -482,18 +497,13 @@ fn column_lines(
                     cell
                 })
                 .collect();
-            out.extend(token_mask::lines(&cells, width.max(8)));
+            out.extend(token_mask::lines(&cells, width));
         }
         for l in &s.lines {
-            for w in wrap_words(l, width.max(8)) {
+            for w in wrap_words(l, width) {
                 out.push(Line::raw(w));
             }
         }
-        out.extend(verdict_spans(&s.verdicts));
-    }
-    if !col.summary.is_empty() {
-        out.push(Line::raw(""));
-        out.extend(verdict_spans(&col.summary));
     }
     out
 }
