@@ -114,7 +114,7 @@ impl TrySession for DpoTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
@@ -164,7 +164,7 @@ impl TrySession for DpoTry {
         let all = self.arms();
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             let reference = self.arms[0].1.lm();
             let lm = model.lm();
             try_it::check_fits(prompt.len(), max_new, lm.context())?;

@@ -104,7 +104,7 @@ impl TrySession for PakTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     /// Held-out sums in the trained format, then the first few again in the drill's other format.
@@ -163,7 +163,7 @@ impl TrySession for PakTry {
         let all = self.arms();
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             try_it::check_fits(prompt.len(), self.p.max_new, model.context())?;
             let cfg = GenConfig::new(self.p.max_new, try_it::decoding(opts.temperature), vec![EOS]);
             let outs = model.generate(&vec![prompt.clone(); n], &cfg, &mut try_it::arm_rng(opts.seed))?;
@@ -191,7 +191,7 @@ impl TrySession for PakTry {
                 let mut verdicts = vec![Verdict::new(crate::t!("try-pak-read-right"), readers, Some(strict))];
                 let parts: Vec<&str> = said.split(',').collect();
                 if parts.len() > 1 && parts.iter().all(|x| !x.is_empty() && x.chars().all(|c| c.is_ascii_digit())) {
-                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), said.clone(), None));
+                    verdicts.push(Verdict::new(crate::t!("try-add-hedge"), "", None));
                 }
                 col.samples.push(TrySample { cells, verdicts, ..Default::default() });
             }

@@ -66,7 +66,7 @@ pub(super) fn open(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn
         (SPOTLIGHT, crate::t!("view-pi-row-spotlight"), SPOTLIGHT, Guard { spotlight: true, ..plain }),
         (ALLOW_LIST, crate::t!("try-pi-allow-list"), UNDEFENDED, Guard { allow_list: true, ..plain }),
     ] {
-        arms.push((Arm { id: id.to_string(), label }, guard, run.tiny(weights, device)?));
+        arms.push((Arm { id: id.to_string(), label }, (guard, run.tiny(weights, device)?)));
     }
     // The run's world as its `data` drew it: the place split, the tasks, the held-out injections.
     let kb = FactTable::world();
@@ -99,7 +99,7 @@ struct PiTry {
     /// The run's held-out questions that look something up, each with the injection it met.
     attacked: Vec<(Task, Injection)>,
     /// Each arm, the harness it runs behind, its model (the clean agent first).
-    arms: Vec<(Arm, Guard, Gpt)>,
+    arms: Vec<(Arm, (Guard, Gpt))>,
 }
 
 /// The harness defences an arm runs behind, as the drill evaluates it.
@@ -132,18 +132,12 @@ impl TrySession for PiTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     /// The run's held-out questions that an attack reaches (they look something up).
     fn examples(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for (t, _) in &self.attacked {
-            if !out.contains(&t.question) && out.len() < 12 {
-                out.push(t.question.clone());
-            }
-        }
-        out
+        try_it::distinct(self.attacked.iter().map(|(t, _)| t.question.clone()), 12)
     }
 
     fn prompt_hint(&self) -> String {
@@ -198,7 +192,7 @@ impl TrySession for PiTry {
         let marked = [inj.text.clone(), inj.text.replace(' ', "^")];
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let (_, guard, model) = self.arms.iter().find(|(a, _, _)| a.id == arm.id).expect("an arm of this session");
+            let (guard, model) = try_it::model_of(&self.arms, &arm.id);
             let lm = Lm { model, tok: &self.tok, fmt: &self.fmt };
             let prompt = self.fmt.encode_segments(&self.tok, &Session::new(&question).episode.segments).len();
             try_it::check_fits(prompt, MAX_TURN, model.cfg.context)?;

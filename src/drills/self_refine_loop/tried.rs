@@ -292,7 +292,7 @@ impl TrySession for RefineTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
@@ -351,7 +351,7 @@ impl TrySession for RefineTry {
         let all = self.arms();
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1.lm();
+            let model = try_it::model_of(&self.arms, &arm.id).lm();
             try_it::check_fits(longest, width + 1, model.context())?;
             let mut rng = try_it::arm_rng(opts.seed);
             let eps = self.episodes(model, q, n, critic, (try_it::decoding(opts.temperature), &mut rng), cancel)?;

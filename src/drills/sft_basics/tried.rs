@@ -74,7 +74,7 @@ impl TrySession for SftTry {
     }
 
     fn arms(&self) -> Vec<Arm> {
-        self.arms.iter().map(|(a, _)| a.clone()).collect()
+        try_it::arms_of(&self.arms)
     }
 
     fn examples(&self) -> Vec<String> {
@@ -123,7 +123,7 @@ impl TrySession for SftTry {
         let all = self.arms();
         for arm in opts.arms(&all) {
             try_it::check(cancel)?;
-            let model = &self.arms.iter().find(|(a, _)| a.id == arm.id).expect("an arm of this session").1;
+            let model = try_it::model_of(&self.arms, &arm.id);
             try_it::check_fits(prompt.len(), MAX_NEW, model.context())?;
             let cfg = GenConfig::new(MAX_NEW, try_it::decoding(opts.temperature), vec![EOS]);
             let outs = model.generate(&vec![prompt.clone(); n], &cfg, &mut try_it::arm_rng(opts.seed))?;
