@@ -125,6 +125,10 @@ fn sft_basics_try_shows_what_training_bought() {
         assert!(p("trained") > 100.0 * p("random-init"), "{a:#?}");
     }
     assert!(trained >= 10 && init == 0, "trained right on {trained}/12, the random init on {init}/12");
+    // Sampled at temperature 1: the same seed gives the same samples, another seed others (from the random init).
+    let twice = [try_json(dir, &ex[..3], &[]), try_json(dir, &ex[..3], &[])];
+    assert_eq!(twice[0], twice[1]);
+    assert_ne!(try_json(dir, &ex[..3], &["--seed", "2"]), twice[0]);
     refused(dir, "hello", "type a sum like 47+38");
     refused(dir, "123+4", "at most 2 digits");
 }
@@ -156,7 +160,9 @@ fn pass_at_k_try_moves_with_the_format_and_the_extractor() {
         assert_eq!(c.samples.len(), 16);
         assert!(c.summary.iter().any(|v| v.name == "pass@8") && c.summary.iter().any(|v| v.name == "pass^8"));
     }
-    refused(dir, "47 +38", "47 + 38 = (spaced)");
+    // Named with a held-out sum in every format (`07 + 87 = (spaced)`).
+    refused(dir, "47 +38", " = (spaced)");
+    refused(dir, "47 +38", "(unpadded)");
 }
 
 /// dpo-pairs keeps the SFT model and the three arms trained from it; on
