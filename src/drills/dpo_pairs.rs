@@ -33,11 +33,13 @@
 //! untrained instruct model is measured on the held-out problems.
 
 use anyhow::{bail, Result};
-use candle_core::Tensor;
+use candle_core::{Device, Tensor};
 use serde::Deserialize;
 
 use super::addition::{shown, Text};
+use super::keep::Role as Arms;
 use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, Sft};
+use super::try_it::{KeptRun, TrySession};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::refine_arith::{passes, Problem};
 use crate::ml::data::Example;
@@ -51,6 +53,8 @@ use crate::ml::train::{TrainConfig, Trainer};
 use crate::numbers::mean;
 use crate::rl::dpo::{dpo_loss, grad_weight, pick_pair, DpoVariant, PairPick};
 use crate::rl::sequences::{kl_along, logps_of, seq_logps, token_log_ratios, Seq};
+
+mod tried;
 
 pub struct DpoPairs;
 
@@ -438,6 +442,9 @@ impl TypedDrill for DpoPairs {
             }
         };
 
+        // Try puts the SFT model (every arm's start and DPO's reference) beside the arms trained from it.
+        ctx.keep(tried::SFT, Arms::Start, &sft)?;
+
         ctx.phase(crate::t!("view-dpo-phase-pairs"));
         let probs: Vec<Problem> = (0..p.prompts).map(|_| fresh(&mut rng)).collect();
         let train_set = build_pairs(&task, sft.lm(), &probs, p, p.swap_labels, &mut rng)?;
@@ -469,10 +476,13 @@ impl TypedDrill for DpoPairs {
         };
         ctx.phase(format!("{loss_name} (β = {})", p.beta));
         let main = arm(ctx, Method::Dpo { beta: p.beta }, "", p.sft_steps)?;
+        ctx.keep(tried::DPO, Arms::Trained, &main.model)?;
         ctx.phase(format!("{loss_name} (β = {})", p.beta_compare));
         let other = arm(ctx, Method::Dpo { beta: p.beta_compare }, "β_compare", p.sft_steps + p.steps)?;
+        ctx.keep(tried::DPO_COMPARE, Arms::Trained, &other.model)?;
         ctx.phase(crate::t!("view-dpo-phase-baseline"));
         let base = arm(ctx, Method::SftOnChosen, "sft-on-chosen", p.sft_steps + 2 * p.steps)?;
+        ctx.keep(tried::SFT_ON_CHOSEN, Arms::Trained, &base.model)?;
 
         ctx.phase(crate::t!("view-phase-report"));
         let before = main.first;
@@ -507,6 +517,10 @@ impl TypedDrill for DpoPairs {
         ctx.claim("chosen_logp_change_small_beta", small_c1 - small_c0)?;
         ctx.claim("sft_on_chosen_gain", base.last.pass - before.pass)?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

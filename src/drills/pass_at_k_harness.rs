@@ -26,9 +26,12 @@
 //! with k; pass@1 falls and pass@n rises with temperature.
 
 use anyhow::Result;
+use candle_core::Device;
 use serde::Deserialize;
 
 use super::addition::{self, Text, WarmStart};
+use super::keep::Role as Arms;
+use super::try_it::{KeptRun, TrySession};
 use super::{check_heads, RunCtx, TypedDrill, View};
 use crate::envs::refine_arith::Problem;
 pub use crate::envs::refine_arith::PromptFormat as Format;
@@ -40,6 +43,8 @@ use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
 use crate::ml::tokenizer::{CharTokenizer, Tokenize};
 use crate::numbers::doublings;
+
+mod tried;
 
 pub struct PassAtKHarness;
 
@@ -153,6 +158,9 @@ impl TypedDrill for PassAtKHarness {
         let problems = addition::data(ctx, &p.warm_start(), p.digits, p.problems, &Text::Chars(tok.clone()), &mut rng);
         let total = p.sft_steps + 4;
         let model = addition::warm_start(&p.warm_start(), ctx, &tok, &problems, &mut rng, total)?;
+        // Try puts the random init the SFT started from (the run's seed draws it again) beside the model it scores.
+        ctx.keep(tried::INIT, Arms::Start, &Gpt::new(model.cfg.clone(), ctx.seed, &ctx.device)?)?;
+        ctx.keep(tried::TRAINED, Arms::Trained, &model)?;
         let test = &problems.test;
 
         ctx.phase(crate::t!("view-pak-phase-sample"));
@@ -223,6 +231,10 @@ impl TypedDrill for PassAtKHarness {
         ctx.claim("pass_at_1_falls_with_temperature", at(low, 1) - at(high, 1))?;
         ctx.claim("pass_at_n_rises_with_temperature", at(high, n) - at(low, n))?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

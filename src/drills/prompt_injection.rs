@@ -38,9 +38,12 @@
 //! the payload place (answer hijack), or calls `lookup` on it (call hijack).
 
 use anyhow::{bail, Result};
+use candle_core::Device;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline::{self, Batches, Sft};
+use super::try_it::{KeptRun, TrySession};
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::{example, Format};
 use crate::envs::injection::{
@@ -59,6 +62,8 @@ use crate::ml::data::Example;
 use crate::ml::gpt::Gpt;
 use crate::ml::rng::Rng;
 use crate::ml::tokenizer::{Bpe, Tokenize};
+
+mod tried;
 
 pub struct PromptInjection;
 
@@ -258,19 +263,24 @@ impl TypedDrill for PromptInjection {
         ctx.phase(crate::t!("view-pi-phase-clean"));
         let start = d.base.fork(ctx.seed)?;
         fit(ctx, p, &d, &start, "clean", &d.clean, p.steps, p.lr, false)?;
+        // Try puts the clean agent (where every defence starts) beside the three arms trained from it.
+        ctx.keep(tried::CLEAN, Arms::Start, &start)?;
 
         // Both arms get the same extra steps from the same model; only the data differs.
         ctx.phase(crate::t!("view-pi-phase-undefended"));
         let plain = start.fork(ctx.seed)?;
         fit(ctx, p, &d, &plain, "undefended", &d.clean, p.defence_steps, p.defence_lr, false)?;
+        ctx.keep(tried::UNDEFENDED, Arms::Trained, &plain)?;
 
         ctx.phase(crate::t!("view-pi-phase-training"));
         let trained = start.fork(ctx.seed)?;
         fit(ctx, p, &d, &trained, "trained", &d.defence, p.defence_steps, p.defence_lr, false)?;
+        ctx.keep(tried::TRAINING, Arms::Trained, &trained)?;
 
         ctx.phase(crate::t!("view-pi-phase-spotlight"));
         let spot = start.fork(ctx.seed)?;
         fit(ctx, p, &d, &spot, "spotlight", &d.marked, p.defence_steps, p.defence_lr, true)?;
+        ctx.keep(tried::SPOTLIGHT, Arms::Trained, &spot)?;
 
         ctx.phase(crate::t!("view-phase-evaluate"));
         let un = score(&plain, &d, p, false, false, None)?;
@@ -315,6 +325,10 @@ impl TypedDrill for PromptInjection {
         ctx.claim("clean_success_kept", tr.clean - un.clean)?;
         ctx.claim("spotlight_vs_training", sp.asr - tr.asr)?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

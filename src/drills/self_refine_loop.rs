@@ -34,9 +34,12 @@
 //! does here it learns in the LoRA SFT.
 
 use anyhow::Result;
+use candle_core::Device;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
 use super::pipeline::{self, no_probe, real_start, Batches, ModelChoice, Sft};
+use super::try_it::{KeptRun, TrySession};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::continual::KeepBest;
 use crate::envs::refine_arith::{
@@ -49,6 +52,8 @@ use crate::ml::rng::Rng;
 use crate::ml::sample::GenConfig;
 use crate::ml::start::Model;
 use crate::ml::tokenizer::{CharTokenizer, Tokenize};
+
+mod tried;
 
 pub struct SelfRefineLoop;
 
@@ -223,12 +228,15 @@ impl TypedDrill for SelfRefineLoop {
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {
         ctx.phase(crate::t!("view-phase-data"));
-        let (model, codec) = start(p, ctx)?;
-        let model = model.lm();
+        let (trained, codec) = start(p, ctx)?;
+        let model = trained.lm();
         let g = Gen { codec: &codec, width: p.digits + 1 };
         let mut rng = Rng::new(ctx.seed);
         let problems = data(p, ctx, &g, &mut rng);
         sft(p, ctx, model, &g, &problems, &mut rng)?;
+        // Try puts the SFT model beside the same model after STaR (as it is when the run ends).
+        ctx.keep(tried::SFT, Arms::Start, &trained)?;
+        ctx.keep_live(tried::AFTER_STAR, Arms::Trained, &trained)?;
 
         ctx.phase(crate::t!("view-refine-phase-refine"));
         let eps = refine_loop(model, &g, &problems.test, p.rounds, p.critic)?;
@@ -271,6 +279,10 @@ impl TypedDrill for SelfRefineLoop {
         ctx.claim("verifier_beats_self_critic", refined.kept - probe.kept)?;
         ctx.claim("self_critic_misses_own_errors", probe.approves_own_errors)?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
 

@@ -8,8 +8,11 @@
 //! training, so it measures generalisation, not memory.
 
 use anyhow::Result;
+use candle_core::Device;
 use serde::Deserialize;
 
+use super::keep::Role as Arms;
+use super::try_it::{KeptRun, TrySession};
 use super::{check_heads, RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::{Gpt, GptConfig};
@@ -18,6 +21,8 @@ use crate::ml::optim::{clip_grad_norm, AdamW, AdamWConfig, LrSchedule};
 use crate::ml::rng::Rng;
 use crate::ml::sample::{generate, GenConfig};
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+
+mod tried;
 
 pub struct SftBasics;
 
@@ -107,6 +112,9 @@ impl TypedDrill for SftBasics {
         // Model and optimizer.
         let cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 16);
         let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+        // Try puts the random init beside the trained model: what the training bought.
+        ctx.keep(tried::INIT, Arms::Start, &model)?;
+        ctx.keep_live(tried::TRAINED, Arms::Trained, &model)?;
         ctx.log(crate::t!(
             "view-log-tiny-gpt",
             d = d.to_string(),
@@ -181,5 +189,9 @@ impl TypedDrill for SftBasics {
         ctx.claim("heldout_accuracy", acc)?;
         ctx.claim("loss_drop", final_loss / first_loss.unwrap_or(1.0))?;
         Ok(())
+    }
+
+    fn open_try(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
+        tried::open(p, run, device)
     }
 }
