@@ -59,10 +59,10 @@ try-pi-not-met = 没碰到注入（没有一次查询查到东西）
 try-refine-sft = SFT 之后
 try-refine-after-star = STaR 之后（在自己验证过的答案上训练 { $rounds } 轮）
 try-refine-hint = 两个最多 { $digits } 位的数相加（347+285=），或用 ↑↓ 选一道留出题（SFT 模型初稿写错的排在前面）
-try-refine-switch = 自我批评
+try-refine-switch = 自我评判
 try-refine-note = 模型读入 { $prompt }，应当写出 { $gold }（即 { $sum }，从低位写到高位）；循环先写初稿，再批评、修改，最多 { $rounds } 次，保留最好的版本
-try-refine-note-verifier = 批评者：验证器，每位一个标记（. 对，^ 偏小，v 偏大，? 缺失）；保留最优和停止都用它的分数
-try-refine-note-self = 批评者：模型自己（自我批评打开）；保留最优和停止都相信它的批评，下面逐条与验证器的批评对照
+try-refine-note-verifier = 评判者：验证器，每位一个标记（. 对，^ 偏小，v 偏大，? 缺失）；保留最优和停止都用它的分数
+try-refine-note-self = 评判者：模型自己（自我评判打开）；保留最优和停止都相信它的批评，下面逐条与验证器的批评对照
 try-refine-not-held-out = 不是留出题：SFT 或 STaR 的数据里可能有它
 try-refine-draft = 初稿
 try-refine-revision = 第 { $k } 次修改
