@@ -5,7 +5,7 @@
 //!
 //! | layer | modules | what they are |
 //! |---|---|---|
-//! | 0 | `numbers`, `fsutil`, `paths`, `i18n` | formatting, atomic files, where data lives, the language and its messages |
+//! | 0 | `numbers`, `fsutil`, `paths`, `i18n`, `textsafe` | formatting, atomic files, where data lives, the language and its messages, control characters made visible |
 //! | 1 | `ml` | tensors, models, training steps, sampling |
 //! | 2 | `rl`, `continual`, `envs`, `eval` | the algorithms the lab teaches, and the worlds |
 //! | 3 | `exercises` | learner functions checked against layer 2 |
@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("fsutil", 0),
     ("paths", 0),
     ("i18n", 0),
+    ("textsafe", 0),
     ("ml", 1),
     ("rl", 2),
     ("continual", 2),

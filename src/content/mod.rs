@@ -411,37 +411,6 @@ impl Content {
         }
     }
 
-    /// What `validate` warns about without refusing the content: Markdown
-    /// nested deeper than the renderer draws ([`crate::markdown::MAX_NESTING`]
-    /// levels of quotes, lists and `<details>`), as "file: why".
-    pub fn warnings(&self) -> Vec<String> {
-        use crate::markdown::{Doc, MAX_NESTING};
-        let mut texts: Vec<(String, &str)> = Vec::new();
-        for s in &self.sheets {
-            texts.push((s.file.clone(), &s.body));
-        }
-        for d in &self.drills {
-            texts.push((format!("drills/{}/README.md", d.id), &d.readme));
-        }
-        for x in &self.exercises {
-            texts.push((format!("exercises/{}.toml", x.id), &x.task));
-        }
-        for q in &self.quizzes {
-            for i in &q.items {
-                texts.push((format!("{} [{}]", q.file, i.id), &i.prompt));
-                texts.push((format!("{} [{}]", q.file, i.id), &i.explanation));
-            }
-        }
-        texts
-            .into_iter()
-            .filter_map(|(file, text)| {
-                let depth = Doc::parse_plain(text).depth;
-                (depth > MAX_NESTING)
-                    .then(|| crate::t!("cli-validate-too-deep", file = file, depth = depth, max = MAX_NESTING))
-            })
-            .collect()
-    }
-
     /// Checks that span files: tracks covered, ids unique, links resolve.
     /// Returns the problems, and how many were left out because they follow
     /// from something in `broken` (already reported where it failed).

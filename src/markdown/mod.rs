@@ -101,6 +101,36 @@ pub use crate::tui::theme::markdown as styles;
 /// depth; `validate` warns about content nested deeper than this.
 pub const MAX_NESTING: usize = 16;
 
+/// What `validate` warns about without refusing the content: Markdown
+/// nested deeper than the renderer draws ([`MAX_NESTING`]
+/// levels of quotes, lists and `<details>`), as "file: why".
+pub fn too_deep(content: &crate::content::Content) -> Vec<String> {
+    let mut texts: Vec<(String, &str)> = Vec::new();
+    for s in &content.sheets {
+        texts.push((s.file.clone(), &s.body));
+    }
+    for d in &content.drills {
+        texts.push((format!("drills/{}/README.md", d.id), &d.readme));
+    }
+    for x in &content.exercises {
+        texts.push((format!("exercises/{}.toml", x.id), &x.task));
+    }
+    for q in &content.quizzes {
+        for i in &q.items {
+            texts.push((format!("{} [{}]", q.file, i.id), &i.prompt));
+            texts.push((format!("{} [{}]", q.file, i.id), &i.explanation));
+        }
+    }
+    texts
+        .into_iter()
+        .filter_map(|(file, text)| {
+            let depth = Doc::parse_plain(text).depth;
+            (depth > MAX_NESTING)
+                .then(|| crate::t!("cli-validate-too-deep", file = file, depth = depth, max = MAX_NESTING))
+        })
+        .collect()
+}
+
 enum Container {
     Quote,
     List { next: Option<u64> },

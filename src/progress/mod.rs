@@ -6,13 +6,11 @@
 //! - [`grade`]: grading answers of each kind, parsing typed answers.
 //! - [`schedule`]: the ✅/⚠️/❌ rating and the FSRS schedule it drives.
 //! - [`store`]: the versioned `progress.json`, atomic writes, checked before each write, bad files moved aside.
-//! - [`repair`]: a file that does not load whole, read record by record (a bad record repaired or left out alone).
 //! - [`session`]: what to ask next (quiz selection, review queue, passes).
 //! - [`summary`]: mastery, due counts, history, drills passed.
 //! - [`study`]: each track's study path, what is next, a session's plan and tally.
 
 pub mod grade;
-pub mod repair;
 pub mod schedule;
 pub mod session;
 pub mod store;

@@ -18,10 +18,12 @@ use anyhow::{bail, Context, Result};
 use chrono::{DateTime, Datelike, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use super::repair::SetAside;
+mod repair;
+
 use super::schedule::{self, Rating, Sched, DEFAULT_RETENTION};
 use crate::content::tracks::TRACKS;
 use crate::content::Level;
+pub use repair::SetAside;
 
 /// Version of the file format this build writes; it reads every version up
 /// to it. Version 2 added predictions, study sessions, the resume point,
@@ -297,7 +299,7 @@ impl Progress {
 
     /// Check the range of every field; the first problem found names the field.
     /// The loader refuses (or repairs, record by record: see
-    /// [`super::repair`]) what fails it, and every save runs it on what it is
+    /// [`repair`]) what fails it, and every save runs it on what it is
     /// about to write.
     pub fn check(&self) -> std::result::Result<(), String> {
         if !(1..=VERSION).contains(&self.version) {
@@ -452,7 +454,7 @@ pub fn parse(bytes: &[u8]) -> std::result::Result<Progress, (&'static str, Strin
 }
 
 /// Parse a progress file, record by record where it does not load whole
-/// (see [`super::repair`]): the state, and the records repaired or left out
+/// (see [`repair`]): the state, and the records repaired or left out
 /// to get it. Refused whole (tag and why, as [`parse`]): a file that is not
 /// JSON, not in the format, or from a newer agentlab.
 pub fn parse_salvaging(bytes: &[u8]) -> std::result::Result<(Progress, Vec<SetAside>), (&'static str, String)> {
@@ -471,7 +473,7 @@ pub fn parse_salvaging(bytes: &[u8]) -> std::result::Result<(Progress, Vec<SetAs
         let e = serde_json::from_value::<Progress>(v).err().map(|e| e.to_string()).unwrap_or_default();
         return Err(("corrupt", crate::t!("progress-store-bad-format", error = e)));
     }
-    super::repair::salvage(v).map_err(|e| ("corrupt", crate::t!("progress-store-out-of-range", error = e)))
+    repair::salvage(v).map_err(|e| ("corrupt", crate::t!("progress-store-out-of-range", error = e)))
 }
 
 /// A newer agentlab's file read as far as this build can (its records in
@@ -486,7 +488,7 @@ fn read_newer(bytes: &[u8]) -> Option<Progress> {
 /// What a read of the progress file found.
 enum Loaded {
     Missing,
-    /// Read; the records that did not pass the check (repaired or left out; see [`super::repair`]).
+    /// Read; the records that did not pass the check (repaired or left out; see [`repair`]).
     Read(Progress, Vec<SetAside>),
     Unreadable(std::io::Error),
     /// Written by a newer agentlab, and never written by this one: why (with

@@ -171,7 +171,14 @@ impl RunDiff {
                 false => format!(" · {}", crate::t!("drill-with-yours", ids = s.uses.join(", "))),
             };
             let wall = s.wall_s.map(|w| format!(" · {w:.0} s")).unwrap_or_default();
-            out.push_str(&format!("{tag}  {}  ({}, seed {}{uses} · {}{wall})\n", s.dir, s.preset, s.seed, s.status));
+            let status = match s.status.as_str() {
+                "passed" => crate::t!("drill-status-passed"),
+                "claims_failed" => crate::t!("drill-status-claim-failed"),
+                "cancelled" => crate::t!("drill-status-cancelled"),
+                "failed" => crate::t!("drill-status-error"),
+                _ => crate::t!("drill-status-interrupted"),
+            };
+            out.push_str(&format!("{tag}  {}  ({}, seed {}{uses} · {status}{wall})\n", s.dir, s.preset, s.seed));
         }
         out.push('\n');
         if self.changed.is_empty() {

@@ -4,7 +4,7 @@
 //! does not fit (a session that ends before it starts, an exercise whose
 //! counter reads 0, an answer dated in the year 1, an item of a track that
 //! does not exist, a value of the wrong type) is not discarded: every
-//! record is read and checked on its own ([`super::store`]'s per-record
+//! record is read and checked on its own ([`super`]'s per-record
 //! checks, the same that [`Progress::check`] runs), and one that fails is
 //!
 //! - **repaired** when the fix is certain and loses nothing the learner did:
@@ -25,12 +25,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::schedule::{self, DEFAULT_RETENTION};
-use super::store::{
+use super::{
     check_attempt, check_exercise, check_item_track, check_prediction, check_resume, check_sched, check_session,
     check_session_times, check_time, track_ok, Attempt, ExerciseRecord, ItemRecord, PredictionRecord, Progress, Resume,
     SessionRecord, Settings, VERSION,
 };
+use crate::progress::schedule::{self, DEFAULT_RETENTION};
 
 /// One record that did not load as it was.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
