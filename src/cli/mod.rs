@@ -72,7 +72,7 @@ pub fn validate(content: &Content) -> Result<ExitCode> {
             content.glossary.len()
         )?;
     }
-    for w in crate::markdown::too_deep(&content) {
+    for w in crate::markdown::too_deep(content) {
         writeln!(out, "{}", crate::t!("cli-validate-warning", warning = w))?;
     }
     Ok(ExitCode::SUCCESS)
