@@ -7,9 +7,9 @@
 
 mod common;
 
+use common::tried::{drill_state, err, key, out, run, wait};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 use std::sync::atomic::AtomicBool;
 use std::sync::OnceLock;
 
@@ -21,7 +21,7 @@ use agentlab::ml::rng::Rng;
 use agentlab::tui::screens::drill;
 use agentlab::tui::screens::Screen;
 use agentlab::tui::App;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyCode;
 
 const DRILLS: [&str; 6] =
     ["reward-model-overopt", "tool-retrieval", "long-context-rope", "lora-vs-full", "model-merging", "ewc-replay"];
@@ -42,18 +42,6 @@ fn run_of(drill: &str) -> PathBuf {
             dirs.pop().unwrap()
         })
         .clone()
-}
-
-fn run(home: &Path, args: &[&str]) -> Output {
-    common::agentlab(home).args(args).output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// `agentlab try DIR ARGS… --json` on one input, parsed.
@@ -364,31 +352,6 @@ fn rollout_infra_says_why_it_has_no_try() {
     assert!(err(&o).contains("rollout-infra has no Try: it measures this machine"), "{}", err(&o));
 }
 
-fn key(app: &mut App, code: KeyCode) {
-    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-}
-
-fn drill_state(app: &mut App) -> &mut drill::State {
-    match app.stack.last_mut() {
-        Some(Screen::Drill(d)) => d,
-        _ => panic!("not on a drill screen"),
-    }
-}
-
-/// Poll the drill screen (as the event loop's ticks do) until `done`, for at most three minutes.
-fn wait(app: &mut App, done: impl Fn(&drill::State) -> bool) {
-    let start = std::time::Instant::now();
-    loop {
-        let _ = common::screen_lines(app, 120, 40);
-        app.on_tick();
-        if done(drill_state(app)) {
-            return;
-        }
-        assert!(start.elapsed().as_secs() < 180, "timed out waiting");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 /// The Try tab on `drill`'s run: `6`, type `input`, Enter; the screen at
 /// 120×40 once answered (and 60×16 drawn too).
 fn try_tab(drill: &str, input: &str) -> String {
@@ -398,16 +361,16 @@ fn try_tab(drill: &str, input: &str) -> String {
     let meta = app.content.drill(drill).unwrap().clone();
     let state = drill::State::new(&meta, home.join("runs"), home.join("sweeps"), Default::default());
     app.stack.push(Screen::Drill(Box::new(state)));
-    wait(&mut app, |d| d.shown_dir.is_some());
+    wait(&mut app, 180, |d| d.shown_dir.is_some());
     key(&mut app, KeyCode::Char('6'));
-    wait(&mut app, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
+    wait(&mut app, 180, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
     assert!(drill_state(&mut app).try_tab.error.is_none(), "{:?}", drill_state(&mut app).try_tab.error);
     key(&mut app, KeyCode::Char('i'));
     for c in input.chars() {
         key(&mut app, KeyCode::Char(c));
     }
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
+    wait(&mut app, 180, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
     let small = common::screen_lines(&mut app, 60, 16).join("\n");
     assert!(small.contains("Try"), "{small}");
     common::screen_lines(&mut app, 120, 40).join("\n")

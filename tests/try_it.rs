@@ -3,27 +3,15 @@
 
 mod common;
 
+use common::tried::{drill_state, err, key, out, run, wait};
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use agentlab::content::Content;
 use agentlab::drills::try_it::TryAnswer;
 use agentlab::tui::screens::drill::{self, Tab};
 use agentlab::tui::screens::Screen;
 use agentlab::tui::App;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn run(home: &Path, args: &[&str]) -> Output {
-    common::agentlab(home).args(args).output().unwrap()
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crossterm::event::KeyCode;
 
 /// The one run directory of `drill` under `home`.
 fn run_dir(home: &Path, drill: &str) -> PathBuf {
@@ -88,12 +76,12 @@ fn a_finished_run_keeps_its_models_and_try_answers_from_them() {
     let meta = app.content.drill("turn-credit-assignment").unwrap().clone();
     let state = drill::State::new(&meta, h.join("runs"), h.join("sweeps"), Default::default());
     app.stack.push(Screen::Drill(Box::new(state)));
-    wait(&mut app, |d| d.shown_dir.is_some());
+    wait(&mut app, 120, |d| d.shown_dir.is_some());
     key(&mut app, KeyCode::Char('6'));
-    wait(&mut app, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
+    wait(&mut app, 120, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
+    wait(&mut app, 120, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
     let screen = common::screen_lines(&mut app, 120, 40).join("\n");
     for want in ["Try", "warm start", "after RL", "answer", "reward", "capital of"] {
         assert!(screen.contains(want), "{want} missing:\n{screen}");
@@ -273,17 +261,6 @@ fn runs_diff_lists_what_differs_and_both_claim_values() {
     assert!(screen.contains("with your discounted-returns"), "{screen}");
 }
 
-fn key(app: &mut App, code: KeyCode) {
-    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-}
-
-fn drill_state(app: &mut App) -> &mut drill::State {
-    match app.stack.last_mut() {
-        Some(Screen::Drill(d)) => d,
-        _ => panic!("not on a drill screen"),
-    }
-}
-
 /// The Try tab on a grpo-rlvr run (samples judged by both verifiers) and on
 /// a turn-credit-assignment run (an agent in its loop): a typed input,
 /// every arm's answer side by side, at 120×40 and 60×16.
@@ -297,16 +274,16 @@ fn the_try_tab_asks_every_arm_and_shows_their_answers() {
     let state = drill::State::new(&meta, home.join("runs"), home.join("sweeps"), Default::default());
     app.stack.push(Screen::Drill(Box::new(state)));
     // The newest run loads, then 6 opens Try on it.
-    wait(&mut app, |d| d.shown_dir.is_some());
+    wait(&mut app, 120, |d| d.shown_dir.is_some());
     key(&mut app, KeyCode::Char('6'));
-    wait(&mut app, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
+    wait(&mut app, 120, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
     assert!(drill_state(&mut app).try_tab.error.is_none(), "{:?}", drill_state(&mut app).try_tab.error);
     key(&mut app, KeyCode::Char('i'));
     for c in "47+38".chars() {
         key(&mut app, KeyCode::Char(c));
     }
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
+    wait(&mut app, 120, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
     let screen = common::screen_lines(&mut app, 120, 40).join("\n");
     for want in ["warm start", "sound arm", "proxy arm", "exact", "lenient", "47+38"] {
         assert!(screen.contains(want), "{want} missing:\n{screen}");
@@ -323,21 +300,7 @@ fn the_try_tab_asks_every_arm_and_shows_their_answers() {
         key(&mut app, KeyCode::Char(c));
     }
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| !d.try_tab.answering);
+    wait(&mut app, 120, |d| !d.try_tab.answering);
     let screen = common::screen_lines(&mut app, 120, 40).join("\n");
     assert!(screen.contains("type a sum like 47+38"), "{screen}");
-}
-
-/// Poll the drill screen (as the event loop's ticks do) until `done`, for at most two minutes.
-fn wait(app: &mut App, done: impl Fn(&drill::State) -> bool) {
-    let start = std::time::Instant::now();
-    loop {
-        let _ = common::screen_lines(app, 120, 40);
-        app.on_tick();
-        if done(drill_state(app)) {
-            return;
-        }
-        assert!(start.elapsed().as_secs() < 120, "timed out waiting");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
 }

@@ -7,8 +7,9 @@
 
 mod common;
 
+use common::tried::{drill_state, err, key, out, wait};
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::sync::OnceLock;
 
 use agentlab::content::Content;
@@ -17,15 +18,7 @@ use agentlab::drills::TokenKind;
 use agentlab::tui::screens::drill;
 use agentlab::tui::screens::Screen;
 use agentlab::tui::App;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use crossterm::event::KeyCode;
 
 /// The directory of a quick seed-1 run of `drill`, run once per test binary.
 fn quick(drill: &'static str) -> &'static Path {
@@ -263,31 +256,6 @@ fn prompt_injection_try_attacks_and_marks_the_injection() {
     refused(dir, "   ", "type something first");
 }
 
-fn key(app: &mut App, code: KeyCode) {
-    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
-}
-
-fn drill_state(app: &mut App) -> &mut drill::State {
-    match app.stack.last_mut() {
-        Some(Screen::Drill(d)) => d,
-        _ => panic!("not on a drill screen"),
-    }
-}
-
-/// Poll the drill screen (as the event loop's ticks do) until `done`, for at most five minutes.
-fn wait(app: &mut App, done: impl Fn(&drill::State) -> bool) {
-    let start = std::time::Instant::now();
-    loop {
-        let _ = common::screen_lines(app, 120, 40);
-        app.on_tick();
-        if done(drill_state(app)) {
-            return;
-        }
-        assert!(start.elapsed().as_secs() < 300, "timed out waiting");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 /// The Try tab of `drill` on its quick run, opened.
 fn try_tab(drill_id: &'static str) -> App {
     let home = common::isolated_home();
@@ -296,9 +264,9 @@ fn try_tab(drill_id: &'static str) -> App {
     let meta = app.content.drill(drill_id).unwrap().clone();
     let state = drill::State::new(&meta, home.join("runs"), home.join("sweeps"), Default::default());
     app.stack.push(Screen::Drill(Box::new(state)));
-    wait(&mut app, |d| d.shown_dir.is_some());
+    wait(&mut app, 300, |d| d.shown_dir.is_some());
     key(&mut app, KeyCode::Char('6'));
-    wait(&mut app, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
+    wait(&mut app, 300, |d| d.try_tab.info.is_some() || d.try_tab.error.is_some());
     assert!(drill_state(&mut app).try_tab.error.is_none(), "{:?}", drill_state(&mut app).try_tab.error);
     app
 }
@@ -312,7 +280,7 @@ fn the_try_tab_samples_a_typed_sum_from_both_arms() {
         key(&mut app, KeyCode::Char(c));
     }
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
+    wait(&mut app, 300, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
     let screen = common::screen_lines(&mut app, 120, 40).join("\n");
     for want in ["random init", "after SFT", "37+45=", "280", "exact", "p(gold)"] {
         assert!(screen.contains(want), "{want} missing:\n{screen}");
@@ -331,7 +299,7 @@ fn the_try_tab_attacks_an_agent_and_turns_the_attack_off() {
     let mut app = try_tab("prompt-injection");
     key(&mut app, KeyCode::Down);
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
+    wait(&mut app, 300, |d| !d.try_tab.answering && d.try_tab.answer.is_some());
     let a = drill_state(&mut app).try_tab.answer.clone().unwrap();
     assert_eq!(a.columns.len(), 5);
     let injected = |a: &TryAnswer| {
@@ -344,7 +312,7 @@ fn the_try_tab_attacks_an_agent_and_turns_the_attack_off() {
     }
     key(&mut app, KeyCode::Char('a'));
     key(&mut app, KeyCode::Enter);
-    wait(&mut app, |d| {
+    wait(&mut app, 300, |d| {
         !d.try_tab.answering && d.try_tab.answer.as_ref().is_some_and(|a| a.notes[1].contains("attack off"))
     });
     let a = drill_state(&mut app).try_tab.answer.clone().unwrap();

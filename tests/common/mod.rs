@@ -1,5 +1,7 @@
 //! Fixtures shared by the integration tests.
 
+pub mod tried;
+
 use std::path::{Path, PathBuf};
 
 use agentlab::drills::{Event, Report};
