@@ -318,4 +318,4 @@ cli-prune-would = would drop { $dir }/models ({ $size })
 cli-prune-dropped = dropped { $dir }/models ({ $size })
 cli-prune-summary = { $dropped } run(s) dropped their weights ({ $freed }); { $kept } keep theirs ({ $size }): the { $newest } newest of each drill and the pinned ones
 cli-help-try--timing = Say on stderr how long the first model token took and the model tokens per second
-cli-try-timing = first model token after { $first } ms · { $tokens } model tokens in { $secs } s ({ $rate } tokens/s, log-probabilities included)
+cli-try-timing = first model token after { $first } ms · { $tokens } model tokens in { $secs } s ({ $rate } tokens/s from Enter to the end; { $stream } tokens/s from the first token to the last, tool calls and observations included)

@@ -303,4 +303,4 @@ cli-prune-would = 将删除 { $dir }/models（{ $size }）
 cli-prune-dropped = 已删除 { $dir }/models（{ $size }）
 cli-prune-summary = { $dropped } 次运行删除了权重（{ $freed }）；{ $kept } 次保留（{ $size }）：每个演练最新的 { $newest } 次和被固定的运行
 cli-help-try--timing = 在 stderr 上报告第一个模型 token 用了多久、每秒生成多少模型 token
-cli-try-timing = 第一个模型 token 用时 { $first } ms · { $tokens } 个模型 token 用时 { $secs } s（{ $rate } token/s，含对数概率计算）
+cli-try-timing = 第一个模型 token 用时 { $first } ms · { $tokens } 个模型 token 用时 { $secs } s（从回车到结束 { $rate } token/s；从第一个 token 到最后一个 { $stream } token/s，含工具调用和观察）
