@@ -223,6 +223,15 @@ fn drill_screen_shows_config_charts_claims_and_progress() {
     open_drill(&mut a, "sft-basics");
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("Config · quick") && s.contains("lr") && s.contains("0.003"), "{s}");
+    // Its predictions are not answered yet: the claims are hidden…
+    assert!(s.contains("○ claim 1") && !s.contains("≥ 0.95"), "claims hidden before predictions:\n{s}");
+    // …until they are skipped (or answered).
+    if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+        for p in d.meta.predictions.clone() {
+            d.skipped.insert(("quick".into(), p.id));
+        }
+    }
+    let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("pending (≥ 0.95)"), "claims start pending:\n{s}");
     assert!(s.contains("No run yet"), "{s}");
     // Feed the screen what a run would send.
@@ -335,6 +344,17 @@ fn study_app(dir: &std::path::Path, w: u16, h: u16) -> App {
     a
 }
 
+/// The letters of the right choices of the item on the quiz screen, as shown
+/// (the options are shuffled per showing).
+fn right_letters(a: &App) -> String {
+    use agentlab::tui::screens::Screen;
+    let Some(Screen::Quiz(q)) = a.stack.last() else { panic!("not on the quiz") };
+    match &q.question.as_ref().expect("a question").item.answer {
+        Answer::Choice { correct, .. } => correct.iter().map(|&i| (b'a' + i as u8) as char).collect(),
+        _ => panic!("not a choice item"),
+    }
+}
+
 #[test]
 fn quiz_screen_asks_grades_and_saves_ratings() {
     let dir = tempfile::tempdir().unwrap();
@@ -354,14 +374,15 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     let s = screen(&lines);
     assert!(lines[0].contains("Quiz · track 3 · L1"), "{}", lines[0]);
     assert!(s.contains("item 1/8") && s.contains("track 3 Agentic") && s.contains("L1 concept"), "{s}");
-    assert!(s.contains("a) A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
+    assert!(s.contains(") A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
     // The help overlay lists every quiz key.
     key(&mut a, KeyCode::Char('?'));
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("Quiz keys") && s.contains("✅ know · ⚠ fuzzy · ❌ don't") && s.contains("J K"), "{s}");
     key(&mut a, KeyCode::Esc);
     // A single-answer choice is graded at once.
-    key(&mut a, KeyCode::Char('b'));
+    let k = right_letters(&a);
+    keys(&mut a, &k);
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("✓ Correct") && s.contains("Why") && s.contains("Rate yourself"), "{s}");
     assert!(s.contains(" s  Agentic & Long-horizon RL § ") && s.contains(" d  drill:"), "links: {s}");
@@ -371,16 +392,21 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     // Several correct: toggle, then Enter.
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("item 2/8") && s.contains("[ ] "), "{s}");
-    keys(&mut a, "abd");
+    let several = right_letters(&a);
+    assert!(several.len() > 1, "{several}");
+    keys(&mut a, &several);
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("[x] ") && s.contains("Toggle the correct choices"), "{s}");
     key(&mut a, KeyCode::Enter);
     assert!(screen(&draw(&mut a, 100, 30)).contains("✓ Correct"));
     key(&mut a, KeyCode::Char('2'));
     // A wrong answer cannot be rated ✅.
-    key(&mut a, KeyCode::Char('b'));
+    let right = right_letters(&a);
+    let wrong = if right == "a" { "b" } else { "a" };
+    keys(&mut a, wrong);
     let s = screen(&draw(&mut a, 100, 30));
-    assert!(s.contains("✗ Not quite") && s.contains("✓ a) Nothing") && s.contains("✗ b)"), "{s}");
+    assert!(s.contains("✗ Not quite") && s.contains(&format!("✓ {right}) Nothing")), "{s}");
+    assert!(s.contains(&format!("✗ {wrong})")), "{s}");
     key(&mut a, KeyCode::Char('1'));
     // Said once, next to the ratings, not also in the status line.
     assert_eq!(a.flash, None);
@@ -1437,4 +1463,23 @@ fn a_text_parameter_is_typed_in_the_config_pane() {
     key(&mut a, KeyCode::Enter);
     assert_eq!(d(&a)["tag"], ParamValue::Text("abcd".into()));
     assert!(screen(&draw(&mut a, 80, 24)).contains("Config · quick, 1 edited"));
+}
+
+/// A fresh data directory: Home says where to start (at 120×40 and 60×16),
+/// the line goes once something is done, and `?` lists F2.
+#[test]
+fn a_fresh_home_says_where_to_start_and_the_help_lists_f2() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 120, 40);
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("New here? n starts track 0's first step; S plans a 30-minute session"), "{s}");
+    assert!(screen(&draw(&mut a, 60, 16)).contains("New here?"));
+    key(&mut a, KeyCode::Char('?'));
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("F2") && s.contains("switch the language"), "{s}");
+    key(&mut a, KeyCode::Esc);
+    let item = a.content.items().find(|i| i.track == 0).unwrap().clone();
+    a.store.record(&item.id, 0, item.level, Some(true), Rating::Know, t0()).unwrap();
+    a.refresh_summary();
+    assert!(!screen(&draw(&mut a, 120, 40)).contains("New here?"));
 }

@@ -106,7 +106,7 @@ fn a_saved_run_its_claims_and_the_runs_table_are_in_chinese_and_f2_switches_back
     let big = text(&mut a, 120, 40);
     assert!(big.contains("上次运行：2026-11-24 09:00"), "{big}");
     assert!(big.contains("条断言未通过"), "{big}");
-    assert!(big.contains("原因见各 ✗ 下方") || big.contains("用时 12.0 秒完成"), "{big}");
+    assert!(big.contains("各断言的说明见其 ✗ 下方") || big.contains("用时 12.0 秒完成"), "{big}");
     assert!(big.contains("第 1/1 页"), "the charts' settings line: {big}");
     no_english(&big, &["last run", "claims failed", "claim failed", "why under", "page 1/1", "grey ="]);
     let small = text(&mut a, 60, 16);

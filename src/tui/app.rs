@@ -395,7 +395,7 @@ impl App {
     /// The quiz screen: setup with `track` preselected, or started when `level` is given.
     pub fn quiz_screen(&self, track: Option<u8>, level: Option<Level>) -> Screen {
         let s = match (track, level) {
-            (Some(t), Some(l)) => quiz::State::start(&self.content, t, Some(l)),
+            (Some(t), Some(l)) => quiz::State::start(&self.content, &self.store, t, Some(l)),
             (t, l) => quiz::State::setup(t.unwrap_or(0), l.or(Some(Level::L1))),
         };
         Screen::Quiz(Box::new(s))
@@ -624,7 +624,7 @@ impl App {
             },
             Place::Drill { id } => self.follow(Target::Lab(Link::Drill(id))),
             Place::Quiz { track, level } => {
-                self.stack.push(Screen::Quiz(Box::new(quiz::State::start(&self.content, track, level))))
+                self.stack.push(Screen::Quiz(Box::new(quiz::State::start(&self.content, &self.store, track, level))))
             }
         }
     }

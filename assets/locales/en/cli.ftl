@@ -184,7 +184,7 @@ cli-link-quiz-level = quiz on track { $track }, { $level }
 cli-link-quiz = quiz on track { $track }
 
 # progress (column headers are padded in the code)
-cli-progress-mastery = mastery = share of items rated ✅ and not due again yet (all: of the track's items, as on Home)
+cli-progress-mastery = mastery = share of items mastered: right the first time or recalled a day or more after a miss, last rated ✅, not due (all: of the track's items, as on Home); a cell reads mastered/learning/items
 cli-progress-col-track = track
 cli-progress-col-all = all
 cli-progress-col-due = due

@@ -31,6 +31,7 @@ exercise-check = check
 exercise-more = more: agentlab exercise check { $id }
 exercise-pass = PASS  { $id }: all { $total } cases agree with the lab's implementation
 exercise-fail = FAIL  { $id }: { $passed } of { $total } cases passed
+exercise-fail-at = FAIL  { $id }: passed { $passed } of { $total } · first failure: case { $n }
 exercise-first-failing = first failing case: { $case }
 exercise-expected = expected: { $value }
 exercise-got = got:      { $value }

@@ -172,7 +172,7 @@ cli-link-quiz-level = 专题 { $track } 的测验，{ $level }
 cli-link-quiz = 专题 { $track } 的测验
 
 # progress（列名在代码里补齐）
-cli-progress-mastery = 掌握度 = 评为 ✅ 且尚未再次到期的题所占比例（全部：占该专题全部题目，与主页相同）
+cli-progress-mastery = 掌握度 = 已掌握的题所占比例：首次即答对，或答错后隔一天以上再次答对，最后评为 ✅ 且未到期（全部：占该专题全部题目，与主页相同）；格中为 已掌握/学习中/题数
 cli-progress-col-track = 专题
 cli-progress-col-all = 全部
 cli-progress-col-due = 到期

@@ -28,6 +28,7 @@ exercise-check = 检查
 exercise-more = 完整报告：agentlab exercise check { $id }
 exercise-pass = 通过  { $id }：全部 { $total } 个用例与内置实现一致
 exercise-fail = 未通过  { $id }：{ $total } 个用例通过了 { $passed } 个
+exercise-fail-at = 未通过  { $id }：{ $total } 个用例通过了 { $passed } 个 · 第一个失败：第 { $n } 个用例
 exercise-first-failing = 第一个失败的用例：{ $case }
 exercise-expected = 期望：{ $value }
 exercise-got = 实际：{ $value }

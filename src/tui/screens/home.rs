@@ -17,7 +17,7 @@ use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
 use crate::tui::action::{Action, Hint};
 use crate::tui::theme::{self, accent};
-use crate::tui::widgets::bar::mastery_bar;
+use crate::tui::widgets::bar::split_bar;
 
 /// Minutes of a study session started from Home.
 pub const DEFAULT_MINUTES: u32 = 30;
@@ -186,6 +186,14 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
             frame.render_widget(Paragraph::new(line), top);
             rest
         }
+        // A fresh data directory: where to start, instead.
+        None if summary.tracks.iter().all(|r| !r.started()) => {
+            let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(left);
+            let w = top.width as usize;
+            let text = crate::tui::widgets::ellipsize(&crate::t!("home-start-here"), w.saturating_sub(1));
+            frame.render_widget(Paragraph::new(Line::from(Span::styled(format!(" {text}"), accent()))), top);
+            rest
+        }
         None => left,
     };
     let drills_h = (content.drills.len() as u16 + 2).clamp(3, left.height / 2);
@@ -205,7 +213,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
             ];
             let row = summary.tracks.iter().find(|r| r.track == t.number);
             // The track's mastery of all its items: the "all" column of Progress.
-            spans.extend(mastery_bar(row.and_then(|r| r.mastery()), bar_w));
+            spans.extend(split_bar(
+                row.and_then(|r| r.mastery()),
+                row.map_or(0.0, |r| r.total.learning_fraction()),
+                bar_w,
+            ));
             match row.map_or(0, |r| r.due) {
                 0 => {}
                 n => spans.push(Span::styled(format!(" {}", crate::t!("home-due", n = n)), theme::highlight())),

@@ -72,8 +72,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     // The claims of the shown run's preset (a saved run's own, else the config pane's).
     let preset = s.viewed_preset.as_deref().unwrap_or(&s.preset);
     let was = s.compare.as_ref().map(|(_, c)| c.as_slice());
-    let claim_lines =
-        claims::lines(&s.meta.for_preset(preset), &s.view.claims, left.width.saturating_sub(2) as usize, ended, was);
+    let claim_lines = claims::lines(
+        &s.meta.for_preset(preset),
+        &s.view.claims,
+        left.width.saturating_sub(2) as usize,
+        ended,
+        was,
+        s.claims_hidden(),
+    );
     // …and leave the config at least 6 rows (a few parameters and their help).
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5).min(left.height.saturating_sub(6).max(3));
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
