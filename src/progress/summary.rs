@@ -276,6 +276,35 @@ pub fn drills_passed_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bo
     ids.iter().map(|id| (id.clone(), passed_once(id))).collect()
 }
 
+/// The verdict of each drill's newest run under `runs_root` (run directories
+/// are named by their start time, so the newest sorts last): `true` when
+/// every claim held, `false` when a claim failed. A drill whose newest run
+/// was cancelled or stopped with an error, or that never ran, is absent.
+/// Read as [`drills_passed_of`] reads (regular files, bounded).
+pub fn last_runs_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bool> {
+    let mut out = BTreeMap::new();
+    for id in ids {
+        let Ok(entries) = std::fs::read_dir(runs_root.join(id)) else { continue };
+        let mut dirs: Vec<std::path::PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        let newest = dirs.iter().rev().find_map(|d| {
+            crate::fsutil::read_regular(&d.join("report.json"), crate::runner::MAX_REPORT_BYTES)
+                .ok()
+                .and_then(|s| serde_json::from_slice::<Report>(&s).ok())
+        });
+        match newest.map(|r| r.status) {
+            Some(RunStatus::Passed) => {
+                out.insert(id.clone(), true);
+            }
+            Some(RunStatus::ClaimsFailed) => {
+                out.insert(id.clone(), false);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// [`summarize`] with the drills passed read from `runs_root` now: what
 /// `agentlab progress` shows (the TUI keeps the drills passed between scans).
 pub fn summarize_with_runs(progress: &Progress, content: &Content, runs_root: &Path, now: DateTime<Utc>) -> Summary {

@@ -26,6 +26,7 @@ drill-readme-more = … (r: README)
 ## Run status words
 drill-status-passed = passed
 drill-status-claim-failed = claim failed
+drill-runs-held = { $held }/{ $total } held
 drill-status-cancelled = cancelled
 drill-status-error = error
 drill-status-interrupted = interrupted

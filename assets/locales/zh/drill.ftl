@@ -30,6 +30,7 @@ drill-status-cancelled = 已取消
 drill-status-error = 出错
 drill-status-interrupted = 中断
 drill-claims-failed = { $count } 条断言未通过
+drill-runs-held = { $held }/{ $total } 成立
 
 ## 断言面板
 drill-claims-title = 断言

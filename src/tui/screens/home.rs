@@ -31,6 +31,8 @@ pub struct Info {
     pub path: BTreeMap<u8, (usize, usize, u32)>,
     /// Where the learner stopped, in words ("reading track 3 · Agentic RL").
     pub resume: Option<String>,
+    /// Per drill id, its newest run: `true` every claim held (✓), `false` a claim failed (✗).
+    pub last: BTreeMap<String, bool>,
 }
 
 impl Info {
@@ -242,10 +244,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         .drills
         .iter()
         .map(|d| {
-            ListItem::new(Line::from(vec![
-                Span::styled(format!("{} ", d.track), theme::highlight()),
-                Span::raw(d.id.clone()),
-            ]))
+            let mut spans = vec![Span::styled(format!("{} ", d.track), theme::highlight()), Span::raw(d.id.clone())];
+            match info.last.get(&d.id) {
+                Some(true) => spans.push(Span::styled(" ✓", theme::claim_pass())),
+                Some(false) => spans.push(Span::styled(" ✗", theme::claim_fail())),
+                None => {}
+            }
+            ListItem::new(Line::from(spans))
         })
         .collect();
     let mut ds = ListState::default().with_selected((state.focus == Focus::Drills).then_some(state.drill));

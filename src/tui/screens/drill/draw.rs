@@ -584,7 +584,13 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                     let verdicts: Vec<bool> = rep.claims.iter().filter(|c| !c.observation).map(|c| c.pass).collect();
                     let passed = verdicts.iter().filter(|p| **p).count();
                     let (st, style) = status_cell(&rep.status);
-                    (st, style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
+                    // "3 claims failed", not "claim failed" beside a count of those that held.
+                    let st = match rep.status {
+                        RunStatus::ClaimsFailed => crate::t!("drill-claims-failed", count = verdicts.len() - passed),
+                        _ => st,
+                    };
+                    let held = crate::t!("drill-runs-held", held = passed, total = verdicts.len());
+                    (st, style, held, format!("{:.0} s", rep.wall_s))
                 }
                 None if crate::runner::report_unreadable(r) => {
                     (crate::t!("drill-status-corrupt"), dim(), "-".into(), "-".into())
