@@ -168,6 +168,8 @@ exercise-cli-hints = { $count ->
 exercise-cli-hint = hint { $n }/{ $total }: { $hint }
 exercise-cli-no-checker = this build has no checker for { $id }
 exercise-cli-checking = checking { $path }
+exercise-cli-watching = watching { $path }: every save is checked · Ctrl-C stops
+exercise-cli-waiting = — waiting for the next save of { $path } —
 exercise-cli-now-train = now train with it: agentlab drill run { $drill } --use { $id }={ $path }
 exercise-cli-flagged = added to review: { $items }
 exercise-cli-stuck = stuck? agentlab exercise hint { $id } 1 · --review adds its quiz items to review

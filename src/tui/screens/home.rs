@@ -181,10 +181,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     let left = match &info.resume {
         Some(place) => {
             let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(left);
-            let line = Line::from(vec![
-                Span::styled(" c ", crate::tui::theme::key_style()),
-                Span::styled(format!(" {}", crate::t!("home-continue", place = place.as_str())), accent()),
-            ]);
+            let line = Line::from(crate::tui::widgets::fit_spans(
+                vec![
+                    Span::styled(" c ", crate::tui::theme::key_style()),
+                    Span::styled(format!(" {}", crate::t!("home-continue", place = place.as_str())), accent()),
+                ],
+                top.width as usize,
+            ));
             frame.render_widget(Paragraph::new(line), top);
             rest
         }

@@ -49,19 +49,22 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     };
     frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
     frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            // Files read or written for a key, while they are: first, so a long line does not cut it.
-            Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
-            Span::styled(
-                format!(
-                    "{} · ",
-                    crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+        Paragraph::new(Line::from(crate::tui::widgets::fit_spans(
+            vec![
+                // Files read or written for a key, while they are: first, so a long line does not cut it.
+                Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
+                Span::styled(
+                    format!(
+                        "{} · ",
+                        crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+                    ),
+                    dim(),
                 ),
-                dim(),
-            ),
-            Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
-            Span::styled(source, highlight()),
-        ])),
+                Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
+                Span::styled(source, highlight()),
+            ],
+            status_row.width as usize,
+        ))),
         status_row,
     );
 
