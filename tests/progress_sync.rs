@@ -540,6 +540,10 @@ fn the_progress_command_shows_sessions_time_and_predictions() {
     assert_eq!(t6["predictions"], 2);
     assert_eq!(t6["predictions_right"], 1);
     assert_eq!(t6["drills_passed"], 1);
+    // Mastered, learning and not seen, apart, in every cell.
+    let total = &t6["total"];
+    assert_eq!((total["mastered"].clone(), total["learning"].clone()), (serde_json::json!(0), serde_json::json!(0)));
+    assert_eq!(total["not_seen"], total["items"], "{total}");
     assert_eq!((t6["started"].clone(), t6["mastery"].clone()), (serde_json::json!(true), serde_json::json!(0.0)));
     let t1 = &v["summary"]["tracks"][1];
     assert_eq!((t1["started"].clone(), t1["mastery"].clone()), (serde_json::json!(false), serde_json::Value::Null));

@@ -257,3 +257,23 @@ fn c_checks_on_a_thread_of_its_own_and_keys_still_answer_meanwhile() {
     assert!(a.flash.as_deref().unwrap_or("").starts_with("not yet"), "{:?}", a.flash);
     assert!(!a.store.progress.exercise_done("gae"));
 }
+
+/// A save from another window (an editor beside the TUI) is checked while
+/// the exercise is open, without a key.
+#[test]
+fn a_save_while_the_exercise_is_open_is_checked() {
+    let mut a = app();
+    open(&mut a, "dpo-loss");
+    draw(&mut a, 120, 40);
+    let x = a.content.exercise("dpo-loss").unwrap().clone();
+    // A tick with nothing saved checks nothing.
+    a.on_tick();
+    assert!(!draw(&mut a, 120, 40).contains("PASS"));
+    std::fs::write(home().join("exercises/dpo-loss.rhai"), format!("{}\n", x.solution)).unwrap();
+    a.on_tick();
+    assert!(a.flash.as_deref().unwrap_or("").contains("saved: checking"), "{:?}", a.flash);
+    common::settle(&mut a);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("PASS  dpo-loss"), "{s}");
+    assert!(a.store.progress.exercise_done("dpo-loss"));
+}

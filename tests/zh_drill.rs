@@ -57,6 +57,15 @@ fn a_drill_without_runs_is_drawn_in_chinese() {
     {
         assert!(big.contains(zh), "no \"{zh}\" in:\n{big}");
     }
+    // The predictions are not answered yet: the claims are hidden, in Chinese.
+    assert!(big.contains("○ 断言 1") && !big.contains("待测"), "claims hidden before predictions:\n{big}");
+    no_english(&big, &["Hidden until", "claim 1"]);
+    if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+        for p in d.meta.predictions.clone() {
+            d.skipped.insert(("quick".into(), p.id));
+        }
+    }
+    let big = text(&mut a, 120, 40);
     assert!(big.contains("待测"), "a claim not yet measured is 待测:\n{big}");
     assert!(big.contains("空闲 · 按 s 开始运行"), "{big}");
     no_english(&big, &["Charts", "Claims", "Config", "no run yet", "idle", "pending", "sweep seeds", "No run yet"]);

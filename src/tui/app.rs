@@ -261,6 +261,13 @@ impl App {
                 }
             }
         }
+        // The exercise on top re-checks its file when it was saved elsewhere (an editor in another window).
+        if let Some(Screen::Exercise(x)) = self.stack.last_mut() {
+            if !x.edit_requested && x.saved_since() && x.start_check().is_ok() {
+                self.flash = Some(crate::t!("app-saved-checking"));
+                changed = true;
+            }
+        }
         changed |= self.exercise_checked();
         changed | self.sync_progress(false)
     }
