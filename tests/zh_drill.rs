@@ -59,7 +59,7 @@ fn a_drill_without_runs_is_drawn_in_chinese() {
     }
     // The predictions are not answered yet: the claims are hidden, in Chinese.
     assert!(big.contains("○ 断言 1") && !big.contains("待测"), "claims hidden before predictions:\n{big}");
-    no_english(&big, &["Hidden until", "claim 1"]);
+    no_english(&big, &["hidden until", "claim 1"]);
     if let Some(Screen::Drill(d)) = a.stack.last_mut() {
         for p in d.meta.predictions.clone() {
             d.skipped.insert(("quick".into(), p.id));

@@ -276,10 +276,11 @@ pub fn drills_passed_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bo
     ids.iter().map(|id| (id.clone(), passed_once(id))).collect()
 }
 
-/// The verdict of each drill's newest run under `runs_root` (run directories
-/// are named by their start time, so the newest sorts last): `true` when
-/// every claim held, `false` when a claim failed. A drill whose newest run
-/// was cancelled or stopped with an error, or that never ran, is absent.
+/// The verdict of each drill's newest run under `runs_root` that has one
+/// (run directories are named by their start time, so the newest sorts
+/// last): `true` when every claim held, `false` when a claim failed. Runs
+/// cancelled or stopped by an error give no verdict and are passed over; a
+/// drill without a verdict is absent.
 /// Read as [`drills_passed_of`] reads (regular files, bounded).
 pub fn last_runs_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bool> {
     let mut out = BTreeMap::new();
@@ -287,19 +288,18 @@ pub fn last_runs_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bool> 
         let Ok(entries) = std::fs::read_dir(runs_root.join(id)) else { continue };
         let mut dirs: Vec<std::path::PathBuf> = entries.flatten().map(|e| e.path()).collect();
         dirs.sort();
-        let newest = dirs.iter().rev().find_map(|d| {
-            crate::fsutil::read_regular(&d.join("report.json"), crate::runner::MAX_REPORT_BYTES)
+        let verdict = dirs.iter().rev().find_map(|d| {
+            let report = crate::fsutil::read_regular(&d.join("report.json"), crate::runner::MAX_REPORT_BYTES)
                 .ok()
-                .and_then(|s| serde_json::from_slice::<Report>(&s).ok())
+                .and_then(|s| serde_json::from_slice::<Report>(&s).ok())?;
+            match report.status {
+                RunStatus::Passed => Some(true),
+                RunStatus::ClaimsFailed => Some(false),
+                _ => None,
+            }
         });
-        match newest.map(|r| r.status) {
-            Some(RunStatus::Passed) => {
-                out.insert(id.clone(), true);
-            }
-            Some(RunStatus::ClaimsFailed) => {
-                out.insert(id.clone(), false);
-            }
-            _ => {}
+        if let Some(v) = verdict {
+            out.insert(id.clone(), v);
         }
     }
     out

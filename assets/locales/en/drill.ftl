@@ -44,7 +44,7 @@ drill-claim-not-measured = not measured: the run ended first ({ $threshold })
 drill-claim-pending-observation = pending observation ({ $threshold })
 drill-claim-pending = pending ({ $threshold })
 drill-claim-why = what the claim shows: { $why }
-drill-claims-hidden = Hidden until this preset's predictions are answered or skipped (s asks them; Tab skips one, Esc all): their texts and thresholds would give the answers away.
+drill-claims-hidden = hidden until this preset's predictions are answered or skipped (s asks them): their texts and thresholds would give the answers away
 drill-claim-hidden = claim { $n }
 
 ## Config panel

@@ -41,7 +41,7 @@ drill-claim-not-measured = 未测得：运行已先结束（{ $threshold }）
 drill-claim-pending-observation = 待测观察项（{ $threshold }）
 drill-claim-pending = 待测（{ $threshold }）
 drill-claim-why = 断言说明：{ $why }
-drill-claims-hidden = 在回答或跳过本预设的预测之前隐藏（s 开始提问；Tab 跳过一题，Esc 全部跳过）：断言的文字和阈值会泄露答案。
+drill-claims-hidden = 在回答或跳过本预设的预测之前隐藏（按 s 提问）：断言的文字和阈值会泄露答案
 drill-claim-hidden = 断言 { $n }
 
 ## 配置面板

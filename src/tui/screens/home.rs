@@ -176,6 +176,16 @@ impl State {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, summary: &Summary, info: &Info) {
+    // A fresh data directory: where to start, across the screen's top.
+    let area = if info.resume.is_none() && summary.tracks.iter().all(|r| !r.started()) {
+        let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+        let text =
+            crate::tui::widgets::ellipsize(&crate::t!("home-start-here"), (top.width as usize).saturating_sub(1));
+        frame.render_widget(Paragraph::new(Line::from(Span::styled(format!(" {text}"), accent()))), top);
+        rest
+    } else {
+        area
+    };
     let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     // Continue: one line above the lists, when there is somewhere to go back to.
     let left = match &info.resume {
@@ -189,14 +199,6 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
                 top.width as usize,
             ));
             frame.render_widget(Paragraph::new(line), top);
-            rest
-        }
-        // A fresh data directory: where to start, instead.
-        None if summary.tracks.iter().all(|r| !r.started()) => {
-            let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(left);
-            let w = top.width as usize;
-            let text = crate::tui::widgets::ellipsize(&crate::t!("home-start-here"), w.saturating_sub(1));
-            frame.render_widget(Paragraph::new(Line::from(Span::styled(format!(" {text}"), accent()))), top);
             rest
         }
         None => left,

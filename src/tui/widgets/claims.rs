@@ -25,14 +25,15 @@ pub fn lines(
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if hidden {
-        for part in wrap_words(&crate::t!("drill-claims-hidden"), width) {
-            out.push(Line::from(Span::styled(part, theme::dim())));
-        }
+        // The claims first (a small pane shows them), then why they are hidden.
         for (i, _) in meta.claims.iter().enumerate() {
             out.push(Line::from(vec![
                 Span::styled("○ ", theme::dim()),
                 Span::raw(crate::t!("drill-claim-hidden", n = i + 1)),
             ]));
+        }
+        for part in wrap_words(&crate::t!("drill-claims-hidden"), width) {
+            out.push(Line::from(Span::styled(part, theme::dim())));
         }
         return out;
     }
