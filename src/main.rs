@@ -261,6 +261,16 @@ enum ExerciseCmd {
         #[arg(long)]
         review: bool,
     },
+    /// Check your function now and again on every save of the file, until Ctrl-C.
+    Watch {
+        id: String,
+        /// The script to watch (default: your file in the data directory).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Stop after this many checks (default: never).
+        #[arg(long)]
+        checks: Option<u32>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -625,6 +635,7 @@ fn main() -> ExitCode {
             ExerciseCmd::Check { id, file, json, review } => {
                 cli::exercise::check(&content, &id, file.as_deref(), json, review)
             }
+            ExerciseCmd::Watch { id, file, checks } => cli::exercise::watch(&content, &id, file.as_deref(), checks),
         },
         Command::Export { run_dir, png: _, svg, csv, out, chart } => {
             cli::export(&content, &run_dir, svg, csv, out.as_deref(), chart.as_deref())

@@ -184,7 +184,7 @@ cli-link-quiz-level = quiz on track { $track }, { $level }
 cli-link-quiz = quiz on track { $track }
 
 # progress (column headers are padded in the code)
-cli-progress-mastery = mastery = share of items rated ✅ and not due again yet (all: of the track's items, as on Home)
+cli-progress-mastery = mastery = share of items mastered: right the first time or recalled a day or more after a miss, last rated ✅, not due (all: of the track's items, as on Home); a cell reads mastered/learning/items
 cli-progress-col-track = track
 cli-progress-col-all = all
 cli-progress-col-due = due
@@ -257,6 +257,9 @@ cli-help-exercise-hint = Hints 1 to N (all when N is left out)
 cli-help-exercise-check = Check your function against the lab's implementation; exit 0 pass, 1 fail, 2 bad input
 cli-help-exercise-check--file = The script to check (default: your file in the data directory)
 cli-help-exercise-check--review = On a failed check, add the exercise's quiz items to review
+cli-help-exercise-watch = Check your function now and again on every save of the file, until Ctrl-C
+cli-help-exercise-watch--file = The script to watch (default: your file in the data directory)
+cli-help-exercise-watch--checks = Stop after this many checks (default: never)
 cli-help-model-add = Register a model under <data>/models/NAME: a GGUF file, or a Hugging Face directory (config.json, tokenizer.json, *.safetensors). Hard-linked when on the same filesystem, else copied; a model of the same name is replaced
 cli-help-model-add--source = A .gguf file or a Hugging Face checkpoint directory
 cli-help-model-add--name = The name to use it by (--model NAME); default: the file or directory name, lowercased

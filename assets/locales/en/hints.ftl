@@ -89,6 +89,7 @@ hint-previous-next-page-of-charts = previous / next page of charts
 hint-progress = progress
 hint-progress-mastery-drills-passed-due-history = progress: mastery, drills passed, due, history
 hint-quit = quit
+hint-switch-the-language-english-chinese = switch the language (English, Chinese)
 hint-quit-asks-first-while-a-run-or-sweep-is-going-ct = quit (asks first while a run or sweep is going; Ctrl-C quits at once)
 hint-quiz = quiz
 hint-quiz-on-the-selected-track-choose-the-level = quiz on the selected track (choose the level)

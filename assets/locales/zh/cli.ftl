@@ -172,7 +172,7 @@ cli-link-quiz-level = 专题 { $track } 的测验，{ $level }
 cli-link-quiz = 专题 { $track } 的测验
 
 # progress（列名在代码里补齐）
-cli-progress-mastery = 掌握度 = 评为 ✅ 且尚未再次到期的题所占比例（全部：占该专题全部题目，与主页相同）
+cli-progress-mastery = 掌握度 = 已掌握的题所占比例：首次即答对，或答错后隔一天以上再次答对，最后评为 ✅ 且未到期（全部：占该专题全部题目，与主页相同）；格中为 已掌握/学习中/题数
 cli-progress-col-track = 专题
 cli-progress-col-all = 全部
 cli-progress-col-due = 到期
@@ -242,6 +242,9 @@ cli-help-exercise-hint = 提示 1 到 N（不给 N 则全部）
 cli-help-exercise-check = 把你的函数与内置实现对照检查；退出码 0 通过，1 未通过，2 输入有误
 cli-help-exercise-check--file = 要检查的脚本（默认：数据目录里你的文件）
 cli-help-exercise-check--review = 检查未通过时，把该练习的测验题加入复习
+cli-help-exercise-watch = 立即检查你的函数，之后文件每保存一次就再检查一次，直到 Ctrl-C
+cli-help-exercise-watch--file = 要监视的脚本（默认：数据目录里你的文件）
+cli-help-exercise-watch--checks = 检查这么多次后停止（默认：不停止）
 cli-help-model-add = 把模型注册到 <data>/models/NAME：GGUF 文件，或 Hugging Face 目录（config.json、tokenizer.json、*.safetensors）。同一文件系统上用硬链接，否则复制；同名模型会被替换
 cli-help-model-add--source = .gguf 文件或 Hugging Face 检查点目录
 cli-help-model-add--name = 使用时的名称（--model NAME）；默认：文件名或目录名的小写

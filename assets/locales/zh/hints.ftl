@@ -87,6 +87,7 @@ hint-previous-next-page-of-charts = 上一页 / 下一页图表
 hint-progress = 进度
 hint-progress-mastery-drills-passed-due-history = 进度：掌握度、通过的演练、到期、历史
 hint-quit = 退出
+hint-switch-the-language-english-chinese = 切换语言（英文、中文）
 hint-quit-asks-first-while-a-run-or-sweep-is-going-ct = 退出（运行或扫描进行中会先确认；Ctrl-C 立即退出）
 hint-quiz = 测验
 hint-quiz-on-the-selected-track-choose-the-level = 所选专题的测验（选择难度）

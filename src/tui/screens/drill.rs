@@ -983,6 +983,26 @@ impl State {
         Action::None
     }
 
+    /// Whether the claims pane hides the claims' texts and thresholds: while
+    /// the predictions are asked, and while the preset has predictions not
+    /// yet answered nor skipped and no run's results are shown.
+    pub fn claims_hidden(&self) -> bool {
+        if self.asking.is_some() {
+            return true;
+        }
+        if !self.view.claims.is_empty() || self.viewing.is_some() || !self.edited_keys().is_empty() {
+            return false;
+        }
+        predicting::for_preset(&self.meta, &self.preset).into_iter().any(|p| {
+            let k = (self.preset.clone(), p.id.clone());
+            let answering = self
+                .answered
+                .as_ref()
+                .is_some_and(|(preset, a)| *preset == self.preset && a.iter().any(|(q, _)| q.id == p.id));
+            !(self.predicted.contains(&k) || self.skipped.contains(&k) || answering)
+        })
+    }
+
     /// A key while the predictions are asked; the last one starts the run.
     fn ask_key(&mut self, key: KeyEvent) -> Action {
         let Some(a) = self.asking.as_mut() else { return Action::None };
