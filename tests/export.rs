@@ -285,9 +285,11 @@ fn hf_export_of_a_run_is_gpt2_and_computes_the_labs_logits() {
     let h = home.path();
     let short =
         ["--set", "sft_steps=40", "--set", "rl_steps=2", "--set", "prompts_per_step=4", "--set", "test_size=16"];
+    // Too short for the claims to hold (the exit status says so): it is the weights that are exported.
     let o = run(h, &[&["drill", "run", "grpo-rlvr", "--seed", "2"][..], &short].concat());
-    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    assert!(out(&o).contains("saved in"), "{}{}", out(&o), err(&o));
     let dir = newest_run(h, "grpo-rlvr");
+    assert!(dir.join("models/index.json").is_file(), "the run kept no models");
     let hf = h.join("hf");
     let o = run(h, &["export", dir.to_str().unwrap(), "--to", "hf", "--out", hf.to_str().unwrap()]);
     assert!(o.status.success(), "{}{}", out(&o), err(&o));

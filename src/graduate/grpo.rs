@@ -25,9 +25,8 @@ use crate::drills::grpo_rlvr::{Params, SYSTEM};
 use crate::drills::pipeline::ModelChoice;
 use crate::envs::refine_arith::{corrupt, HeldOut, Problem};
 use crate::envs::rlvr::{hedge, judge, Reward, ALPHABET, SEP};
-use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::rng::Rng;
-use crate::ml::tokenizer::{CharTokenizer, Tokenize};
+use crate::ml::tokenizer::CharTokenizer;
 use crate::rl::grpo::GrpoVariant;
 
 const REWARDS_PY: &str = include_str!("../../assets/export/grpo-rlvr/rewards.py");
@@ -182,22 +181,13 @@ fn jsonl(rows: impl IntoIterator<Item = serde_json::Value>) -> String {
 fn write_start(src: &Source, p: &Params, dir: &Path) -> Result<()> {
     match &p.model {
         ModelChoice::Tiny => {
-            super::hf::write_gpt2(&start_tiny(src)?, &CharTokenizer::new(ALPHABET, &[]), &dir.join("start"))
+            super::hf::write_gpt2(&super::hf::start_tiny(src)?, &CharTokenizer::new(ALPHABET, &[]), &dir.join("start"))
         }
         ModelChoice::Real(name) => {
             let m = crate::ml::gguf::load_path(&crate::ml::models::resolve(name)?, &Device::Cpu)?;
             super::hf::write_llama(&m, &dir.join("start"))
         }
     }
-}
-
-/// The tiny GPT as the drill initialises it before its warm start (`addition::warm_start`).
-pub fn start_tiny(src: &Source) -> Result<Gpt> {
-    let (p, _) = params(src)?;
-    let tok = CharTokenizer::new(ALPHABET, &[]);
-    let context = 2 * p.digits + 2 + p.max_new + 2;
-    let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
-    Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?)
 }
 
 /// The data both engines share: the warm-start SFT pairs, the RL prompts, the held-out problems.

@@ -62,6 +62,17 @@ fn tiny_tokenizer(drill: &str) -> Option<CharTokenizer> {
     }
 }
 
+/// grpo-rlvr's tiny GPT as the drill initialises it before its warm start
+/// (`addition::warm_start`: `Gpt::new(config, seed)`).
+pub fn start_tiny(src: &Source) -> Result<Gpt> {
+    use crate::drills::grpo_rlvr::Params;
+    let p: Params = crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+    let tok = CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[]);
+    let context = 2 * p.digits + 2 + p.max_new + 2;
+    let cfg = crate::ml::gpt::GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
+    Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?)
+}
+
 /// The base model a real-model run names, as now found (its fingerprint checked when a run kept adapters).
 fn real_base(src: &Source, run: Option<&KeptRun>) -> Result<crate::ml::gguf::RealModel> {
     let path = match run {
@@ -92,7 +103,7 @@ pub fn export_hf(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<()
     let tok = tiny_tokenizer(&src.drill).ok_or_else(|| anyhow!("no tokenizer known for {}", src.drill))?;
     let Some(run) = run else {
         // The weights are gone: the starting model, as the drill initialises it.
-        let gpt = super::grpo::start_tiny(src)?;
+        let gpt = start_tiny(src)?;
         write_gpt2(&gpt, &tok, &dir.join("start"))?;
         notes.push(crate::t!("export-hf-start", dir = "start/"));
         return Ok(());

@@ -25,7 +25,7 @@ SAMPLES, MAX_NEW, TEMPERATURE = 2, {{MAX_NEW}}, {{TEMPERATURE}}
 
 def evaluate(path, rows, seed={{SEED}}):
     tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).eval()
     torch.manual_seed(seed)
     texts, verdicts = [], []
     for r in rows:
