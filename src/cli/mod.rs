@@ -1,6 +1,7 @@
 //! Headless commands: everything the TUI shows, printed for scripts and pipes.
 
 pub mod exercise;
+pub mod graduate;
 pub mod model;
 pub mod plan;
 pub mod runs;

@@ -39,6 +39,7 @@ hint-end-the-session-now-the-summary-saved-to-progres = end the session now: the
 hint-exercises = exercises
 hint-exercises-write-the-algorithm-yourself-check-it = exercises: write the algorithm yourself, check it, train a drill with it
 hint-export-the-shown-run-s-charts-to-png = export the shown run's charts to PNG
+hint-export-the-shown-run-for-trl-t-or-verl-v-into-it = export the shown run for TRL (T) or verl (V) into its folder: then follow its README
 hint-fail = FAIL
 hint-first-last = first / last
 hint-focus-the-contents-pane-the-text = focus the contents pane / the text

@@ -37,6 +37,7 @@ hint-end-the-session-now-the-summary-saved-to-progres = 立即结束学习：给
 hint-exercises = 练习
 hint-exercises-write-the-algorithm-yourself-check-it = 练习：自己写算法、检查，再用它训练演练
 hint-export-the-shown-run-s-charts-to-png = 把当前运行的图表导出为 PNG
+hint-export-the-shown-run-for-trl-t-or-verl-v-into-it = 把当前运行导出为 TRL（T）或 verl（V）上的同一个实验，写进它的文件夹：然后照其中的 README 做
 hint-fail = 失败
 hint-first-last = 首 / 尾
 hint-focus-the-contents-pane-the-text = 聚焦目录栏 / 正文
