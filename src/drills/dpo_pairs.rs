@@ -703,3 +703,50 @@ fn logps_view(ctx: &mut RunCtx, p: &Params, main: &Trained, other: &Trained) {
         ),
     });
 }
+
+/// A preference pair as `agentlab export --to trl` writes it.
+pub(crate) struct ExportPair {
+    pub problem: Problem,
+    pub chosen: String,
+    pub rejected: String,
+}
+
+/// What an export of a tiny run needs: training pairs sampled from the run's
+/// SFT model `sft` exactly as the drill builds them (`samples` answers per
+/// prompt at `temperature`, the verifier's verdicts, a right answer against a
+/// wrong one, `swap_labels` applied), on fresh prompts outside the run's own
+/// held-out problems; held-out pairs on those problems; the problems. The
+/// draws are the export's own (fork 0xe8 of the run's seed), not the run's.
+pub(crate) fn export_pairs(
+    p: &Params,
+    sft: &dyn CausalLm,
+    seed: u64,
+) -> Result<(Vec<ExportPair>, Vec<ExportPair>, Vec<Problem>)> {
+    let task = Task { text: Text::Chars(CharTokenizer::new(ALPHABET, &[])), width: p.digits + 1 };
+    let mut rng = Rng::new(seed);
+    let mut test_rng = rng.fork(7);
+    let test: Vec<Problem> = (0..p.test_size).map(|_| Problem::random(p.digits, &mut test_rng)).collect();
+    let held_set: std::collections::BTreeSet<(u32, u32)> = test.iter().map(|q| (q.a, q.b)).collect();
+    let mut draw = rng.fork(0xe8);
+    let mut probs = Vec::with_capacity(p.prompts);
+    while probs.len() < p.prompts {
+        let q = Problem::random(p.digits, &mut draw);
+        if !held_set.contains(&(q.a, q.b)) {
+            probs.push(q);
+        }
+    }
+    let out = |set: PairSet| -> Vec<ExportPair> {
+        set.pairs
+            .into_iter()
+            .map(|x| ExportPair { problem: x.problem, chosen: x.chosen_text, rejected: x.rejected_text })
+            .collect()
+    };
+    let train = out(build_pairs(&task, sft, &probs, p, p.swap_labels, &mut draw)?);
+    let held = out(build_pairs(&task, sft, &test, p, false, &mut draw.fork(11))?);
+    Ok((train, held, test))
+}
+
+/// The arms a run keeps: the SFT model (DPO's start and reference) and the DPO policy at `beta`.
+pub(crate) const SFT_ARM: &str = tried::SFT;
+pub(crate) const DPO_ARM: &str = tried::DPO;
+pub(crate) const CHARS: &str = ALPHABET;

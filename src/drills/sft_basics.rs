@@ -50,16 +50,49 @@ struct Sum {
     answer: Vec<u32>,
 }
 
-fn encode(tok: &CharTokenizer, a: u32, b: u32, reverse: bool, mask_prompt: bool) -> (Sum, Example) {
-    let prompt = tok.encode(&format!("{a:02}+{b:02}="));
+/// The arm a run keeps its trained model as.
+pub(crate) const TRAINED_ARM: &str = tried::TRAINED;
+
+/// The drill's characters.
+pub(crate) const ALPHABET: &str = "0123456789+=";
+
+/// The prompt and the answer of `a + b` as text (the answer without its end token).
+pub(crate) fn texts(a: u32, b: u32, reverse: bool) -> (String, String) {
     let digits = format!("{:03}", a + b);
-    let digits: String = if reverse { digits.chars().rev().collect() } else { digits };
+    (format!("{a:02}+{b:02}="), if reverse { digits.chars().rev().collect() } else { digits })
+}
+
+/// The drill's data: every pair (a, b) with a, b < 100 shuffled by the run's
+/// seed, split into the held-out pairs and the training pairs, and the random
+/// stream the batches are then drawn from.
+pub(crate) fn split(seed: u64, holdout: usize) -> (Vec<(u32, u32)>, Vec<(u32, u32)>, Rng) {
+    let mut rng = Rng::new(seed);
+    let mut pairs: Vec<(u32, u32)> = (0..100).flat_map(|a| (0..100).map(move |b| (a, b))).collect();
+    rng.shuffle(&mut pairs);
+    let (test, train) = pairs.split_at(holdout.min(pairs.len() / 2));
+    (test.to_vec(), train.to_vec(), rng)
+}
+
+/// One training example: the prompt, then the answer and the end token;
+/// with `mask_prompt` only the answer and the end token are in the loss.
+pub(crate) fn example(tok: &CharTokenizer, a: u32, b: u32, reverse: bool, mask_prompt: bool) -> Example {
+    encode(tok, a, b, reverse, mask_prompt).1
+}
+
+fn encode(tok: &CharTokenizer, a: u32, b: u32, reverse: bool, mask_prompt: bool) -> (Sum, Example) {
+    let (prompt, digits) = texts(a, b, reverse);
+    let prompt = tok.encode(&prompt);
     let mut answer = tok.encode(&digits);
     answer.push(EOS);
     let mut tokens = prompt.clone();
     tokens.extend(&answer);
     let train: Vec<bool> = (0..tokens.len()).map(|i| !mask_prompt || i >= prompt.len()).collect();
     (Sum { prompt, answer }, Example::new(tokens, train))
+}
+
+/// The tiny GPT's shape (the drill initialises it with `Gpt::new(config, seed)`).
+pub(crate) fn gpt_config(p: &Params) -> GptConfig {
+    GptConfig::new(CharTokenizer::new(ALPHABET, &[]).vocab_size(), p.d_model, p.n_layers, p.n_heads, 16)
 }
 
 impl TypedDrill for SftBasics {
@@ -79,11 +112,8 @@ impl TypedDrill for SftBasics {
 
         // Data: every pair (a, b) with a, b < 100; a random `holdout` of them is never trained on.
         ctx.phase(crate::t!("view-phase-data"));
-        let tok = CharTokenizer::new("0123456789+=", &[]);
-        let mut rng = Rng::new(ctx.seed);
-        let mut pairs: Vec<(u32, u32)> = (0..100).flat_map(|a| (0..100).map(move |b| (a, b))).collect();
-        rng.shuffle(&mut pairs);
-        let (test, train) = pairs.split_at(holdout.min(pairs.len() / 2));
+        let tok = CharTokenizer::new(ALPHABET, &[]);
+        let (test, train, mut rng) = split(ctx.seed, holdout);
         let train: Vec<(Sum, Example)> = train.iter().map(|&(a, b)| encode(&tok, a, b, reverse, mask_prompt)).collect();
         let test: Vec<(Sum, Example)> = test.iter().map(|&(a, b)| encode(&tok, a, b, reverse, mask_prompt)).collect();
         ctx.log(crate::t!(
@@ -110,8 +140,7 @@ impl TypedDrill for SftBasics {
         });
 
         // Model and optimizer.
-        let cfg = GptConfig::new(tok.vocab_size(), d, layers, heads, 16);
-        let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+        let model = Gpt::new(gpt_config(p), ctx.seed, &ctx.device)?;
         // Try puts the random init beside the trained model: what the training bought.
         ctx.keep(tried::INIT, Arms::Start, &model)?;
         ctx.keep_live(tried::TRAINED, Arms::Trained, &model)?;

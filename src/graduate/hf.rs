@@ -39,7 +39,7 @@ use crate::ml::sample::GenConfig;
 use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
 
 /// The run's kept models, or why not (pruned: said in `notes`, `None` returned).
-fn kept(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptRun>> {
+pub(crate) fn kept(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptRun>> {
     let dir = src.run.as_ref().ok_or_else(|| anyhow!("an export of weights needs a run"))?;
     match KeptRun::open(dir, &src.drill, &src.preset, src.seed, src.params.clone())? {
         Ok(run) => Ok(Some(run)),
@@ -58,13 +58,27 @@ fn kept(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptRun>> {
 fn tiny_tokenizer(drill: &str) -> Option<CharTokenizer> {
     match drill {
         "grpo-rlvr" => Some(CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[])),
+        "sft-basics" => Some(super::sft::tokenizer()),
+        "dpo-pairs" => Some(super::dpo::tokenizer()),
         _ => None,
     }
 }
 
-/// grpo-rlvr's tiny GPT as the drill initialises it before its warm start
-/// (`addition::warm_start`: `Gpt::new(config, seed)`).
+/// A drill's tiny GPT as the drill initialises it, before its first step
+/// (grpo-rlvr: `addition::warm_start`'s `Gpt::new(config, seed)`).
 pub fn start_tiny(src: &Source) -> Result<Gpt> {
+    match src.drill.as_str() {
+        "sft-basics" => return super::sft::start(src),
+        "dpo-pairs" => {
+            // Before its SFT phase: `Gpt::new(config, seed)`, as `dpo_pairs::warm_start` makes it.
+            let p: crate::drills::dpo_pairs::Params =
+                crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+            let v = super::dpo::tokenizer().vocab_size();
+            let cfg = crate::ml::gpt::GptConfig::new(v, p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
+            return Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?);
+        }
+        _ => {}
+    }
     use crate::drills::grpo_rlvr::Params;
     let p: Params = crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
     let tok = CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[]);

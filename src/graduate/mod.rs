@@ -18,9 +18,11 @@
 //! included, that `scripts/graduate-check.sh` replays through the Python
 //! rewards.
 
+pub mod dpo;
 pub mod grpo;
 pub mod hf;
 pub mod parquet;
+pub mod sft;
 
 use std::path::{Path, PathBuf};
 
@@ -78,7 +80,30 @@ impl Support {
 /// The drills that export, and to what (the README's table says the same).
 /// `hf` and `peft` read the weights a run kept, so they need a run; `trl`
 /// and `verl` write the experiment, so a drill at a preset and seed is enough.
-pub const SUPPORT: &[Support] = &[Support { drill: "grpo-rlvr", hf: Ok(()), peft: Ok(()), trl: Ok(()), verl: Ok(()) }];
+pub const SUPPORT: &[Support] = &[
+    Support { drill: "grpo-rlvr", hf: Ok(()), peft: Ok(()), trl: Ok(()), verl: Ok(()) },
+    Support {
+        drill: "sft-basics",
+        hf: Ok(()),
+        peft: Err("export-why-tiny-only"),
+        trl: Ok(()),
+        verl: Err("export-why-verl-sft"),
+    },
+    Support {
+        drill: "dpo-pairs",
+        hf: Ok(()),
+        peft: Err("export-why-not-checked"),
+        trl: Ok(()),
+        verl: Err("export-why-verl-dpo"),
+    },
+];
+
+/// Whether exporting `drill` for `engine` needs a run (its kept weights), not
+/// only a drill at a preset and seed: the weights themselves, or, for
+/// dpo-pairs, the pairs, which are the run's SFT model's own samples.
+pub fn needs_run(drill: &str, engine: Engine) -> bool {
+    matches!(engine, Engine::Hf | Engine::Peft) || (drill == "dpo-pairs" && engine == Engine::Trl)
+}
 
 /// The reason `drill` does not export to `engine`, as a sentence (`None`: it does).
 pub fn refusal(drill: &str, engine: Engine) -> Option<String> {
@@ -138,8 +163,13 @@ pub fn export(src: &Source, engine: Engine, out: &Path, force: bool) -> Result<W
     if let Some(why) = refusal(&src.drill, engine) {
         return Err(refused(why));
     }
-    if matches!(engine, Engine::Hf | Engine::Peft) && src.run.is_none() {
-        return Err(refused(crate::t!("export-needs-run", engine = engine.name(), drill = src.drill.as_str())));
+    if needs_run(&src.drill, engine) && src.run.is_none() {
+        let (engine, drill) = (engine.name(), src.drill.as_str());
+        return Err(refused(if matches!(engine, "hf" | "peft") {
+            crate::t!("export-needs-run", engine = engine, drill = drill)
+        } else {
+            crate::t!("export-needs-run-pairs", engine = engine, drill = drill)
+        }));
     }
     let out_shown = out.display().to_string();
     if out.exists() {
@@ -169,6 +199,8 @@ pub fn export(src: &Source, engine: Engine, out: &Path, force: bool) -> Result<W
         (_, Engine::Peft) => hf::export_peft(src, tmp.path(), &mut notes)?,
         ("grpo-rlvr", Engine::Trl) => grpo::export_trl(src, tmp.path(), &mut notes)?,
         ("grpo-rlvr", Engine::Verl) => grpo::export_verl(src, tmp.path(), &mut notes)?,
+        ("sft-basics", Engine::Trl) => sft::export_trl(src, tmp.path(), &mut notes)?,
+        ("dpo-pairs", Engine::Trl) => dpo::export_trl(src, tmp.path(), &mut notes)?,
         (d, e) => bail!("no exporter for {d} → {}", e.name()),
     }
     let mut files = Vec::new();

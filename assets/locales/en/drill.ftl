@@ -251,3 +251,12 @@ drill-sweep-left = about { $time } left
 ## Mastery bar
 drill-not-started = not started
 drill-status-corrupt = report unreadable
+# The `e` export menu (src/tui/screens/drill/export_menu.rs)
+drill-export-title = export the shown run
+drill-export-png = the charts as a PNG
+drill-export-hf = Hugging Face checkpoint of the run's models (transformers)
+drill-export-peft = the run's LoRA adapters for PEFT
+drill-export-trl = the same experiment for TRL (train.py, data, README)
+drill-export-verl = the same experiment for verl (parquet, run_grpo.sh, README)
+drill-export-no-engines = this drill has no exporter to a training engine yet (the README's "Graduate" table says why)
+drill-exported-folder = exported for { $engine } into { $path }

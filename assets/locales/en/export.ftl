@@ -21,3 +21,15 @@ export-start-model = { $dir }: the drill's starting model as a Hugging Face chec
 export-draws = the held-out problems are the run's own; the training prompts are fresh draws from the same distribution (README.md says what else differs)
 export-done = exported { $drill } (preset { $preset }, seed { $seed }) for { $engine } into { $out }: { $files } files
 export-next = next: follow { $readme }
+# sft-basics and dpo-pairs → TRL (src/graduate/sft.rs, dpo.rs)
+export-why-tiny-only = it trains every weight of a tiny GPT, so it has no LoRA adapters: use --to hf
+export-why-not-checked = its real-model adapters are not yet checked against PEFT: use --to hf (tiny runs) or --to trl
+export-why-verl-sft = verl is an RL engine (rollouts from prompts, rewards); supervised fine-tuning on fixed answers is TRL's SFTTrainer: use --to trl
+export-why-verl-dpo = verl trains from rollouts with rewards, not from fixed preference pairs (DPO is offline): use --to trl
+export-needs-run-pairs = --to { $engine } for { $drill } needs a run: its preference pairs are the run's SFT model's own samples. Give its run directory (agentlab runs list), or run the drill first (agentlab drill run { $drill })
+export-trained-model = { $dir }: the run's trained model as a gpt2 checkpoint
+export-dpo-models = { $sft }: the run's SFT model (DPO's start and reference); { $dpo }: the run's DPO policy
+export-dpo-draws = the pairs are fresh samples of the run's SFT model, judged and paired as the drill does (the run's own pairs were not kept); the held-out problems are the run's
+export-dpo-real = --to trl exports dpo-pairs' tiny-model runs; a real-model run's adapters are not exported yet
+export-dpo-pruned = the run's weights were pruned by the keep rule: the pairs are its SFT model's samples, so there is nothing to export them from
+export-dpo-no-pairs = the run's SFT model gave no pair (every prompt's samples all right or all wrong): nothing for DPO to learn from

@@ -254,3 +254,12 @@ drill-sweep-left = 约剩 { $time }
 ## 掌握度条
 drill-not-started = 未开始
 drill-status-corrupt = 报告无法读取
+# `e` 导出菜单（src/tui/screens/drill/export_menu.rs）
+drill-export-title = 导出当前运行
+drill-export-png = 图表导出为 PNG
+drill-export-hf = 这次运行的模型导出为 Hugging Face 检查点（transformers）
+drill-export-peft = 这次运行的 LoRA 适配器，供 PEFT 使用
+drill-export-trl = TRL 上的同一个实验（train.py、数据、README）
+drill-export-verl = verl 上的同一个实验（parquet、run_grpo.sh、README）
+drill-export-no-engines = 这个演练还没有到训练引擎的导出器（README 的“毕业”表说明原因）
+drill-exported-folder = 已导出到 { $engine }，位于 { $path }

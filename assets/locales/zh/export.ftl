@@ -21,3 +21,15 @@ export-start-model = { $dir }：演练的起始模型，Hugging Face 检查点
 export-draws = 留出题目就是这次运行的；训练题目是从同一分布新抽的（其余差别见 README.md）
 export-done = 已把 { $drill }（预设 { $preset }，种子 { $seed }）导出到 { $engine }，位于 { $out }：{ $files } 个文件
 export-next = 下一步：照 { $readme } 做
+# sft-basics 与 dpo-pairs → TRL（src/graduate/sft.rs、dpo.rs）
+export-why-tiny-only = 它训练的是小 GPT 的全部权重，没有 LoRA 适配器：请用 --to hf
+export-why-not-checked = 它的真实模型适配器还没有和 PEFT 对照检查过：请用 --to hf（小模型运行）或 --to trl
+export-why-verl-sft = verl 是强化学习引擎（从提示做 rollout、给奖励）；在固定答案上做监督微调是 TRL 的 SFTTrainer：请用 --to trl
+export-why-verl-dpo = verl 从带奖励的 rollout 训练，不从固定的偏好对训练（DPO 是离线的）：请用 --to trl
+export-needs-run-pairs = { $drill } 的 --to { $engine } 需要一次运行：它的偏好对是这次运行的 SFT 模型自己采样的。请给出运行目录（agentlab runs list），或先运行这个演练（agentlab drill run { $drill }）
+export-trained-model = { $dir }：这次运行训练出的模型，gpt2 检查点
+export-dpo-models = { $sft }：这次运行的 SFT 模型（DPO 的起点和参考模型）；{ $dpo }：这次运行的 DPO 策略
+export-dpo-draws = 偏好对是从这次运行的 SFT 模型新采样的，按演练的方式判定并配对（运行自己的偏好对没有保存）；留出题目就是这次运行的
+export-dpo-real = --to trl 只导出 dpo-pairs 的小模型运行；真实模型运行的适配器暂不导出
+export-dpo-pruned = 这次运行的权重已按保留规则清理：偏好对要从它的 SFT 模型采样，所以没有东西可导出
+export-dpo-no-pairs = 这次运行的 SFT 模型没有给出任何偏好对（每个提示的样本全对或全错）：DPO 没有可学的

@@ -27,6 +27,7 @@ use crate::tui::widgets::chart;
 use jobs::{Done, Job, Kind};
 
 mod draw;
+pub mod export_menu;
 mod jobs;
 mod parts;
 pub mod predict;
@@ -181,6 +182,8 @@ pub struct State {
     records: Vec<PredictionRecord>,
     /// The `b` list of settings that break the claims, while open.
     pub breaking: Option<BreakList>,
+    /// The `e` menu, while open.
+    pub exporting: Option<export_menu::ExportMenu>,
     /// The run a `b` run is compared with: its name and claim values.
     pub compare: Option<(String, Vec<ClaimResult>)>,
     /// The newest saved run, loading in the background when the screen opens.
@@ -239,7 +242,7 @@ pub const HELP: &[Hint] = &[
     ("Space c (Runs tab)", "mark two runs, compare them: what differs, both claims, B grey under A's charts"),
     ("K (Runs tab)", "pin the run: its weights are kept whatever the keep rule says"),
     ("P", "predict again: ask this preset's predictions, then start the run"),
-    ("e", "export the shown run's charts to PNG"),
+    ("e", "export menu: the shown run's charts to PNG, or the run for each engine its drill exports to"),
     ("T V", "export the shown run for TRL (T) or verl (V) into its folder: then follow its README"),
     ("r", "read the drill's README (the lesson)"),
     ("u", "train with your own function from an exercise (drills that take one)"),
@@ -320,6 +323,7 @@ impl State {
             skipped: BTreeSet::new(),
             records: Vec::new(),
             breaking: None,
+            exporting: None,
             compare: None,
             loading,
             showing_last: false,
@@ -502,6 +506,9 @@ impl State {
         }
         if self.breaking.is_some() {
             return vec![("↑↓", "choose"), ("Enter", "run it"), ("Esc", "close")];
+        }
+        if self.exporting.is_some() {
+            return vec![("↑↓", "choose"), ("Enter", "export"), ("Esc", "close")];
         }
         // The few that fit in 80 columns with "? help" and "q quit"; the rest are in the help.
         match self.busy() {
@@ -1388,7 +1395,45 @@ impl State {
         Action::Flash(what)
     }
 
-    /// `e`: export the shown run's charts to PNG, on a thread.
+    /// `e`: the export menu (the charts as a PNG, the engines this drill exports to).
+    fn open_export_menu(&mut self) -> Action {
+        if self.shown_dir.is_none() {
+            return Action::Flash(crate::t!("drill-nothing-to-export"));
+        }
+        self.exporting = Some(export_menu::ExportMenu::for_drill(&self.meta.id));
+        Action::None
+    }
+
+    fn export_menu_key(&mut self, key: KeyEvent) -> Action {
+        use export_menu::ExportItem;
+        let Some(menu) = self.exporting.as_mut() else { return Action::None };
+        let n = menu.items.len();
+        let pick = match key.code {
+            KeyCode::Esc | KeyCode::Backspace | KeyCode::Char('e') => {
+                self.exporting = None;
+                return Action::None;
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                menu.cursor = menu.cursor.saturating_sub(1);
+                return Action::None;
+            }
+            KeyCode::Down | KeyCode::Char('j') => {
+                menu.cursor = (menu.cursor + 1).min(n.saturating_sub(1));
+                return Action::None;
+            }
+            KeyCode::Enter => menu.items.get(menu.cursor).copied(),
+            KeyCode::Char(c) => menu.items.iter().copied().find(|i| i.key() == c.to_ascii_lowercase()),
+            _ => None,
+        };
+        let Some(item) = pick else { return Action::None };
+        self.exporting = None;
+        match item {
+            ExportItem::Png => self.export(),
+            ExportItem::Engine(e) => self.export_engine(e),
+        }
+    }
+
+    /// The PNG export of the shown run's charts, on a thread.
     fn export(&mut self) -> Action {
         let Some(dir) = self.shown_dir.clone() else {
             return Action::Flash(crate::t!("drill-nothing-to-export"));
@@ -1425,11 +1470,12 @@ impl State {
                 run: Some(dir.clone()),
             };
             Done::Exported(match crate::graduate::export(&src, engine, &out, true) {
-                Ok(_) => crate::t!(
+                Ok(_) if out.join("README.md").is_file() => crate::t!(
                     "drill-exported-to",
                     engine = engine.name(),
                     path = out.join("README.md").display().to_string()
                 ),
+                Ok(_) => crate::t!("drill-exported-folder", engine = engine.name(), path = out.display().to_string()),
                 Err(e) => crate::t!("drill-export-failed", error = format!("{e:#}")),
             })
         }));
@@ -1451,6 +1497,9 @@ impl State {
         }
         if self.breaking.is_some() {
             return self.breaking_key(key);
+        }
+        if self.exporting.is_some() {
+            return self.export_menu_key(key);
         }
         if self.tab == Tab::Try && self.focus == Focus::Pane {
             if let Some(said) = self.try_tab.on_key(key) {
@@ -1499,7 +1548,7 @@ impl State {
             KeyCode::Char('w') => self.opts.x_time = !self.opts.x_time,
             KeyCode::Char('[') => self.chart_page = self.chart_page.saturating_sub(1),
             KeyCode::Char(']') => self.chart_page += 1,
-            KeyCode::Char('e') => return self.export(),
+            KeyCode::Char('e') => return self.open_export_menu(),
             KeyCode::Char('T') => return self.export_engine(crate::graduate::Engine::Trl),
             KeyCode::Char('V') => return self.export_engine(crate::graduate::Engine::Verl),
             KeyCode::Left | KeyCode::Right if self.tab == Tab::Sweep => return self.pick_sweep_chart(key.code),

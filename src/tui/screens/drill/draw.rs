@@ -133,6 +133,8 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         super::predict::draw_outcomes(frame, area, o);
     } else if let Some(b) = &s.breaking {
         super::predict::draw_breaking(frame, area, b);
+    } else if let Some(m) = &s.exporting {
+        super::export_menu::draw(frame, area, m);
     }
 }
 

@@ -274,7 +274,14 @@ impl BreakList {
 /// A box in the middle of `area`, at most `max_w` wide, as tall as `lines`
 /// need (at most the area), with `title`; lines past its height scroll by
 /// `scroll` (kept in range).
-fn popup(frame: &mut Frame, area: Rect, title: String, max_w: u16, lines: Vec<Line<'static>>, scroll: usize) {
+pub(super) fn popup(
+    frame: &mut Frame,
+    area: Rect,
+    title: String,
+    max_w: u16,
+    lines: Vec<Line<'static>>,
+    scroll: usize,
+) {
     let w = area.width.min(max_w);
     let h = (lines.len() as u16 + 2).min(area.height).max(3);
     let rect = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
@@ -294,7 +301,7 @@ fn popup(frame: &mut Frame, area: Rect, title: String, max_w: u16, lines: Vec<Li
 }
 
 /// Width of the text inside a popup drawn over `area`.
-fn inner_width(area: Rect, max_w: u16) -> usize {
+pub(super) fn inner_width(area: Rect, max_w: u16) -> usize {
     area.width.min(max_w).saturating_sub(2) as usize
 }
 
