@@ -14,6 +14,12 @@
 #    adapters on it with PEFT). Needs ~/.cache/agentlab/smollm2 and minutes.
 # 5. TRL runs: the export's warm start and 2 GRPO steps on the CPU, then the same
 #    GRPO steps as two processes (accelerate launch --num_processes 2 --cpu).
+# 6. Loss parity on short runs: sft-basics (30 steps) exported --to trl, TRL's own
+#    SFT pipeline gives the drill's tokens and labels and transformers the drill's
+#    masked cross-entropy (start and trained model); dpo-pairs (1-digit, short)
+#    exported --to trl, the DPO loss of the run's policy against its SFT reference
+#    in plain PyTorch and in TRL's DPOTrainer equals agentlab's; both exports train
+#    a few steps in TRL and their eval.py runs.
 #
 # Prints one line per check and a closing "N passed, N failed".
 set -uo pipefail
@@ -117,6 +123,23 @@ check "TRL: warm start (SFTTrainer, 20 steps, CPU)" "$PY" train.py warm-start --
 check "TRL: GRPO proxy arm (GRPOTrainer, 2 steps, CPU)" "$PY" train.py grpo --arm proxy --steps 2 --cpu
 check "TRL: eval.py on the warm start" "$PY" eval.py out/warm-start
 check "TRL: GRPO as two processes (accelerate, CPU)" "$VENV/bin/accelerate" launch --num_processes 2 --cpu train.py grpo --arm sound --steps 2 --cpu --out out2 --model out/warm-start
+
+# Loss parity: short runs of sft-basics and dpo-pairs, exported for TRL.
+cd "$ROOT"
+"$BIN" drill run sft-basics --seed 2 --set steps=30 --set holdout=200 >/dev/null
+SRUN="$(ls -d "$AGENTLAB_HOME"/runs/sft-basics/* | sort | tail -1)"
+"$BIN" export "$SRUN" --to trl --out "$WORK/sft" >/dev/null || exit 1
+"$BIN" drill run dpo-pairs --seed 2 --set digits=1 --set sft_steps=150 --set steps=4 --set evals=1 \
+  --set prompts=64 --set test_size=16 --set eval_samples=2 >/dev/null
+DRUN="$(ls -d "$AGENTLAB_HOME"/runs/dpo-pairs/* | sort | tail -1)"
+"$BIN" export "$DRUN" --to trl --out "$WORK/dpo" >/dev/null || exit 1
+cd "$WORK/sft"
+check "sft-basics: TRL's tokens and labels, transformers' masked loss = agentlab's" "$PY" check_loss.py
+check "sft-basics: SFTTrainer, 20 steps, then eval.py" sh -c "'$PY' train.py --steps 20 --cpu && '$PY' eval.py out/sft start"
+cd "$WORK/dpo"
+check "dpo-pairs: DPO loss in PyTorch and TRL = agentlab's" "$PY" check_loss.py
+check "dpo-pairs: DPOTrainer and SFT on chosen, 3 steps each, then eval.py" sh -c \
+  "'$PY' train.py --arm dpo --steps 3 --cpu && '$PY' train.py --arm sft-on-chosen --steps 3 --cpu && '$PY' eval.py sft out/dpo out/sft-on-chosen"
 cd "$ROOT"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

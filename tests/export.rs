@@ -342,9 +342,13 @@ fn hf_export_of_a_run_is_gpt2_and_computes_the_labs_logits() {
 fn bad_requests_exit_2_with_the_reason() {
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let o = run(h, &["export", "sft-basics", "--to", "trl", "--out", h.join("x").to_str().unwrap()]);
+    let o = run(h, &["export", "ewc-replay", "--to", "trl", "--out", h.join("x").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
-    assert!(err(&o).contains("grpo-rlvr"), "names the drills that do export: {}", err(&o));
+    assert!(err(&o).contains("grpo-rlvr, sft-basics, dpo-pairs"), "names the drills that do export: {}", err(&o));
+    // A drill with an exporter, but not to this engine: the reason.
+    let o = run(h, &["export", "sft-basics", "--to", "verl", "--out", h.join("x").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(err(&o).contains("RL engine") && err(&o).contains("Drills that export to verl: grpo-rlvr"), "{}", err(&o));
     let o = run(h, &["export", "grpo-rlvr", "--to", "deepspeed", "--out", h.join("x").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("hf, peft, trl, verl"), "{}", err(&o));
@@ -360,4 +364,224 @@ fn bad_requests_exit_2_with_the_reason() {
     let o = run(h, &["export", "grpo-rlvr", "--to", "verl", "--out", h.join("no/such/dir").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(!h.join("x").exists());
+}
+
+/// The masked cross-entropy of `tokens` under the exported `gpt2` checkpoint in
+/// `dir`, by GPT-2's own forward pass: token t is a target where `in_loss[t]`
+/// (position t − 1 predicts it); the mean over every target of the batch.
+fn gpt2_masked_ce(dir: &Path, tokens: &[Vec<u32>], in_loss: &[Vec<bool>]) -> f64 {
+    let (mut sum, mut n) = (0f64, 0usize);
+    for (ids, keep) in tokens.iter().zip(in_loss) {
+        let logits = gpt2_logits(dir, ids);
+        for t in 1..ids.len() {
+            if keep[t] {
+                let row = &logits[t - 1];
+                let m = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) as f64;
+                let lse = m + row.iter().map(|&x| (x as f64 - m).exp()).sum::<f64>().ln();
+                sum += lse - row[ids[t] as usize] as f64;
+                n += 1;
+            }
+        }
+    }
+    sum / n as f64
+}
+
+/// sft-basics → TRL: the run's own data split in TRL's prompt-completion
+/// format, and agentlab's loss on the drill's first batch equal to GPT-2's on
+/// the exported checkpoints with the prompt masked — and not to the loss over
+/// every token (so an export that dropped the masking fails here).
+#[test]
+fn sft_basics_exports_to_trl_with_the_drills_masking_and_loss() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let o = run(h, &["drill", "run", "sft-basics", "--seed", "2", "--set", "steps=30", "--set", "holdout=200"]);
+    assert!(out(&o).contains("saved in"), "{}{}", out(&o), err(&o));
+    let dir = newest_run(h, "sft-basics");
+    let trl = h.join("trl");
+    let o = run(h, &["export", dir.to_str().unwrap(), "--to", "trl", "--out", trl.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    let got = files(&trl);
+    for f in [
+        "README.md",
+        "train.py",
+        "eval.py",
+        "check_loss.py",
+        "requirements.txt",
+        "experiment.json",
+        "loss_parity.json",
+        "data/train.jsonl",
+        "data/test.jsonl",
+        "start/model.safetensors",
+        "start/tokenizer.json",
+        "trained/model.safetensors",
+    ] {
+        assert!(got.contains(f), "{f} missing: {got:?}");
+    }
+    for f in ["README.md", "train.py", "eval.py", "check_loss.py"] {
+        assert!(!std::fs::read_to_string(trl.join(f)).unwrap().contains("{{"), "{f} has an unfilled placeholder");
+    }
+    let train_py = std::fs::read_to_string(trl.join("train.py")).unwrap();
+    for line in [
+        "completion_only_loss=True,  # drill parameter `mask_prompt`",
+        "max_steps=steps or 30,  # drill parameter `steps`",
+        "per_device_train_batch_size=64,  # drill parameter `batch`",
+        "learning_rate=0.003,  # drill parameter `lr`",
+        "warmup_steps=30,  # drill parameter `warmup`",
+        "bf16=False,",
+    ] {
+        assert!(train_py.contains(line), "train.py lacks {line:?}");
+    }
+    // The run's split: 200 held out, the rest trained on, the answer reversed, no prompt in a completion.
+    let (train, test) = (read_jsonl(&trl.join("data/train.jsonl")), read_jsonl(&trl.join("data/test.jsonl")));
+    assert_eq!((train.len(), test.len()), (9800, 200));
+    let held: BTreeSet<&str> = test.iter().map(|r| r["prompt"].as_str().unwrap()).collect();
+    for r in &train {
+        let (p, c) = (r["prompt"].as_str().unwrap(), r["completion"].as_str().unwrap());
+        assert!(!held.contains(p), "{p} is held out and trained on");
+        let (a, b) = (p[..2].parse::<u32>().unwrap(), p[3..5].parse::<u32>().unwrap());
+        assert_eq!(c, format!("{:03}", a + b).chars().rev().collect::<String>(), "{r}");
+    }
+
+    let parity: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trl.join("loss_parity.json")).unwrap()).unwrap();
+    let tokens: Vec<Vec<u32>> = serde_json::from_value(parity["tokens"].clone()).unwrap();
+    let in_loss: Vec<Vec<bool>> = serde_json::from_value(parity["in_loss"].clone()).unwrap();
+    assert_eq!(tokens.len(), 64);
+    // Only the answer and its end token are in the loss: the completion TRL appends the end token to.
+    for (row, keep) in parity["rows"].as_array().unwrap().iter().zip(&in_loss) {
+        let n = row["prompt"].as_str().unwrap().len();
+        let want: Vec<bool> = (0..keep.len()).map(|i| i >= n).collect();
+        assert_eq!(keep, &want, "{row}");
+        assert_eq!(keep.len(), n + row["completion"].as_str().unwrap().len() + 1);
+    }
+    // The first batch is the drill's: agentlab's loss of the start model on it is the run's step-0 loss.
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    let step0 = metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["data"]["name"] == "loss" && e["data"]["step"] == 0)
+        .expect("the run's step-0 loss");
+    let models = parity["models"].as_array().unwrap();
+    assert_eq!(models[0]["dir"], "start");
+    assert_eq!(models[0]["loss"].as_f64(), step0["data"]["value"].as_f64(), "not the drill's first batch");
+    let every: Vec<Vec<bool>> = in_loss.iter().map(|k| vec![true; k.len()]).collect();
+    for m in models {
+        let d = trl.join(m["dir"].as_str().unwrap());
+        let (ours, all) = (m["loss"].as_f64().unwrap(), m["loss_every_token"].as_f64().unwrap());
+        let theirs = gpt2_masked_ce(&d, &tokens, &in_loss);
+        assert!((theirs - ours).abs() / ours < 1e-4, "{m}: GPT-2's masked loss {theirs}, agentlab's {ours}");
+        let theirs_all = gpt2_masked_ce(&d, &tokens, &every);
+        assert!((theirs_all - all).abs() / all < 1e-4, "{m}: GPT-2's unmasked loss {theirs_all}, agentlab's {all}");
+    }
+    // After 30 steps the masked loss is well below the loss over every token (the operands no model predicts).
+    let trained = &models[1];
+    assert_eq!(trained["dir"], "trained");
+    assert!(trained["loss"].as_f64().unwrap() < 0.8 * trained["loss_every_token"].as_f64().unwrap(), "{trained}");
+
+    // A drill id exports too (the starting model and the data, no trained model).
+    let fresh = h.join("fresh");
+    let o = run(h, &["export", "sft-basics", "--seed", "2", "--to", "trl", "--out", fresh.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    assert!(fresh.join("start/model.safetensors").is_file() && !fresh.join("trained").exists());
+    assert_eq!(
+        std::fs::read(fresh.join("start/model.safetensors")).unwrap(),
+        std::fs::read(trl.join("start/model.safetensors")).unwrap()
+    );
+}
+
+/// dpo-pairs → TRL: a run's SFT model and DPO policy, pairs in TRL's
+/// preference format (judged by the verifier: the chosen answer right, the
+/// rejected wrong), and agentlab's DPO loss equal to one computed from GPT-2's
+/// forward pass on the exported checkpoints. Without a run it is refused.
+#[test]
+fn dpo_pairs_exports_to_trl_with_the_drills_loss() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let o = run(h, &["export", "dpo-pairs", "--to", "trl", "--out", h.join("x").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(err(&o).contains("drill run dpo-pairs"), "{}", err(&o));
+    assert!(!h.join("x").exists());
+    let short = [
+        "--set",
+        "digits=1",
+        "--set",
+        "sft_steps=150",
+        "--set",
+        "steps=4",
+        "--set",
+        "evals=1",
+        "--set",
+        "prompts=64",
+        "--set",
+        "test_size=16",
+        "--set",
+        "eval_samples=2",
+    ];
+    let o = run(h, &[&["drill", "run", "dpo-pairs", "--seed", "2"][..], &short].concat());
+    assert!(out(&o).contains("saved in"), "{}{}", out(&o), err(&o));
+    let dir = newest_run(h, "dpo-pairs");
+    let trl = h.join("trl");
+    let o = run(h, &["export", dir.to_str().unwrap(), "--to", "trl", "--out", trl.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    let got = files(&trl);
+    for f in [
+        "README.md",
+        "train.py",
+        "eval.py",
+        "check_loss.py",
+        "loss_parity.json",
+        "data/train.jsonl",
+        "data/test.jsonl",
+        "data/heldout.jsonl",
+        "sft/model.safetensors",
+        "dpo/model.safetensors",
+    ] {
+        assert!(got.contains(f), "{f} missing: {got:?}");
+    }
+    let train_py = std::fs::read_to_string(trl.join("train.py")).unwrap();
+    for line in [
+        "BETA = {\"dpo\": 2.0, \"dpo-beta-compare\": 0.2}",
+        "loss_type=[\"sigmoid\"],  # drill parameter `loss`",
+        "max_steps=steps or 4,  # drill parameter `steps`",
+        "per_device_train_batch_size=32,  # drill parameter `batch`",
+        "learning_rate=0.0001,  # drill parameter `lr`",
+        "bf16=False,",
+    ] {
+        assert!(train_py.contains(line), "train.py lacks {line:?}");
+    }
+    // Pairs the verifier ordered: the chosen answer is the sum, the rejected one is not.
+    let held: BTreeSet<String> =
+        read_jsonl(&trl.join("data/heldout.jsonl")).iter().map(|r| r["prompt"].as_str().unwrap().to_string()).collect();
+    let pairs = read_jsonl(&trl.join("data/train.jsonl"));
+    assert!(!pairs.is_empty());
+    for r in &pairs {
+        let p = r["prompt"].as_str().unwrap();
+        assert!(!held.contains(p), "a held-out problem among the training pairs: {r}");
+        let (a, b) = p.trim_end_matches('=').split_once('+').unwrap();
+        let gold: String =
+            format!("{:02}", a.parse::<u32>().unwrap() + b.parse::<u32>().unwrap()).chars().rev().collect();
+        assert_eq!(r["chosen"], gold.as_str(), "{r}");
+        assert_ne!(r["rejected"], gold.as_str(), "{r}");
+    }
+    // agentlab's loss equals one written out from GPT-2's forward pass on the exported models.
+    let parity: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trl.join("loss_parity.json")).unwrap()).unwrap();
+    let beta = parity["beta"].as_f64().unwrap();
+    let logp = |model: &str, prompt: &[u32], answer: &[u32]| -> f64 {
+        let ids: Vec<u32> = prompt.iter().chain(answer).copied().collect();
+        let in_loss: Vec<bool> = (0..ids.len()).map(|i| i >= prompt.len()).collect();
+        let n = answer.len() as f64;
+        -gpt2_masked_ce(&trl.join(model), &[ids], &[in_loss]) * n
+    };
+    let mut losses = Vec::new();
+    for t in parity["tokens"].as_array().unwrap() {
+        let v = |k: &str| -> Vec<u32> { serde_json::from_value(t[k].clone()).unwrap() };
+        let (p, c, r) = (v("prompt"), v("chosen"), v("rejected"));
+        let h = (logp("dpo", &p, &c) - logp("sft", &p, &c)) - (logp("dpo", &p, &r) - logp("sft", &p, &r));
+        losses.push((1.0 + (-beta * h).exp()).ln());
+    }
+    let theirs = losses.iter().sum::<f64>() / losses.len() as f64;
+    let ours = parity["loss"].as_f64().unwrap();
+    assert!((theirs - ours).abs() / ours < 1e-4, "DPO loss from GPT-2's forward {theirs}, agentlab's {ours}");
+    assert!((parity["loss_at_reference"].as_f64().unwrap() - std::f64::consts::LN_2).abs() < 1e-5);
 }

@@ -108,6 +108,7 @@ fn e_exports_the_png_off_the_ui_thread() {
     let dir = common::saved_run(&runs, "2026-01-01T00-00-00", 40, 800, None);
     let mut a = drill_app("sft-basics", &runs);
     key(&mut a, KeyCode::Char('e'));
+    key(&mut a, KeyCode::Char('p'));
     assert_eq!(flash(&a), "exporting the charts to PNG…");
     assert!(draw(&mut a).contains("exporting the charts to PNG… · track 0"));
     common::settle(&mut a);
@@ -115,6 +116,58 @@ fn e_exports_the_png_off_the_ui_thread() {
     assert_eq!(flash(&a), format!("exported {} (partial: interrupted at step 40 of 800 (train))", png.display()));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"), "a PNG was written");
     assert!(!draw(&mut a).contains("exporting"));
+}
+
+/// `e` opens a menu of what the shown run exports to: the PNG and each engine
+/// its drill has an exporter for (sft-basics: hf and TRL; grpo-rlvr: all
+/// four); a letter or Enter picks, Esc closes; `T` still exports for TRL.
+#[test]
+fn e_offers_the_png_and_the_engines_the_drill_exports_to() {
+    let home = tempfile::tempdir().unwrap();
+    let runs = home.path().join("runs");
+    let dir = common::saved_run(&runs, "2026-01-01T00-00-00", 40, 800, None);
+    std::fs::write(
+        dir.join("config.toml"),
+        "drill = \"sft-basics\"\npreset = \"quick\"\nseed = 1\ndevice = \"cpu\"\n\n[params]\nsteps = 800\nbatch = 64\n\
+         lr = 0.003\nwarmup = 30\nd_model = 64\nn_layers = 2\nn_heads = 4\nreverse_answer = true\nmask_prompt = true\n\
+         holdout = 1000\n",
+    )
+    .unwrap();
+    let mut a = drill_app("sft-basics", &runs);
+    key(&mut a, KeyCode::Char('e'));
+    let s = draw(&mut a);
+    assert!(s.contains("export the shown run"), "{s}");
+    for item in ["▸ p  the charts as a PNG", "h  Hugging Face checkpoint", "t  the same experiment for TRL"] {
+        assert!(s.contains(item), "{item} missing:\n{s}");
+    }
+    assert!(!s.contains("for verl") && !s.contains("for PEFT"), "sft-basics exports to neither:\n{s}");
+    assert!(a.flash.is_none(), "nothing exported yet");
+    // ↓ Enter picks the second item; Esc closes without exporting.
+    key(&mut a, KeyCode::Esc);
+    assert!(!draw(&mut a).contains("export the shown run"));
+    key(&mut a, KeyCode::Char('e'));
+    key(&mut a, KeyCode::Char('t'));
+    assert_eq!(flash(&a), "exporting the run for trl…");
+    common::settle(&mut a);
+    let readme = dir.join("export-trl").join("README.md");
+    assert_eq!(flash(&a), format!("exported for trl: follow {}", readme.display()));
+    assert!(dir.join("export-trl/data/train.jsonl").is_file() && dir.join("export-trl/start/config.json").is_file());
+    // T without the menu, as before.
+    key(&mut a, KeyCode::Char('T'));
+    assert_eq!(flash(&a), "exporting the run for trl…");
+    common::settle(&mut a);
+    assert_eq!(flash(&a), format!("exported for trl: follow {}", readme.display()));
+
+    let mut g = drill_app("grpo-rlvr", &home.path().join("runs2"));
+    // No run shown: nothing to export, no menu.
+    key(&mut g, KeyCode::Char('e'));
+    assert!(!draw(&mut g).contains("export the shown run"));
+    let meta = g.content.drill("grpo-rlvr").unwrap().clone();
+    let menu = drill::export_menu::ExportMenu::for_drill(&meta.id);
+    let keys: String = menu.items.iter().map(|i| i.key()).collect();
+    assert_eq!(keys, "phatv", "grpo-rlvr exports to every engine");
+    let keys: String = drill::export_menu::ExportMenu::for_drill("ewc-replay").items.iter().map(|i| i.key()).collect();
+    assert_eq!(keys, "p", "a drill without an exporter offers the PNG only");
 }
 
 #[test]

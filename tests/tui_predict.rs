@@ -346,7 +346,8 @@ fn a_reopened_drill_shows_its_last_run_and_a_failed_claim_says_why() {
     key(&mut a, KeyCode::Char('3'));
     assert!(draw(&mut a, 120, 40).contains("✗ loss_drop — what the claim shows: The loss barely fell"));
     key(&mut a, KeyCode::Char('e'));
-    // The PNG is drawn off the UI thread: the result comes with a tick.
+    key(&mut a, KeyCode::Enter); // the first item of the export menu: the PNG
+                                 // The PNG is drawn off the UI thread: the result comes with a tick.
     common::settle(&mut a);
     let flash = a.flash.clone().unwrap_or_default();
     assert!(flash.starts_with("exported ") && flash.contains("2026-11-25T10-30-00"), "{flash}");

@@ -24,6 +24,7 @@ use candle_core::Device;
 use serde_json::json;
 
 use super::{fill, write, Source};
+use crate::drills::keep::{KeptRun, Missing};
 use crate::drills::sft_basics::{self, Params};
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::Gpt;
@@ -79,7 +80,19 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     notes.push(crate::t!("export-start-model", dir = "start/"));
     let mut models =
         vec![json!({ "dir": "start", "loss": loss(&start, &examples)?, "loss_every_token": loss(&start, &every)? })];
-    if let Some(run) = src.run.as_ref().map(|_| super::hf::kept(src, notes)).transpose()?.flatten() {
+    // A run that kept its weights adds its trained model; one without (pruned, or never kept) exports the rest.
+    let kept = match &src.run {
+        Some(d) => match KeptRun::open(d, &src.drill, &src.preset, src.seed, src.params.clone())? {
+            Ok(run) => Some(run),
+            Err(Missing::Pruned) => {
+                notes.push(crate::t!("export-pruned", dir = d.display().to_string()));
+                None
+            }
+            Err(_) => None,
+        },
+        None => None,
+    };
+    if let Some(run) = kept {
         let trained = run.tiny(sft_basics::TRAINED_ARM, &Device::Cpu)?;
         super::hf::write_gpt2(&trained, &tok, &dir.join("trained"))?;
         notes.push(crate::t!("export-trained-model", dir = "trained/"));

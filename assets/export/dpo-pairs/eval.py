@@ -28,8 +28,8 @@ def load(path):
 def answers(tok, model, prompts, sample):
     ids = torch.tensor([tok(p)["input_ids"] for p in prompts])  # same length: no padding
     with torch.no_grad():
-        out = model.generate(ids, do_sample=sample, temperature={{TEMPERATURE}} if sample else None, top_k=0,
-                             max_new_tokens=MAX_NEW, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+        how = dict(do_sample=True, temperature={{TEMPERATURE}}, top_k=0) if sample else dict(do_sample=False)
+        out = model.generate(ids, max_new_tokens=MAX_NEW, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, **how)
     return [tok.decode(o, skip_special_tokens=True) for o in out[:, ids.shape[1]:].tolist()]
 
 

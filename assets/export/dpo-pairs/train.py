@@ -41,6 +41,7 @@ def schedule(out, steps, cpu):
         adam_epsilon=1e-8,
         weight_decay=0.0,  # TrainConfig::cosine: no weight decay
         max_grad_norm=1.0,  # TrainConfig::cosine: clip the global norm at 1
+        bf16=False,  # the drill computes in f32 (TRL defaults to bf16 autocast where the device has it)
         use_cpu=cpu,
         logging_steps=10,
         save_strategy="no",

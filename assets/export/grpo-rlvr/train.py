@@ -63,6 +63,7 @@ def warm_start(args):
         weight_decay=0.0,  # TrainConfig: no weight decay
         max_grad_norm=1.0,  # TrainConfig: clip the global norm at 1
         completion_only_loss=True,  # the loss on the answer and its end token only, as the drill masks
+        bf16=False,  # the drill computes in f32 (TRL defaults to bf16 autocast where the device has it)
         use_cpu=args.cpu,
         logging_steps=10,
         save_strategy="no",
@@ -118,6 +119,7 @@ def grpo(args):
         top_k=0,  # sampling from the full distribution, as the drill does
         top_p=1.0,
         reward_weights=[1.0, 0.0, 0.0, 0.0],  # pay by the arm's verifier; log the others as hacking detectors
+        bf16=False,  # the drill computes in f32 (TRL defaults to bf16 autocast where the device has it)
         use_cpu=args.cpu,
         logging_steps=1,
         save_strategy="no",

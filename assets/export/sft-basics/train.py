@@ -41,6 +41,7 @@ def config(out, steps=None, cpu=True):
         completion_only_loss={{MASK_PROMPT}},  # drill parameter `mask_prompt`: the loss on the answer and its end token only
         # drill parameter `reverse_answer` = {{REVERSE}}: already in data/ (the sum written least significant digit first)
         # drill parameters `d_model`, `n_layers`, `n_heads`: the shape of start/ (config.json)
+        bf16=False,  # the drill computes in f32 (TRL defaults to bf16 autocast where the device has it)
         use_cpu=cpu,
         logging_steps=20,
         save_strategy="no",
