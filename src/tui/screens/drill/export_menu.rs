@@ -61,9 +61,14 @@ impl ExportMenu {
         for (i, item) in self.items.iter().enumerate() {
             let on = i == self.cursor;
             let style = if on { accent().add_modifier(Modifier::BOLD) } else { Style::default() };
-            let text = format!("{} {}  {}", if on { "▸" } else { " " }, item.key(), item.label());
-            for (j, l) in crate::tui::widgets::wrap_words(&text, width).into_iter().enumerate() {
-                out.push(Line::from(Span::styled(if j == 0 { l } else { format!("     {l}") }, style)));
+            let head = format!("{} {}  ", if on { "▸" } else { " " }, item.key());
+            for (j, l) in
+                crate::tui::widgets::wrap_words(&item.label(), width.saturating_sub(5)).into_iter().enumerate()
+            {
+                out.push(Line::from(Span::styled(
+                    if j == 0 { format!("{head}{l}") } else { format!("     {l}") },
+                    style,
+                )));
             }
         }
         if self.items.len() == 1 {
