@@ -62,10 +62,13 @@ pub(crate) fn texts(a: u32, b: u32, reverse: bool) -> (String, String) {
     (format!("{a:02}+{b:02}="), if reverse { digits.chars().rev().collect() } else { digits })
 }
 
+/// Operand pairs (a, b).
+pub(crate) type Pairs = Vec<(u32, u32)>;
+
 /// The drill's data: every pair (a, b) with a, b < 100 shuffled by the run's
 /// seed, split into the held-out pairs and the training pairs, and the random
 /// stream the batches are then drawn from.
-pub(crate) fn split(seed: u64, holdout: usize) -> (Vec<(u32, u32)>, Vec<(u32, u32)>, Rng) {
+pub(crate) fn split(seed: u64, holdout: usize) -> (Pairs, Pairs, Rng) {
     let mut rng = Rng::new(seed);
     let mut pairs: Vec<(u32, u32)> = (0..100).flat_map(|a| (0..100).map(move |b| (a, b))).collect();
     rng.shuffle(&mut pairs);
