@@ -797,6 +797,7 @@ fn export_of_an_interrupted_run_says_it_is_partial() {
         claims: vec![],
         wall_s: 1.0,
         finals: Default::default(),
+        phases: Vec::new(),
     };
     std::fs::write(dir.join("report.json"), serde_json::to_string(&report).unwrap()).unwrap();
     let o = agentlab(&["export", dir.to_str().unwrap(), "--csv"]);

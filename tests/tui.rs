@@ -912,6 +912,7 @@ mod sweeps {
             claims: vec![],
             wall_s: 0.5,
             finals: Default::default(),
+            phases: Vec::new(),
         };
         saved_run(&runs, "2026-01-02T00-00-00", 0, Some(failed));
         key(&mut a, KeyCode::Char('4'));

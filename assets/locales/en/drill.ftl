@@ -38,6 +38,7 @@ drill-claims-failed = { $count ->
 ## Claims panel
 drill-claims-title = Claims
 drill-claims-title-log = Claims · all in 3 Log
+drill-claims-title-hidden = Claims · hidden
 drill-claim-was = (was { $value })
 drill-claim-observed = { $value } observed ({ $threshold })
 drill-claim-not-measured = not measured: the run ended first ({ $threshold })
@@ -111,9 +112,11 @@ drill-gauge-break = b: break a claim on purpose
 drill-gauge-interrupted = interrupted at step { $step } of { $total } ({ $phase })
 drill-gauge-stopped = the process stopped before the run ended
 drill-gauge-step = { $phase } · step { $step }/{ $total }
-drill-gauge-eta = ETA { $secs } s
+drill-gauge-eta-run = { $time } left
+drill-gauge-eta-phase = { $time } left in this phase
 drill-gauge-starting = { $phase } · starting…
 drill-gauge-idle = idle · s starts a run
+drill-gauge-idle-expected = idle · s starts a run (about { $time })
 
 ## Log lines
 drill-log-started = ▶ started · preset { $preset } · seed { $seed } · { $device }

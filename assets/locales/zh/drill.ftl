@@ -35,6 +35,7 @@ drill-runs-held = { $held }/{ $total } 成立
 ## 断言面板
 drill-claims-title = 断言
 drill-claims-title-log = 断言 · 全文见“3 日志”页
+drill-claims-title-hidden = 断言 · 已隐藏
 drill-claim-was = （原为 { $value }）
 drill-claim-observed = { $value } 观察项（{ $threshold }）
 drill-claim-not-measured = 未测得：运行已先结束（{ $threshold }）
@@ -105,9 +106,11 @@ drill-gauge-break = b：故意让一条断言失败
 drill-gauge-interrupted = 在第 { $step }/{ $total } 步中断（{ $phase }）
 drill-gauge-stopped = 进程在运行结束前停止了
 drill-gauge-step = { $phase } · 第 { $step }/{ $total } 步
-drill-gauge-eta = 预计还需 { $secs } 秒
+drill-gauge-eta-run = 整个运行预计还需 { $time }
+drill-gauge-eta-phase = 本阶段预计还需 { $time }
 drill-gauge-starting = { $phase } · 启动中…
 drill-gauge-idle = 空闲 · 按 s 开始运行
+drill-gauge-idle-expected = 空闲 · 按 s 开始运行（约 { $time }）
 
 ## 日志行
 drill-log-started = ▶ 开始 · 预设 { $preset } · 种子 { $seed } · { $device }

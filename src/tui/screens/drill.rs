@@ -452,6 +452,24 @@ impl State {
         preset_label(&self.meta, &self.preset, &self.params)
     }
 
+    /// How long a run of the configuration is expected to take: the newest
+    /// finished run of the same preset and values on this machine (with
+    /// when each phase began), else the drill's measured time for the
+    /// preset as it ships.
+    pub fn pace(&self) -> Option<run_view::Pace> {
+        let same = self.runs.iter().find_map(|r| {
+            let (c, rep) = (r.config.as_ref()?, r.report.as_ref()?);
+            let finished = matches!(rep.status, RunStatus::Passed | RunStatus::ClaimsFailed);
+            (finished && c.preset == self.preset && c.params == self.params && c.uses == self.uses)
+                .then(|| run_view::Pace { phases: rep.phases.clone(), total_s: rep.wall_s })
+        });
+        same.or_else(|| {
+            let shipped = self.edited_keys().is_empty() && self.uses.is_empty();
+            let total_s = *self.meta.measured_s.get(&self.preset).filter(|_| shipped)?;
+            Some(run_view::Pace { phases: Vec::new(), total_s })
+        })
+    }
+
     /// A run was started and its final report has not arrived yet.
     pub fn running(&self) -> bool {
         self.run.is_some() && self.view.report.is_none()
@@ -766,6 +784,7 @@ impl State {
                 claims: self.view.claims.clone(),
                 wall_s: 0.0,
                 finals: BTreeMap::new(),
+                phases: Vec::new(),
             };
             self.view.apply(Event::Finished(r));
             got = true;
@@ -1111,6 +1130,7 @@ impl State {
                 self.shown_dir = Some(h.dir.clone());
                 self.run = Some(h);
                 self.view = RunView::default();
+                self.view.pace = self.pace();
                 self.viewing = None;
                 self.viewing_preset = None;
                 self.viewed_preset = None;
