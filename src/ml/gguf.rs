@@ -62,7 +62,11 @@ pub fn display_name(path: &Path, general: &str) -> String {
         Some(i) if quant(&stem[i + 1..]) => stem[..i].to_string(),
         _ => stem,
     };
-    if name.trim().is_empty() { general.to_string() } else { name }
+    if name.trim().is_empty() {
+        general.to_string()
+    } else {
+        name
+    }
 }
 
 /// Read the header and metadata of `path` (not the tensor data).

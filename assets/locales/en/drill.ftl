@@ -254,3 +254,8 @@ drill-sweep-left = about { $time } left
 ## Mastery bar
 drill-not-started = not started
 drill-status-corrupt = report unreadable
+
+## Why a claim failed in a run with changed settings (beside its ✗, and in `drill run`)
+drill-because-setting = { $key } = { $value } (preset { $preset })
+drill-because = because: { $changed }
+drill-because-measured = because: { $changed }. Measured with { $set }: { $effect }

@@ -257,3 +257,8 @@ drill-sweep-left = 约剩 { $time }
 ## 掌握度条
 drill-not-started = 未开始
 drill-status-corrupt = 报告无法读取
+
+## 断言在改动了设置的运行中失败的原因（在 ✗ 旁边，以及 `drill run` 中）
+drill-because-setting = { $key } = { $value }（预设为 { $preset }）
+drill-because = 原因：{ $changed }
+drill-because-measured = 原因：{ $changed }。在 { $set } 下测得：{ $effect }

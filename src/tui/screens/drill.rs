@@ -139,6 +139,8 @@ pub struct State {
     pub viewing_preset: Option<String>,
     /// The preset of the saved run shown (its claims are that preset's).
     pub viewed_preset: Option<String>,
+    /// The shown saved run's preset and values (for "because: …" beside a ✗).
+    pub viewed_config: Option<(String, BTreeMap<String, ParamValue>)>,
     pub previous: Option<Vec<(String, Vec<Point>)>>,
     pub opts: chart::ChartOpts,
     pub chart_page: usize,
@@ -297,6 +299,7 @@ impl State {
             viewing: None,
             viewing_preset: None,
             viewed_preset: None,
+            viewed_config: None,
             previous: None,
             opts: chart::ChartOpts::default(),
             chart_page: 0,
@@ -423,6 +426,7 @@ impl State {
         self.viewing = None;
         self.viewing_preset = None;
         self.viewed_preset = None;
+        self.viewed_config = None;
         self.previous = None;
         self.shown_dir = None;
         self.showing_last = false;
@@ -450,6 +454,16 @@ impl State {
     /// "quick", or "quick, edited: lr, steps" once parameters were changed.
     pub fn preset_label(&self) -> String {
         preset_label(&self.meta, &self.preset, &self.params)
+    }
+
+    /// The preset and values the shown run was made with: a saved run's
+    /// own, else this screen's run's (live or just finished).
+    pub fn shown_config(&self) -> Option<(&str, &BTreeMap<String, ParamValue>)> {
+        match (&self.viewing, &self.run) {
+            (Some(_), _) => self.viewed_config.as_ref().map(|(p, v)| (p.as_str(), v)),
+            (None, Some(h)) => Some((h.config.preset.as_str(), &h.config.params)),
+            (None, None) => None,
+        }
     }
 
     /// How long a run of the configuration is expected to take: the newest
@@ -750,6 +764,7 @@ impl State {
         // The run records its parameters: say which differed from its preset.
         self.viewing_preset = r.config.as_ref().map(|c| preset_label(&self.meta, &c.preset, &c.params));
         self.viewed_preset = r.config.as_ref().map(|c| c.preset.clone());
+        self.viewed_config = r.config.as_ref().map(|c| (c.preset.clone(), c.params.clone()));
         self.shown_dir = Some(r.dir.clone());
         self.compare = None;
         self.runs_diff = None;
@@ -1134,6 +1149,7 @@ impl State {
                 self.viewing = None;
                 self.viewing_preset = None;
                 self.viewed_preset = None;
+                self.viewed_config = None;
                 self.log_scroll = None;
                 self.chart_page = 0;
                 self.showing_last = false;

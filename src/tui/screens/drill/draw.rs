@@ -82,6 +82,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ended,
         was,
         s.claims_hidden(),
+        s.shown_config(),
     );
     // …and leave the config at least 6 rows (a few parameters and their help).
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5).min(left.height.saturating_sub(6).max(3));

@@ -221,7 +221,8 @@ mod tests {
     #[test]
     fn eta_covers_every_phase_by_a_past_runs_shares() {
         // A past run: SFT took half of its 60 s, GRPO a third, the evaluation the rest.
-        let pace = Pace { phases: vec![("sft".into(), 0.0), ("grpo".into(), 30.0), ("eval".into(), 50.0)], total_s: 60.0 };
+        let pace =
+            Pace { phases: vec![("sft".into(), 0.0), ("grpo".into(), 30.0), ("eval".into(), 50.0)], total_s: 60.0 };
         let mut v = RunView { pace: Some(pace), ..RunView::default() };
         v.apply(started());
         v.apply(Event::Phase("sft".into()));
