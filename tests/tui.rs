@@ -1529,6 +1529,8 @@ fn a_drill_says_how_long_s_takes_and_its_hidden_claims_title_says_hidden() {
         assert!(s.contains("Claims · hidden") && !s.contains("all in 3 Log"), "{w}×{h}:\n{s}");
         let gauge = &lines[h as usize - 2];
         assert!(gauge.contains("s starts a run (about 12s)"), "{w}×{h}: {gauge}");
+        // …and on the preset's line, which stays in sight when a past run is shown.
+        assert!(lines.iter().any(|l| l.contains("preset quick (about 12s a run)")), "{w}×{h}:\n{s}");
         skip_predictions(&mut a);
         assert!(!screen(&draw(&mut a, w, h)).contains("Claims · hidden"));
     }

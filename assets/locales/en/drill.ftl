@@ -20,6 +20,7 @@ drill-src-last-run = last run
 drill-src-reading = reading the last run…
 drill-src-none = no run yet: s starts one
 drill-track-preset = track { $track } · preset { $preset }
+drill-track-preset-time = track { $track } · preset { $preset } (about { $time } a run)
 drill-last-run = last run: { $when } · { $how }
 drill-readme-more = … (r: README)
 

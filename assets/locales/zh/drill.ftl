@@ -20,6 +20,7 @@ drill-src-last-run = 上次运行
 drill-src-reading = 正在读取上次运行…
 drill-src-none = 尚无运行：按 s 开始
 drill-track-preset = 专题 { $track } · 预设 { $preset }
+drill-track-preset-time = 专题 { $track } · 预设 { $preset }（每次运行约 { $time }）
 drill-last-run = 上次运行：{ $when } · { $how }
 drill-readme-more = …（r：README）
 

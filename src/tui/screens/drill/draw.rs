@@ -56,7 +56,20 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                 Span::styled(
                     format!(
                         "{} · ",
-                        crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+                        // How long `s` takes, while nothing runs: on the preset's own line.
+                        match s.pace().filter(|_| !s.running()) {
+                            Some(p) => crate::t!(
+                                "drill-track-preset-time",
+                                track = s.meta.track.to_string(),
+                                preset = s.preset_label(),
+                                time = crate::progress::summary::duration_text(p.total_s.round().max(1.0) as u64)
+                            ),
+                            None => crate::t!(
+                                "drill-track-preset",
+                                track = s.meta.track.to_string(),
+                                preset = s.preset_label()
+                            ),
+                        }
                     ),
                     dim(),
                 ),
