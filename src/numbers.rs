@@ -61,6 +61,16 @@ pub fn fmt_value(v: f64) -> String {
 }
 
 /// The mean of `xs` (0 when empty), summed in order as `f64`.
+/// A count as people say a model's size: 812_345 → "0.8M", 45_000 → "45K",
+/// 134_515_008 → "134.5M", 999 → "999".
+pub fn count_short(n: usize) -> String {
+    match n {
+        n if n >= 100_000 => format!("{:.1}M", n as f64 / 1e6),
+        n if n >= 1_000 => format!("{:.0}K", n as f64 / 1e3),
+        n => n.to_string(),
+    }
+}
+
 pub fn mean<T: Copy + Into<f64>>(xs: &[T]) -> f64 {
     xs.iter().map(|&x| x.into()).sum::<f64>() / xs.len().max(1) as f64
 }
@@ -82,6 +92,14 @@ pub fn timed<T>(f: impl FnOnce() -> anyhow::Result<T>) -> anyhow::Result<(T, f64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_read_as_model_sizes() {
+        assert_eq!(count_short(812_345), "0.8M");
+        assert_eq!(count_short(134_515_008), "134.5M");
+        assert_eq!(count_short(45_000), "45K");
+        assert_eq!(count_short(999), "999");
+    }
 
     #[test]
     fn whole_numbers_say_what_is_wanted() {

@@ -797,6 +797,7 @@ fn export_of_an_interrupted_run_says_it_is_partial() {
         claims: vec![],
         wall_s: 1.0,
         finals: Default::default(),
+        phases: Vec::new(),
     };
     std::fs::write(dir.join("report.json"), serde_json::to_string(&report).unwrap()).unwrap();
     let o = agentlab(&["export", dir.to_str().unwrap(), "--csv"]);
@@ -923,4 +924,20 @@ fn the_model_option_sets_the_model_param_of_drills_that_have_one() {
     // `drill show` says what a text param takes.
     let (out, _) = text(&agentlab(&["--content", c, "drill", "show", "react-tool-call-loop"]));
     assert!(out.lines().any(|l| l.trim_start().starts_with("model") && l.contains("text ≤ 200 chars")), "{out}");
+}
+
+/// `drill run` with a changed setting: a FAIL row is followed by "because:"
+/// (the settings against the preset, and the measured effect the claim's
+/// `breaks_with` lists for the one applied).
+#[test]
+fn a_headless_run_says_why_a_claim_failed() {
+    let home = tempfile::tempdir().unwrap();
+    let o = agentlab_in(
+        home.path(),
+        &["drill", "run", "sft-basics", "--set", "mask_prompt=false", "--set", "steps=30", "--seed", "1"],
+    );
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "claims fail: {out}{err}");
+    assert!(out.contains("because: steps = 30 (preset 800), mask_prompt = false (preset true). Measured with mask_prompt = false: holds on 0 of 4 seeds"), "{out}");
+    assert!(out.contains("because: steps = 30 (preset 800), mask_prompt = false (preset true)\n"), "{out}");
 }

@@ -98,6 +98,7 @@ fn passed_run(runs_root: &Path, drill: &str, name: &str) {
         claims: vec![],
         wall_s: 1.5,
         finals: Default::default(),
+        phases: Vec::new(),
     };
     std::fs::write(dir.join("report.json"), serde_json::to_string(&report).unwrap()).unwrap();
 }

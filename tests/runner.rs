@@ -170,6 +170,9 @@ fn events_stream_in_order_and_end_with_a_report() {
     assert_eq!(r.status, RunStatus::Passed);
     assert_eq!(r.claims.len(), 1);
     assert_eq!(r.finals["loss"], 0.2);
+    // When each phase began: the next run's ETA over the whole run reads its shares.
+    assert_eq!(r.phases.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(), ["train"]);
+    assert!(r.phases[0].1 >= 0.0 && r.phases[0].1 <= r.wall_s);
     // The run directory holds the same story and reloads.
     let saved = runner::load_run(&dir);
     assert_eq!(saved.report.unwrap(), r);

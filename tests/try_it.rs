@@ -136,6 +136,7 @@ fn report(drill: &str) -> agentlab::drills::Report {
         claims: vec![],
         wall_s: 1.0,
         finals: Default::default(),
+        phases: Vec::new(),
     }
 }
 

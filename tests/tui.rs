@@ -912,6 +912,7 @@ mod sweeps {
             claims: vec![],
             wall_s: 0.5,
             finals: Default::default(),
+            phases: Vec::new(),
         };
         saved_run(&runs, "2026-01-02T00-00-00", 0, Some(failed));
         key(&mut a, KeyCode::Char('4'));
@@ -1498,7 +1499,11 @@ fn a_fresh_home_says_where_to_start_and_the_help_lists_f2() {
     let mut a = study_app(dir.path(), 120, 40);
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("New here? n starts track 0's first step; S plans a 30-minute session"), "{s}");
-    assert!(screen(&draw(&mut a, 60, 16)).contains("New here?"));
+    // At 60×16 the line sits atop the details, and the drill list keeps more than one row.
+    let small = screen(&draw(&mut a, 60, 16));
+    assert!(small.contains("New here?"), "{small}");
+    let drill_rows = a.content.drills.iter().filter(|d| small.contains(&format!("{} {}", d.track, d.id))).count();
+    assert!(drill_rows >= 2, "the drill list shows {drill_rows} row(s):\n{small}");
     key(&mut a, KeyCode::Char('?'));
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("F2") && s.contains("switch the language"), "{s}");
@@ -1507,4 +1512,79 @@ fn a_fresh_home_says_where_to_start_and_the_help_lists_f2() {
     a.store.record(&item.id, 0, item.level, Some(true), Rating::Know, t0()).unwrap();
     a.refresh_summary();
     assert!(!screen(&draw(&mut a, 120, 40)).contains("New here?"));
+}
+
+/// Before `s`: how long the preset's run takes (its measured time), and a
+/// claims pane whose title does not send the learner to a log that has no
+/// claims yet while they are hidden (60×16 and 120×40).
+#[test]
+fn a_drill_says_how_long_s_takes_and_its_hidden_claims_title_says_hidden() {
+    for (w, h) in [(60, 16), (120, 40)] {
+        let home = tempfile::tempdir().unwrap();
+        let mut a = app_at(w, h);
+        a.runs_root = home.path().join("runs");
+        open_drill(&mut a, "grpo-rlvr");
+        let lines = draw(&mut a, w, h);
+        let s = screen(&lines);
+        assert!(s.contains("Claims · hidden") && !s.contains("all in 3 Log"), "{w}×{h}:\n{s}");
+        let gauge = &lines[h as usize - 2];
+        assert!(gauge.contains("s starts a run (about 12s)"), "{w}×{h}: {gauge}");
+        // …and on the preset's line, which stays in sight when a past run is shown.
+        assert!(lines.iter().any(|l| l.contains("preset quick (about 12s a run)")), "{w}×{h}:\n{s}");
+        skip_predictions(&mut a);
+        assert!(!screen(&draw(&mut a, w, h)).contains("Claims · hidden"));
+    }
+}
+
+/// A ✗ in a run made with changed settings says "because: …": the settings
+/// against the preset, and where the claim's `breaks_with` lists the one
+/// applied, its measured effect (200×60); a run with the preset's values
+/// gets no such line.
+#[test]
+fn a_failed_claim_says_because_of_the_settings_changed() {
+    use agentlab::content::ParamValue;
+    use agentlab::drills::{ClaimResult, Event};
+    use agentlab::tui::screens::Screen;
+    let home = tempfile::tempdir().unwrap();
+    let mut a = app_at(200, 60);
+    a.runs_root = home.path().join("runs");
+    open_drill(&mut a, "sft-basics");
+    skip_predictions(&mut a);
+    let fail = |meta: &agentlab::content::DrillMeta, id: &str, measured: f64| {
+        let c = meta.claim(id).unwrap();
+        Event::Claim(ClaimResult {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            measured,
+            op: c.op,
+            threshold: c.threshold,
+            pass: false,
+            observation: false,
+        })
+    };
+    let shown = |a: &mut App, edits: &[(&str, ParamValue)]| {
+        if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+            let mut params = d.meta.preset_values("quick").unwrap();
+            for (k, v) in edits {
+                params.insert(k.to_string(), v.clone());
+            }
+            d.viewing = Some("a saved run".into());
+            d.viewed_preset = Some("quick".into());
+            d.viewed_config = Some(("quick".into(), params));
+            d.view = Default::default();
+            let meta = d.meta.clone();
+            d.view.apply(fail(&meta, "loss_drop", 0.41));
+            d.view.apply(fail(&meta, "heldout_accuracy", 0.12));
+        }
+        // The claims pane's text, its wrapped lines joined (the left column, inside its borders).
+        let lines = draw(a, 200, 60);
+        let pane: Vec<&str> = lines.iter().filter_map(|l| l.split('│').nth(1)).collect();
+        pane.join(" ").split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let s = shown(&mut a, &[("mask_prompt", ParamValue::Bool(false)), ("steps", ParamValue::Int(30))]);
+    let flat = &s;
+    assert!(flat.contains("because: steps = 30 (preset 800), mask_prompt = false (preset true)"), "{s}");
+    assert!(flat.contains("Measured with mask_prompt = false: holds on 0 of 4 seeds"), "{s}");
+    let s = shown(&mut a, &[]);
+    assert!(s.contains('✗') && !s.contains("because:"), "{s}");
 }

@@ -179,7 +179,7 @@ fn the_config_scrolls_visibly_and_the_status_line_stays() {
     let s = screen(&lines);
     assert!(s.contains("Config · quick ─") && s.contains(" seed 1 ╮"), "preset and seed in the title:\n{s}");
     assert!(s.contains("↓ ") && s.contains(" more"), "scroll indicator:\n{s}");
-    assert!(s.contains("track 2 · preset quick · no run yet"), "status line:\n{s}");
+    assert!(s.contains("track 2 · preset quick (about 8s a run) · no run yet"), "status line:\n{s}");
     assert!(s.contains("(r: README)"), "the objective is capped:\n{s}");
     // Down to the seed: the window follows, and says what is above.
     for _ in 0..30 {

@@ -167,6 +167,7 @@ fn saved(runs_root: &Path, name: &str, seed: u64, claims: Vec<ClaimResult>) {
         claims: claims.clone(),
         wall_s: 12.0,
         finals: Default::default(),
+        phases: Vec::new(),
     };
     let mut events = vec![Event::Phase("train".into())];
     for step in 1..=40u64 {

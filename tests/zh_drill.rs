@@ -109,6 +109,7 @@ fn a_saved_run_its_claims_and_the_runs_table_are_in_chinese_and_f2_switches_back
         claims,
         wall_s: 12.0,
         finals: Default::default(),
+        phases: Vec::new(),
     };
     common::saved_run(&dir.path().join("runs"), "2026-11-24T09-00-00", 5, 5, Some(report));
     let mut a = app_on_drill(dir.path(), Lang::Zh);

@@ -663,6 +663,13 @@ pub fn drill_run(
                     crate::t!("cli-result-fail")
                 }
             );
+            // A failure in a run with changed settings: which, and what they were measured to do.
+            if !c.pass && !c.observation {
+                let config = &handle.config;
+                if let Some(because) = crate::runner::predict::because(meta, &config.preset, &config.params, &c.id) {
+                    println!("{:id_width$} {because}", "");
+                }
+            }
         }
         let dir = handle.dir.display().to_string();
         match handle.unsaved() {

@@ -307,6 +307,10 @@ pub enum Cmp {
     Le,
     #[serde(rename = "<")]
     Lt,
+    /// Exactly the threshold: a quantity that cannot fall below it (a
+    /// gradient's magnitude that masking makes zero) reads "= 0", not "≤ 0".
+    #[serde(rename = "==")]
+    Eq,
 }
 
 impl Cmp {
@@ -319,6 +323,7 @@ impl Cmp {
             Cmp::Gt => measured > threshold,
             Cmp::Le => measured <= threshold,
             Cmp::Lt => measured < threshold,
+            Cmp::Eq => measured == threshold,
         }
     }
 
@@ -328,6 +333,7 @@ impl Cmp {
             Cmp::Gt => ">",
             Cmp::Le => "≤",
             Cmp::Lt => "<",
+            Cmp::Eq => "=",
         }
     }
 }
@@ -527,6 +533,8 @@ pub(crate) struct RawDrill {
     pub charts: Vec<ChartSpec>,
     #[serde(default, rename = "prediction")]
     pub predictions: Vec<PredictionSpec>,
+    #[serde(default)]
+    pub measured_s: BTreeMap<String, f64>,
 }
 
 /// One chart of a drill, declared in `drill.toml` as `[[chart]]`: the series
@@ -662,6 +670,13 @@ pub struct DrillMeta {
     pub charts: Vec<ChartSpec>,
     /// Questions asked before a preset's first run, answered by the run.
     pub predictions: Vec<PredictionSpec>,
+    /// Seconds a run of each preset took (seed 1, alone on the lab's 2-core
+    /// CPU, as the README reports it): said before `s` starts one.
+    ///
+    /// ```toml
+    /// measured_s = { quick = 11.6, real = 251 }
+    /// ```
+    pub measured_s: BTreeMap<String, f64>,
     pub readme: String,
 }
 
@@ -767,6 +782,14 @@ impl DrillMeta {
         if raw.claims.is_empty() {
             errors.push("a drill needs at least one claim".into());
         }
+        for (preset, secs) in &raw.measured_s {
+            if !raw.presets.contains_key(preset) {
+                errors.push(format!("`measured_s` names preset `{preset}`, which the drill does not have"));
+            }
+            if !(secs.is_finite() && *secs > 0.0) {
+                errors.push(format!("`measured_s.{preset}` must be a positive number of seconds, not {secs}"));
+            }
+        }
         if readme.trim().is_empty() {
             errors.push("README.md is missing or empty".into());
         }
@@ -784,6 +807,7 @@ impl DrillMeta {
             claims: raw.claims,
             charts: raw.charts,
             predictions: raw.predictions,
+            measured_s: raw.measured_s,
             readme,
         })
     }

@@ -314,7 +314,8 @@ pub(crate) fn warm_start(
         d = w.d_model.to_string(),
         layers = w.n_layers.to_string(),
         heads = w.n_heads.to_string(),
-        params = model.num_params().to_string()
+        params = model.num_params().to_string(),
+        size = crate::numbers::count_short(model.num_params())
     ));
     warm_sft(w, ctx, &Text::Chars(tok.clone()), &model, problems, rng, progress_total)?;
     Ok(model)

@@ -541,7 +541,8 @@ fn warm_start(
         d = p.d_model.to_string(),
         layers = p.n_layers.to_string(),
         heads = p.n_heads.to_string(),
-        params = model.num_params().to_string()
+        params = model.num_params().to_string(),
+        size = crate::numbers::count_short(model.num_params())
     );
     ctx.log(crate::t!("view-dpo-log-sft", digits = p.digits.to_string(), gpt = gpt));
     sft_phase(ctx, p, task, &model, fresh, rng)?;

@@ -109,6 +109,11 @@ pub struct Report {
     /// Last value of every series (NaN and ±∞ stored as strings).
     #[serde(with = "crate::numbers::nonfinite::map")]
     pub finals: std::collections::BTreeMap<String, f64>,
+    /// Each phase the run entered and the seconds since the start when it
+    /// did: the next run of the same configuration reads its ETA over the
+    /// whole run from these shares.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<(String, f64)>,
 }
 
 /// Who produced a token of a trajectory, for the teaching views.

@@ -302,7 +302,8 @@ fn stages(p: &Params, ctx: &mut RunCtx, d: &Data, rng: &mut Rng) -> Result<Outco
         d = p.d_model.to_string(),
         layers = p.n_layers.to_string(),
         heads = p.n_heads.to_string(),
-        params = n.to_string()
+        params = n.to_string(),
+        size = crate::numbers::count_short(n)
     ));
     let baseline: Vec<f64> = d.tasks.iter().map(|t| accuracy(&base, t, p.holdout)).collect::<Result<_>>()?;
     // The curves start at the untrained model.

@@ -141,7 +141,8 @@ impl TypedDrill for LongContextRope {
             d = p.d_model.to_string(),
             layers = p.n_layers.to_string(),
             heads = p.n_heads.to_string(),
-            params = model.num_params().to_string()
+            params = model.num_params().to_string(),
+            size = crate::numbers::count_short(model.num_params())
         ));
         let total = p.steps + p.ft_steps;
 

@@ -491,7 +491,8 @@ impl TypedDrill for RewardModelOveropt {
             d = p.d_model.to_string(),
             layers = p.n_layers.to_string(),
             heads = p.n_heads.to_string(),
-            params = sft.num_params().to_string()
+            params = sft.num_params().to_string(),
+            size = crate::numbers::count_short(sft.num_params())
         );
         ctx.log(crate::t!("view-rmo-log-sft", digits = p.digits.to_string(), gpt = gpt));
         let batches = Batches::fresh(|rng: &mut Rng| {

@@ -341,7 +341,8 @@ fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
         d = p.d_model.to_string(),
         layers = p.n_layers.to_string(),
         heads = p.n_heads.to_string(),
-        params = n.to_string()
+        params = n.to_string(),
+        size = crate::numbers::count_short(n)
     );
     ctx.log(crate::t!("view-refine-log-tiny", digits = digits.to_string(), gpt = gpt));
     Ok((Model::Tiny(model), Codec::Chars(tok)))

@@ -152,7 +152,8 @@ impl TypedDrill for SftBasics {
             d = d.to_string(),
             layers = layers.to_string(),
             heads = heads.to_string(),
-            params = model.num_params().to_string()
+            params = model.num_params().to_string(),
+            size = crate::numbers::count_short(model.num_params())
         ));
         let vars: Vec<_> = model.vars().into_values().collect();
         let mut opt = AdamW::new(vars.clone(), AdamWConfig { lr, weight_decay: 0.0, ..Default::default() })?;

@@ -47,6 +47,28 @@ pub struct RealModel {
     pub name: String,
 }
 
+/// The model's name as people write it, from its file name without the
+/// quantisation (`SmolLM2-135M-Instruct.Q4_1.gguf` → `SmolLM2-135M-Instruct`):
+/// `general.name` is often the build's own label ("Smollm2 135M 8k Lc100K
+/// Mix1 Ep2"), used only when the file name says nothing.
+pub fn display_name(path: &Path, general: &str) -> String {
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let quant = |part: &str| {
+        let p = part.to_ascii_uppercase();
+        let p = p.strip_prefix('I').unwrap_or(&p);
+        ["F16", "F32", "BF16"].contains(&p) || (p.starts_with('Q') && p[1..].starts_with(|c: char| c.is_ascii_digit()))
+    };
+    let name = match stem.rfind(['.', '-']) {
+        Some(i) if quant(&stem[i + 1..]) => stem[..i].to_string(),
+        _ => stem,
+    };
+    if name.trim().is_empty() {
+        general.to_string()
+    } else {
+        name
+    }
+}
+
 /// Read the header and metadata of `path` (not the tensor data).
 pub fn read_content(path: &Path) -> Result<(Content, File)> {
     let mut file = File::open(path).with_context(|| format!("cannot open model file {}", path.display()))?;
@@ -179,7 +201,8 @@ pub fn load(path: &Path, device: &Device) -> Result<RealModel> {
     let adds_bos = content.metadata.get("tokenizer.ggml.add_bos_token").and_then(|v| v.to_bool().ok()).unwrap_or(false);
     let bos = meta_usize(&content, "tokenizer.ggml.bos_token_id").ok().map(|v| v as u32).filter(|_| adds_bos);
     let eos = meta_usize(&content, "tokenizer.ggml.eos_token_id")? as u32;
-    let name = meta(&content, "general.name").and_then(|v| Ok(v.to_string()?.clone())).unwrap_or_default();
+    let general = meta(&content, "general.name").and_then(|v| Ok(v.to_string()?.clone())).unwrap_or_default();
+    let name = display_name(path, &general);
     let whence = path.display().to_string();
     let mut tensors = HashMap::new();
     let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
@@ -198,4 +221,19 @@ pub fn load(path: &Path, device: &Device) -> Result<RealModel> {
     }
     let model = Llama::from_tensors(cfg, tensors, &whence, "the GGUF metadata", device, DType::F32)?;
     Ok(RealModel { model, tokenizer, chat, bos, eos, name })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_is_named_by_its_file_not_its_build_label() {
+        let general = "Smollm2 135M 8k Lc100K Mix1 Ep2";
+        assert_eq!(display_name(Path::new("/m/SmolLM2-135M-Instruct.Q4_1.gguf"), general), "SmolLM2-135M-Instruct");
+        assert_eq!(display_name(Path::new("qwen2.5-0.5b-instruct-q8_0.gguf"), general), "qwen2.5-0.5b-instruct");
+        assert_eq!(display_name(Path::new("Llama-3.2-1B-F16.gguf"), ""), "Llama-3.2-1B");
+        assert_eq!(display_name(Path::new("my-model.gguf"), general), "my-model");
+        assert_eq!(display_name(Path::new("/"), general), general);
+    }
 }

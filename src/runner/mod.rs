@@ -271,6 +271,7 @@ fn worker(
 ) {
     let started = Instant::now();
     let finals: Arc<Mutex<BTreeMap<String, f64>>> = Arc::default();
+    let phases: Arc<Mutex<Vec<(String, f64)>>> = Arc::default();
     let writer = Arc::new(Mutex::new(BufWriter::new(file)));
     let metrics_path = dir.join("metrics.jsonl");
     // The first failed write of the run's files, said once (the run goes on, and ends as not saved).
@@ -285,14 +286,19 @@ fn worker(
     };
     let sink = {
         let finals = finals.clone();
+        let phases = phases.clone();
         let writer = writer.clone();
         let tx = tx.clone();
         let failed = failed.clone();
         let metrics_path = metrics_path.clone();
         let mut last_flush = Instant::now();
         move |e: Event| {
-            if let Event::Metric { name, value, .. } = &e {
-                finals.lock().expect("finals").insert(name.clone(), *value);
+            match &e {
+                Event::Metric { name, value, .. } => {
+                    finals.lock().expect("finals").insert(name.clone(), *value);
+                }
+                Event::Phase(p) => phases.lock().expect("phases").push((p.clone(), started.elapsed().as_secs_f64())),
+                _ => {}
             }
             if let Ok(line) = serde_json::to_string(&e) {
                 let mut w = writer.lock().expect("writer");
@@ -391,6 +397,7 @@ fn worker(
         claims,
         wall_s: started.elapsed().as_secs_f64(),
         finals: finals.lock().expect("finals").clone(),
+        phases: phases.lock().expect("phases").clone(),
     };
     let report_path = dir.join("report.json");
     let written = serde_json::to_vec_pretty(&report)

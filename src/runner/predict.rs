@@ -146,9 +146,75 @@ pub fn apply_break(
     Ok(out)
 }
 
+/// Why claim `claim` failed in a run of `preset` made with `params`: the
+/// settings that differ from the preset, "lr = 1e-7 (preset 1e-4)", and
+/// where the claim's `breaks_with` lists the setting the run applied (every
+/// key it sets has the run's value), its measured effect. `None` when the
+/// run kept the preset's values (a failure then is the seed's, not a
+/// setting's) or the preset is unknown.
+pub fn because(
+    meta: &DrillMeta,
+    preset: &str,
+    params: &std::collections::BTreeMap<String, ParamValue>,
+    claim: &str,
+) -> Option<String> {
+    let defaults = meta.preset_values(preset).ok()?;
+    let changed: Vec<String> = meta
+        .params
+        .iter()
+        .filter_map(|p| {
+            let (now, was) = (params.get(&p.key)?, defaults.get(&p.key)?);
+            (now != was).then(|| {
+                crate::t!(
+                    "drill-because-setting",
+                    key = p.key.as_str(),
+                    value = now.to_string(),
+                    preset = was.to_string()
+                )
+            })
+        })
+        .collect();
+    if changed.is_empty() {
+        return None;
+    }
+    let applied = |b: &BreakSpec| {
+        b.set.iter().all(|(k, v)| {
+            meta.param(k).and_then(|spec| spec.validate(v).ok()).is_some_and(|v| params.get(k) == Some(&v))
+        })
+    };
+    let changed = changed.join(", ");
+    Some(match meta.claim(claim).and_then(|c| c.breaks_with.iter().find(|b| applied(b))) {
+        Some(b) => {
+            let set = Breaker { claim: claim.to_string(), set: b.clone() }.label();
+            crate::t!("drill-because-measured", changed = changed, set = set, effect = b.effect.as_str())
+        }
+        None => crate::t!("drill-because", changed = changed),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_is_explained_by_the_settings_changed_and_their_measured_effect() {
+        let toml = "id = \"d\"\ntitle = \"t\"\ntrack = 0\nobjective = \"o\"\n\
+            [[param]]\nkey = \"lr\"\nkind = \"float\"\ndefault = 0.002\nmin = 0.0\nmax = 1.0\nhelp = \"h\"\n\
+            [[param]]\nkey = \"mask\"\nkind = \"bool\"\ndefault = true\nhelp = \"h\"\n\
+            [presets.quick]\n\
+            [[claim]]\nid = \"acc\"\ntext = \"accuracy\"\nop = \">=\"\nthreshold = 0.8\n\
+            [[claim.breaks_with]]\nset = { mask = false }\neffect = \"reads 0.10 on seed 1\"\n";
+        let meta = DrillMeta::parse(toml, "# t").unwrap();
+        let mut params = meta.preset_values("quick").unwrap();
+        assert_eq!(because(&meta, "quick", &params, "acc"), None, "the preset's own values explain nothing");
+        params.insert("lr".into(), ParamValue::Float(1e-6));
+        assert_eq!(because(&meta, "quick", &params, "acc").unwrap(), "because: lr = 1e-6 (preset 0.002)");
+        params.insert("mask".into(), ParamValue::Bool(false));
+        assert_eq!(
+            because(&meta, "quick", &params, "acc").unwrap(),
+            "because: lr = 1e-6 (preset 0.002), mask = false (preset true). Measured with mask = false: reads 0.10 on seed 1"
+        );
+    }
 
     fn spec(kind: &str) -> PredictionSpec {
         let text = match kind {

@@ -20,6 +20,7 @@ drill-src-last-run = last run
 drill-src-reading = reading the last run…
 drill-src-none = no run yet: s starts one
 drill-track-preset = track { $track } · preset { $preset }
+drill-track-preset-time = track { $track } · preset { $preset } (about { $time } a run)
 drill-last-run = last run: { $when } · { $how }
 drill-readme-more = … (r: README)
 
@@ -38,6 +39,7 @@ drill-claims-failed = { $count ->
 ## Claims panel
 drill-claims-title = Claims
 drill-claims-title-log = Claims · all in 3 Log
+drill-claims-title-hidden = Claims · hidden
 drill-claim-was = (was { $value })
 drill-claim-observed = { $value } observed ({ $threshold })
 drill-claim-not-measured = not measured: the run ended first ({ $threshold })
@@ -111,9 +113,11 @@ drill-gauge-break = b: break a claim on purpose
 drill-gauge-interrupted = interrupted at step { $step } of { $total } ({ $phase })
 drill-gauge-stopped = the process stopped before the run ended
 drill-gauge-step = { $phase } · step { $step }/{ $total }
-drill-gauge-eta = ETA { $secs } s
+drill-gauge-eta-run = { $time } left
+drill-gauge-eta-phase = { $time } left in this phase
 drill-gauge-starting = { $phase } · starting…
 drill-gauge-idle = idle · s starts a run
+drill-gauge-idle-expected = idle · s starts a run (about { $time })
 
 ## Log lines
 drill-log-started = ▶ started · preset { $preset } · seed { $seed } · { $device }
@@ -260,3 +264,8 @@ drill-export-trl = the same experiment for TRL (train.py, data, README)
 drill-export-verl = the same experiment for verl (parquet, run_grpo.sh, README)
 drill-export-no-engines = this drill has no exporter to a training engine yet (the README's "Graduate" table says why)
 drill-exported-folder = exported for { $engine } into { $path }
+
+## Why a claim failed in a run with changed settings (beside its ✗, and in `drill run`)
+drill-because-setting = { $key } = { $value } (preset { $preset })
+drill-because = because: { $changed }
+drill-because-measured = because: { $changed }. Measured with { $set }: { $effect }

@@ -41,7 +41,7 @@ setup-lora-rank = lora_rank must be at least 1 for a real model
 setup-random-real = start_from = random works with the tiny model only; a real model starts from its own pretrained weights
 
 ## The model a run starts from
-setup-real-start = starting from { $name } ({ $params } parameters, frozen; BPE vocabulary of { $vocab }): LoRA rank { $rank } on every projection of the top { $adapted } of { $total } layers
+setup-real-start = starting from { $name } + LoRA r{ $rank } ({ $params } parameters, frozen; BPE vocabulary of { $vocab }; LoRA on every projection of the top { $adapted } of { $total } layers)
 
 ## Why a run could not go on
 setup-no-pairs = no preference pairs: on all { $prompts } prompts the SFT model's { $samples } samples were all right or all wrong ({ $right } all right, { $wrong } all wrong). Change sft_steps, temperature or samples.

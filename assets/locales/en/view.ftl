@@ -20,7 +20,7 @@ view-col-measure = measure
 view-col-value = value
 
 ## Log lines.
-view-log-tiny-gpt = tiny GPT: d_model { $d }, { $layers } layers, { $heads } heads, { $params } parameters
+view-log-tiny-gpt = tiny GPT { $size }: d_model { $d }, { $layers } layers, { $heads } heads, { $params } parameters
 
 ## Between the items of a list in a log line.
 view-list-sep = {", "}

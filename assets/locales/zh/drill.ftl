@@ -20,6 +20,7 @@ drill-src-last-run = 上次运行
 drill-src-reading = 正在读取上次运行…
 drill-src-none = 尚无运行：按 s 开始
 drill-track-preset = 专题 { $track } · 预设 { $preset }
+drill-track-preset-time = 专题 { $track } · 预设 { $preset }（每次运行约 { $time }）
 drill-last-run = 上次运行：{ $when } · { $how }
 drill-readme-more = …（r：README）
 
@@ -35,6 +36,7 @@ drill-runs-held = { $held }/{ $total } 成立
 ## 断言面板
 drill-claims-title = 断言
 drill-claims-title-log = 断言 · 全文见“3 日志”页
+drill-claims-title-hidden = 断言 · 已隐藏
 drill-claim-was = （原为 { $value }）
 drill-claim-observed = { $value } 观察项（{ $threshold }）
 drill-claim-not-measured = 未测得：运行已先结束（{ $threshold }）
@@ -105,9 +107,11 @@ drill-gauge-break = b：故意让一条断言失败
 drill-gauge-interrupted = 在第 { $step }/{ $total } 步中断（{ $phase }）
 drill-gauge-stopped = 进程在运行结束前停止了
 drill-gauge-step = { $phase } · 第 { $step }/{ $total } 步
-drill-gauge-eta = 预计还需 { $secs } 秒
+drill-gauge-eta-run = 整个运行预计还需 { $time }
+drill-gauge-eta-phase = 本阶段预计还需 { $time }
 drill-gauge-starting = { $phase } · 启动中…
 drill-gauge-idle = 空闲 · 按 s 开始运行
+drill-gauge-idle-expected = 空闲 · 按 s 开始运行（约 { $time }）
 
 ## 日志行
 drill-log-started = ▶ 开始 · 预设 { $preset } · 种子 { $seed } · { $device }
@@ -263,3 +267,8 @@ drill-export-trl = TRL 上的同一个实验（train.py、数据、README）
 drill-export-verl = verl 上的同一个实验（parquet、run_grpo.sh、README）
 drill-export-no-engines = 这个演练还没有到训练引擎的导出器（README 的“毕业”表说明原因）
 drill-exported-folder = 已导出到 { $engine }，位于 { $path }
+
+## 断言在改动了设置的运行中失败的原因（在 ✗ 旁边，以及 `drill run` 中）
+drill-because-setting = { $key } = { $value }（预设为 { $preset }）
+drill-because = 原因：{ $changed }
+drill-because-measured = 原因：{ $changed }。在 { $set } 下测得：{ $effect }

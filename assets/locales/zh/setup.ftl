@@ -39,7 +39,7 @@ setup-lora-rank = 真实模型的 lora_rank 至少为 1
 setup-random-real = start_from = random 只适用于小模型；真实模型从它自己的预训练权重开始
 
 ## 运行的起点模型
-setup-real-start = 从 { $name } 开始（{ $params } 个参数，冻结；BPE 词表 { $vocab }）：LoRA 秩 { $rank }，加在顶部 { $adapted } 层（共 { $total } 层）的每个投影上
+setup-real-start = 从 { $name } + LoRA r{ $rank } 开始（{ $params } 个参数，冻结；BPE 词表 { $vocab }；LoRA 加在顶部 { $adapted } 层（共 { $total } 层）的每个投影上）
 
 ## 运行无法继续的原因
 setup-no-pairs = 没有偏好对：在全部 { $prompts } 个 prompt 上，SFT 模型的 { $samples } 个样本要么全对、要么全错（{ $right } 个全对，{ $wrong } 个全错）。请修改 sft_steps、temperature 或 samples。

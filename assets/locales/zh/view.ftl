@@ -19,7 +19,7 @@ view-col-measure = 指标
 view-col-value = 值
 
 ## 日志行。
-view-log-tiny-gpt = 微型 GPT：d_model { $d }，{ $layers } 层，{ $heads } 个头，{ $params } 个参数
+view-log-tiny-gpt = 微型 GPT { $size }：d_model { $d }，{ $layers } 层，{ $heads } 个头，{ $params } 个参数
 
 ## 日志行里列表项之间的分隔符。
 view-list-sep = 、

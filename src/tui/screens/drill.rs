@@ -140,6 +140,8 @@ pub struct State {
     pub viewing_preset: Option<String>,
     /// The preset of the saved run shown (its claims are that preset's).
     pub viewed_preset: Option<String>,
+    /// The shown saved run's preset and values (for "because: …" beside a ✗).
+    pub viewed_config: Option<(String, BTreeMap<String, ParamValue>)>,
     pub previous: Option<Vec<(String, Vec<Point>)>>,
     pub opts: chart::ChartOpts,
     pub chart_page: usize,
@@ -300,6 +302,7 @@ impl State {
             viewing: None,
             viewing_preset: None,
             viewed_preset: None,
+            viewed_config: None,
             previous: None,
             opts: chart::ChartOpts::default(),
             chart_page: 0,
@@ -427,6 +430,7 @@ impl State {
         self.viewing = None;
         self.viewing_preset = None;
         self.viewed_preset = None;
+        self.viewed_config = None;
         self.previous = None;
         self.shown_dir = None;
         self.showing_last = false;
@@ -454,6 +458,34 @@ impl State {
     /// "quick", or "quick, edited: lr, steps" once parameters were changed.
     pub fn preset_label(&self) -> String {
         preset_label(&self.meta, &self.preset, &self.params)
+    }
+
+    /// The preset and values the shown run was made with: a saved run's
+    /// own, else this screen's run's (live or just finished).
+    pub fn shown_config(&self) -> Option<(&str, &BTreeMap<String, ParamValue>)> {
+        match (&self.viewing, &self.run) {
+            (Some(_), _) => self.viewed_config.as_ref().map(|(p, v)| (p.as_str(), v)),
+            (None, Some(h)) => Some((h.config.preset.as_str(), &h.config.params)),
+            (None, None) => None,
+        }
+    }
+
+    /// How long a run of the configuration is expected to take: the newest
+    /// finished run of the same preset and values on this machine (with
+    /// when each phase began), else the drill's measured time for the
+    /// preset as it ships.
+    pub fn pace(&self) -> Option<run_view::Pace> {
+        let same = self.runs.iter().find_map(|r| {
+            let (c, rep) = (r.config.as_ref()?, r.report.as_ref()?);
+            let finished = matches!(rep.status, RunStatus::Passed | RunStatus::ClaimsFailed);
+            (finished && c.preset == self.preset && c.params == self.params && c.uses == self.uses)
+                .then(|| run_view::Pace { phases: rep.phases.clone(), total_s: rep.wall_s })
+        });
+        same.or_else(|| {
+            let shipped = self.edited_keys().is_empty() && self.uses.is_empty();
+            let total_s = *self.meta.measured_s.get(&self.preset).filter(|_| shipped)?;
+            Some(run_view::Pace { phases: Vec::new(), total_s })
+        })
     }
 
     /// A run was started and its final report has not arrived yet.
@@ -739,6 +771,7 @@ impl State {
         // The run records its parameters: say which differed from its preset.
         self.viewing_preset = r.config.as_ref().map(|c| preset_label(&self.meta, &c.preset, &c.params));
         self.viewed_preset = r.config.as_ref().map(|c| c.preset.clone());
+        self.viewed_config = r.config.as_ref().map(|c| (c.preset.clone(), c.params.clone()));
         self.shown_dir = Some(r.dir.clone());
         self.compare = None;
         self.runs_diff = None;
@@ -773,6 +806,7 @@ impl State {
                 claims: self.view.claims.clone(),
                 wall_s: 0.0,
                 finals: BTreeMap::new(),
+                phases: Vec::new(),
             };
             self.view.apply(Event::Finished(r));
             got = true;
@@ -1118,9 +1152,11 @@ impl State {
                 self.shown_dir = Some(h.dir.clone());
                 self.run = Some(h);
                 self.view = RunView::default();
+                self.view.pace = self.pace();
                 self.viewing = None;
                 self.viewing_preset = None;
                 self.viewed_preset = None;
+                self.viewed_config = None;
                 self.log_scroll = None;
                 self.chart_page = 0;
                 self.showing_last = false;

@@ -175,9 +175,16 @@ impl State {
     }
 }
 
+/// Below this height Home's start-here line goes atop the details: across
+/// the top it would leave the drill list a single row.
+const SHORT_HOME: u16 = 20;
+
 pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, summary: &Summary, info: &Info) {
-    // A fresh data directory: where to start, across the screen's top.
-    let area = if info.resume.is_none() && summary.tracks.iter().all(|r| !r.started()) {
+    // A fresh data directory: where to start, across the screen's top; on a
+    // short screen, atop the details instead (the lists keep their rows).
+    let fresh = info.resume.is_none() && summary.tracks.iter().all(|r| !r.started());
+    let start_here_above = fresh && area.height >= SHORT_HOME;
+    let area = if start_here_above {
         let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
         let text =
             crate::tui::widgets::ellipsize(&crate::t!("home-start-here"), (top.width as usize).saturating_sub(1));
@@ -268,6 +275,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
     let detail = match state.focus {
         Focus::Tracks => track_detail(content, summary, info, TRACKS[state.track].number),
         Focus::Drills => content.drills.get(state.drill).map(|d| drill_detail(content, &d.id)).unwrap_or_default(),
+    };
+    let detail = if fresh && !start_here_above {
+        let mut lines = vec![Line::from(Span::styled(crate::t!("home-start-here"), accent())), Line::raw("")];
+        lines.extend(detail);
+        lines
+    } else {
+        detail
     };
     let detail = crate::tui::widgets::wrap_lines(detail, right.width.saturating_sub(2) as usize);
     frame.render_widget(

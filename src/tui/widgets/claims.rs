@@ -5,7 +5,9 @@
 use ratatui::text::{Line, Span};
 
 use super::wrap_words;
-use crate::content::DrillMeta;
+use std::collections::BTreeMap;
+
+use crate::content::{DrillMeta, ParamValue};
 use crate::drills::ClaimResult;
 use crate::tui::theme::{self, why_style};
 
@@ -15,6 +17,9 @@ use crate::tui::theme::{self, why_style};
 /// A failed claim is followed by its `why`. `hidden`: the preset's
 /// predictions are not answered or skipped yet, so each claim shows only as
 /// "claim N" (its text and threshold would give the answers away).
+/// `run`: the preset and values the shown run was made with; a ✗ in a run
+/// whose values differ from its preset says "because: …" (the settings
+/// changed, and the measured effect where the claim lists that setting).
 pub fn lines(
     meta: &DrillMeta,
     results: &[ClaimResult],
@@ -22,6 +27,7 @@ pub fn lines(
     ended: bool,
     was: Option<&[ClaimResult]>,
     hidden: bool,
+    run: Option<(&str, &BTreeMap<String, ParamValue>)>,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if hidden {
@@ -68,6 +74,16 @@ pub fn lines(
         };
         for part in wrap_words(value.trim_start(), width.saturating_sub(2)) {
             out.push(Line::from(Span::styled(format!("  {part}"), style)));
+        }
+        // A ✗ in a run with changed settings says which, and what they were measured to do.
+        if let (Some(r), Some((preset, params))) = (r, run) {
+            if !r.pass && !observation {
+                if let Some(because) = crate::runner::predict::because(meta, preset, params, &c.id) {
+                    for part in wrap_words(&because, width.saturating_sub(2)) {
+                        out.push(Line::from(Span::styled(format!("  {part}"), theme::claim_fail())));
+                    }
+                }
+            }
         }
         // A ✗ says what it means for learning, under it.
         if let (Some(r), Some(why)) = (r, &c.why) {

@@ -56,7 +56,20 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
                 Span::styled(
                     format!(
                         "{} · ",
-                        crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+                        // How long `s` takes, while nothing runs: on the preset's own line.
+                        match s.pace().filter(|_| !s.running()) {
+                            Some(p) => crate::t!(
+                                "drill-track-preset-time",
+                                track = s.meta.track.to_string(),
+                                preset = s.preset_label(),
+                                time = crate::progress::summary::duration_text(p.total_s.round().max(1.0) as u64)
+                            ),
+                            None => crate::t!(
+                                "drill-track-preset",
+                                track = s.meta.track.to_string(),
+                                preset = s.preset_label()
+                            ),
+                        }
                     ),
                     dim(),
                 ),
@@ -82,13 +95,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ended,
         was,
         s.claims_hidden(),
+        s.shown_config(),
     );
     // …and leave the config at least 6 rows (a few parameters and their help).
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5).min(left.height.saturating_sub(6).max(3));
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
     draw_config(frame, config_area, s);
     // Too many to show whole: say where every claim is told in full.
-    let claims_title = if claim_lines.len() as u16 + 2 > claims_h {
+    let claims_title = if s.claims_hidden() {
+        // Nothing of the claims is in the log yet either.
+        format!(" {} ", crate::t!("drill-claims-title-hidden"))
+    } else if claim_lines.len() as u16 + 2 > claims_h {
         format!(" {} ", crate::t!("drill-claims-title-log"))
     } else {
         format!(" {} ", crate::t!("drill-claims-title"))
@@ -740,7 +757,7 @@ fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
                 total = total.to_string()
             )];
             if let Some(eta) = v.eta() {
-                parts.push(crate::t!("drill-gauge-eta", secs = format!("{eta:.0}")));
+                parts.push(eta.text());
             }
             if let Some(tps) = v.tokens_per_s() {
                 parts.push(format!("{:.1}K tok/s", tps / 1000.0));
@@ -751,7 +768,17 @@ fn run_gauge(s: &State) -> (f64, Vec<String>, Color) {
             ((step as f64 / total.max(1) as f64).clamp(0.0, 1.0), parts)
         }
         (None, None) if s.running() => (0.0, vec![crate::t!("drill-gauge-starting", phase = v.phase.as_str())]),
-        _ => (0.0, vec![crate::t!("drill-gauge-idle")]),
+        // How long `s` will take, before it is pressed.
+        _ => match s.pace() {
+            Some(p) => (
+                0.0,
+                vec![crate::t!(
+                    "drill-gauge-idle-expected",
+                    time = crate::progress::summary::duration_text(p.total_s.round().max(1.0) as u64)
+                )],
+            ),
+            None => (0.0, vec![crate::t!("drill-gauge-idle")]),
+        },
     };
     let colour = match &v.report {
         None if s.viewing.is_some() && v.progress.is_some() => GAUGE_PAST,
