@@ -18,6 +18,7 @@ pub mod envs;
 pub mod eval;
 pub mod exercises;
 pub mod fsutil;
+pub mod graduate;
 pub mod i18n;
 pub mod markdown;
 pub mod ml;

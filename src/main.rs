@@ -62,6 +62,18 @@ enum Command {
         /// A sweep: only the charts whose title or series contain this text (default: every chart).
         #[arg(long, value_name = "NAME")]
         chart: Option<String>,
+        /// Export the experiment for an engine instead: hf, peft, trl or verl (RUN_DIR or a drill id; --out is a folder).
+        #[arg(long, value_name = "ENGINE", conflicts_with_all = ["png", "svg", "csv", "chart"])]
+        to: Option<String>,
+        /// With --to: replace a non-empty --out folder.
+        #[arg(long, requires = "to")]
+        force: bool,
+        /// With --to and a drill id: its preset (default quick).
+        #[arg(long, requires = "to")]
+        preset: Option<String>,
+        /// With --to and a drill id: the seed (default 1).
+        #[arg(long, requires = "to", allow_negative_numbers = true, value_parser = seed)]
+        seed: Option<u64>,
     },
     /// Pretrain the lab's base model (shipped in assets/models/base; minutes on a CPU).
     Pretrain {
@@ -260,6 +272,16 @@ enum ExerciseCmd {
         /// On a failed check, add the exercise's quiz items to review.
         #[arg(long)]
         review: bool,
+    },
+    /// Check your function now and again on every save of the file, until Ctrl-C.
+    Watch {
+        id: String,
+        /// The script to watch (default: your file in the data directory).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Stop after this many checks (default: never).
+        #[arg(long)]
+        checks: Option<u32>,
     },
 }
 
@@ -625,8 +647,20 @@ fn main() -> ExitCode {
             ExerciseCmd::Check { id, file, json, review } => {
                 cli::exercise::check(&content, &id, file.as_deref(), json, review)
             }
+            ExerciseCmd::Watch { id, file, checks } => cli::exercise::watch(&content, &id, file.as_deref(), checks),
         },
-        Command::Export { run_dir, png: _, svg, csv, out, chart } => {
+        Command::Export { run_dir, to: Some(engine), out, force, preset, seed, .. } => cli::graduate::export_to(
+            &content,
+            cli::graduate::ToArgs {
+                spec: &run_dir,
+                engine: &engine,
+                out: out.as_deref(),
+                force,
+                preset: preset.as_deref(),
+                seed,
+            },
+        ),
+        Command::Export { run_dir, png: _, svg, csv, out, chart, .. } => {
             cli::export(&content, &run_dir, svg, csv, out.as_deref(), chart.as_deref())
         }
         Command::Try { run, arm, input, samples, temperature, seed, switches, logp, json, timing } => {

@@ -132,3 +132,36 @@ fn task_formulas_are_fenced_not_indented() {
     }
     assert!(files >= 24, "{files} exercise files with a task");
 }
+
+/// `exercise watch` checks at once, then again when the file is saved with
+/// other contents (here stopped after two checks by `--checks 2`).
+#[test]
+fn watch_checks_again_on_every_save() {
+    use std::io::{BufRead, BufReader};
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let c = content();
+    let x = c.exercise("ppo-clip").unwrap();
+    let file = dir.path().join("mine.rhai");
+    std::fs::write(&file, &x.stub).unwrap();
+    let mut child = common::agentlab(home.path())
+        .args(["exercise", "watch", "ppo-clip", "--checks", "2", "--file", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    // The first check, then the line that waits for a save.
+    while !seen.contains("waiting for the next save") {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "ended early:\n{seen}");
+        seen.push_str(&line);
+    }
+    assert!(seen.contains("watching ") && seen.contains("FAIL  ppo-clip"), "{seen}");
+    std::fs::write(&file, &x.solution).unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(rest.contains("PASS  ppo-clip"), "the save was checked:\n{rest}");
+    assert_eq!(status.code(), Some(0), "the last check passed");
+}

@@ -11,7 +11,7 @@
 //! | 3 | `exercises` | learner functions checked against layer 2 |
 //! | 4 | `content` | sheets, quizzes, drill metadata, validated |
 //! | 5 | `drills` | training runs |
-//! | 6 | `runner`, `plot`, `progress` | running drills, charts, the learner's record |
+//! | 6 | `runner`, `plot`, `progress`, `graduate` | running drills, charts, the learner's record, experiments exported for other engines |
 //! | 7 | `tui`, `markdown` | the screens; sheets as terminal lines (in the theme's colours) |
 //! | 8 | `bench`, `doctor`, `cli` | commands |
 //!
@@ -35,6 +35,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("content", 4),
     ("drills", 5),
     ("runner", 6),
+    ("graduate", 6),
     ("plot", 6),
     ("progress", 6),
     ("tui", 7),

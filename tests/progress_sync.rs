@@ -102,6 +102,38 @@ fn passed_run(runs_root: &Path, drill: &str, name: &str) {
     std::fs::write(dir.join("report.json"), serde_json::to_string(&report).unwrap()).unwrap();
 }
 
+/// A run of `drill` whose report says `status`.
+fn run_with(runs_root: &Path, drill: &str, name: &str, status: agentlab::drills::RunStatus) {
+    passed_run(runs_root, drill, name);
+    let path = runs_root.join(drill).join(name).join("report.json");
+    let mut report: agentlab::drills::Report = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    report.status = status;
+    std::fs::write(path, serde_json::to_string(&report).unwrap()).unwrap();
+}
+
+/// Home's drill list marks each drill with its newest run: ✓ every claim
+/// held, ✗ a claim failed (a drill passed once and failed since reads ✗); a
+/// cancelled newest run falls back to the run before it; nothing for no run.
+#[test]
+fn home_marks_each_drill_with_its_last_run() {
+    use agentlab::drills::RunStatus;
+    let d = tempfile::tempdir().unwrap();
+    let mut a = study_app(d.path(), 120, 40);
+    let runs = a.runs_root.clone();
+    passed_run(&runs, "sft-basics", "2026-03-30T10-00-00");
+    passed_run(&runs, "dpo-pairs", "2026-03-30T10-00-00");
+    run_with(&runs, "dpo-pairs", "2026-03-31T10-00-00", RunStatus::ClaimsFailed);
+    run_with(&runs, "sft-basics", "2026-03-31T11-00-00", RunStatus::Cancelled);
+    a.read_runs();
+    a.refresh_home();
+    let lines = screen(&mut a, 120, 40);
+    let row = |id: &str| lines.iter().find(|l| l.contains(&format!("0 {id}"))).cloned().unwrap_or_default();
+    assert!(row("sft-basics").contains("sft-basics ✓"), "{}", row("sft-basics"));
+    assert!(row("dpo-pairs").contains("dpo-pairs ✗"), "{}", row("dpo-pairs"));
+    let lora = row("lora-vs-full");
+    assert!(!lora.contains('✓') && !lora.contains('✗'), "{lora}");
+}
+
 fn prediction(track: u8, drill: &str, id: &str, right: bool, at: DateTime<Utc>) -> PredictionRecord {
     PredictionRecord {
         drill: drill.into(),
@@ -508,6 +540,10 @@ fn the_progress_command_shows_sessions_time_and_predictions() {
     assert_eq!(t6["predictions"], 2);
     assert_eq!(t6["predictions_right"], 1);
     assert_eq!(t6["drills_passed"], 1);
+    // Mastered, learning and not seen, apart, in every cell.
+    let total = &t6["total"];
+    assert_eq!((total["mastered"].clone(), total["learning"].clone()), (serde_json::json!(0), serde_json::json!(0)));
+    assert_eq!(total["not_seen"], total["items"], "{total}");
     assert_eq!((t6["started"].clone(), t6["mastery"].clone()), (serde_json::json!(true), serde_json::json!(0.0)));
     let t1 = &v["summary"]["tracks"][1];
     assert_eq!((t1["started"].clone(), t1["mastery"].clone()), (serde_json::json!(false), serde_json::Value::Null));

@@ -213,6 +213,20 @@ fn open_drill(a: &mut App, id: &str) {
     a.stack.push(s);
 }
 
+/// The drill on top with its predictions skipped for every preset (its
+/// claims are hidden until then).
+fn skip_predictions(a: &mut App) {
+    use agentlab::tui::screens::Screen;
+    if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+        let presets: Vec<String> = d.meta.presets.keys().cloned().collect();
+        for p in d.meta.predictions.clone() {
+            for preset in &presets {
+                d.skipped.insert((preset.clone(), p.id.clone()));
+            }
+        }
+    }
+}
+
 #[test]
 fn drill_screen_shows_config_charts_claims_and_progress() {
     use agentlab::drills::{ClaimResult, Event};
@@ -223,6 +237,15 @@ fn drill_screen_shows_config_charts_claims_and_progress() {
     open_drill(&mut a, "sft-basics");
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("Config · quick") && s.contains("lr") && s.contains("0.003"), "{s}");
+    // Its predictions are not answered yet: the claims are hidden…
+    assert!(s.contains("○ claim 1") && !s.contains("≥ 0.95"), "claims hidden before predictions:\n{s}");
+    // …until they are skipped (or answered).
+    if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+        for p in d.meta.predictions.clone() {
+            d.skipped.insert(("quick".into(), p.id));
+        }
+    }
+    let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("pending (≥ 0.95)"), "claims start pending:\n{s}");
     assert!(s.contains("No run yet"), "{s}");
     // Feed the screen what a run would send.
@@ -335,6 +358,21 @@ fn study_app(dir: &std::path::Path, w: u16, h: u16) -> App {
     a
 }
 
+/// The letters of the right choices of the item on the quiz screen, as shown
+/// (the options are shuffled per showing).
+fn right_letters(a: &App) -> String {
+    use agentlab::tui::screens::Screen;
+    let q = match a.stack.last() {
+        Some(Screen::Quiz(q)) => q.question.as_ref(),
+        Some(Screen::Review(r)) => r.question.as_ref(),
+        _ => panic!("not on the quiz or review"),
+    };
+    match &q.expect("a question").item.answer {
+        Answer::Choice { correct, .. } => correct.iter().map(|&i| (b'a' + i as u8) as char).collect(),
+        _ => panic!("not a choice item"),
+    }
+}
+
 #[test]
 fn quiz_screen_asks_grades_and_saves_ratings() {
     let dir = tempfile::tempdir().unwrap();
@@ -354,14 +392,15 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     let s = screen(&lines);
     assert!(lines[0].contains("Quiz · track 3 · L1"), "{}", lines[0]);
     assert!(s.contains("item 1/8") && s.contains("track 3 Agentic") && s.contains("L1 concept"), "{s}");
-    assert!(s.contains("a) A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
+    assert!(s.contains(") A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
     // The help overlay lists every quiz key.
     key(&mut a, KeyCode::Char('?'));
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("Quiz keys") && s.contains("✅ know · ⚠ fuzzy · ❌ don't") && s.contains("J K"), "{s}");
     key(&mut a, KeyCode::Esc);
     // A single-answer choice is graded at once.
-    key(&mut a, KeyCode::Char('b'));
+    let k = right_letters(&a);
+    keys(&mut a, &k);
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("✓ Correct") && s.contains("Why") && s.contains("Rate yourself"), "{s}");
     assert!(s.contains(" s  Agentic & Long-horizon RL § ") && s.contains(" d  drill:"), "links: {s}");
@@ -371,16 +410,21 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     // Several correct: toggle, then Enter.
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("item 2/8") && s.contains("[ ] "), "{s}");
-    keys(&mut a, "abd");
+    let several = right_letters(&a);
+    assert!(several.len() > 1, "{several}");
+    keys(&mut a, &several);
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("[x] ") && s.contains("Toggle the correct choices"), "{s}");
     key(&mut a, KeyCode::Enter);
     assert!(screen(&draw(&mut a, 100, 30)).contains("✓ Correct"));
     key(&mut a, KeyCode::Char('2'));
     // A wrong answer cannot be rated ✅.
-    key(&mut a, KeyCode::Char('b'));
+    let right = right_letters(&a);
+    let wrong = if right == "a" { "b" } else { "a" };
+    keys(&mut a, wrong);
     let s = screen(&draw(&mut a, 100, 30));
-    assert!(s.contains("✗ Not quite") && s.contains("✓ a) Nothing") && s.contains("✗ b)"), "{s}");
+    assert!(s.contains("✗ Not quite") && s.contains(&format!("✓ {right}) Nothing")), "{s}");
+    assert!(s.contains(&format!("✗ {wrong})")), "{s}");
     key(&mut a, KeyCode::Char('1'));
     // Said once, next to the ratings, not also in the status line.
     assert_eq!(a.flash, None);
@@ -498,15 +542,19 @@ fn review_screen_shows_due_items_and_brings_back_weak_ones() {
     assert!(s.contains("review 1/2") && s.contains("due now") && s.contains("retention 0.90"), "{s}");
     assert!(lines[29].contains("more ⚠/❌") && lines[29].contains("retention"), "footer: {}", lines[29]);
     // First due item: ⚠; second: ✅. Pass 2 brings back only the ⚠ one.
-    key(&mut a, KeyCode::Char('b'));
+    // (The options are shuffled per showing: the right letters are read off the screen.)
+    let k = right_letters(&a);
+    keys(&mut a, &k);
     key(&mut a, KeyCode::Char('2'));
-    keys(&mut a, "abd");
+    let k = right_letters(&a);
+    keys(&mut a, &k);
     key(&mut a, KeyCode::Enter);
     key(&mut a, KeyCode::Char('1'));
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("review 1/1") && s.contains("pass 2"), "{s}");
     assert!(s.contains("In GRPO, what plays the role"), "the ⚠ item is back: {s}");
-    key(&mut a, KeyCode::Char('b'));
+    let k = right_letters(&a);
+    keys(&mut a, &k);
     key(&mut a, KeyCode::Char('1'));
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("Done: 2 items reviewed, 3 ratings") && s.contains("1 item rated ⚠/❌ is not due yet"), "{s}");
@@ -989,6 +1037,7 @@ fn home_shows_one_selection_at_a_time() {
 fn claim_texts_are_wrapped_not_cut() {
     let mut a = app_at(120, 40);
     open_drill(&mut a, "self-refine-loop");
+    skip_predictions(&mut a);
     for preset in ["quick", "real"] {
         let lines = draw(&mut a, 120, 40);
         assert!(lines.iter().any(|l| l.contains(&format!("preset {preset}"))), "{}", lines.join("\n"));
@@ -1199,10 +1248,12 @@ fn tabs_runs_and_footer_fit_at_60_columns() {
 fn a_full_claims_panel_points_to_the_log() {
     let mut a = app_at(120, 40);
     open_drill(&mut a, "dpo-pairs");
+    skip_predictions(&mut a);
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("Claims · all in 3 Log"), "{s}");
     let mut a = app_at(120, 40);
     open_drill(&mut a, "sft-basics");
+    skip_predictions(&mut a);
     let s = screen(&draw(&mut a, 120, 40));
     assert!(s.contains("╭ Claims ─") && !s.contains("all in 3 Log"), "{s}");
 }
@@ -1437,4 +1488,23 @@ fn a_text_parameter_is_typed_in_the_config_pane() {
     key(&mut a, KeyCode::Enter);
     assert_eq!(d(&a)["tag"], ParamValue::Text("abcd".into()));
     assert!(screen(&draw(&mut a, 80, 24)).contains("Config · quick, 1 edited"));
+}
+
+/// A fresh data directory: Home says where to start (at 120×40 and 60×16),
+/// the line goes once something is done, and `?` lists F2.
+#[test]
+fn a_fresh_home_says_where_to_start_and_the_help_lists_f2() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path(), 120, 40);
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("New here? n starts track 0's first step; S plans a 30-minute session"), "{s}");
+    assert!(screen(&draw(&mut a, 60, 16)).contains("New here?"));
+    key(&mut a, KeyCode::Char('?'));
+    let s = screen(&draw(&mut a, 120, 40));
+    assert!(s.contains("F2") && s.contains("switch the language"), "{s}");
+    key(&mut a, KeyCode::Esc);
+    let item = a.content.items().find(|i| i.track == 0).unwrap().clone();
+    a.store.record(&item.id, 0, item.level, Some(true), Rating::Know, t0()).unwrap();
+    a.refresh_summary();
+    assert!(!screen(&draw(&mut a, 120, 40)).contains("New here?"));
 }

@@ -257,3 +257,31 @@ fn c_checks_on_a_thread_of_its_own_and_keys_still_answer_meanwhile() {
     assert!(a.flash.as_deref().unwrap_or("").starts_with("not yet"), "{:?}", a.flash);
     assert!(!a.store.progress.exercise_done("gae"));
 }
+
+fn d_checking(a: &App) -> bool {
+    matches!(a.screen(), Screen::Exercise(x) if x.checking())
+}
+
+/// A save from another window (an editor beside the TUI) is checked while
+/// the exercise is open, without a key.
+#[test]
+fn a_save_while_the_exercise_is_open_is_checked() {
+    let mut a = app();
+    open(&mut a, "dpo-loss");
+    draw(&mut a, 120, 40);
+    let x = a.content.exercise("dpo-loss").unwrap().clone();
+    // A tick with nothing saved checks nothing.
+    a.on_tick();
+    assert!(!draw(&mut a, 120, 40).contains("FAIL"));
+    // The stub saved again (a pass would change the other tests' count of exercises done).
+    std::fs::write(home().join("exercises/dpo-loss.rhai"), format!("{}\n// saved again\n", x.stub)).unwrap();
+    a.on_tick();
+    assert!(a.flash.as_deref().unwrap_or("").contains("saved: checking"), "{:?}", a.flash);
+    common::settle(&mut a);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("FAIL  dpo-loss: passed") && s.contains("first failure: case"), "{s}");
+    assert!(!a.store.progress.exercise_done("dpo-loss"));
+    // Checked once: another tick with nothing new saved does not check again.
+    a.on_tick();
+    assert!(!d_checking(&a));
+}

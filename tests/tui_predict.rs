@@ -256,6 +256,35 @@ fn a_prediction_is_asked_measured_shown_and_recorded() {
     assert!(draw(&mut a, 120, 40).contains("predict again"));
 }
 
+/// The claims pane hides the claims' texts and thresholds until the preset's
+/// predictions are answered or skipped, at 120×40 and at 60×16.
+#[test]
+fn the_claims_are_hidden_until_the_predictions_are_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = app_with(dir.path(), &meta_with_quick(20_000), 120, 40);
+    for (w, h) in [(120, 40), (60, 16)] {
+        let s = draw(&mut a, w, h);
+        assert!(s.contains("○ claim 1") && s.contains("○ claim 2"), "{s}");
+        assert!(!s.contains("exact-match") && !s.contains("≥ 0.95") && !s.contains("≤ 0.25"), "{s}");
+    }
+    assert!(draw(&mut a, 120, 40).contains("hidden until this preset's"));
+    // Still hidden while the questions are asked.
+    key(&mut a, KeyCode::Char('s'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("1 of 2") && !s.contains("≥ 0.95") && !s.contains("exact-match"), "{s}");
+    // One answered, one skipped: the run starts and the claims show.
+    key(&mut a, KeyCode::Enter);
+    key(&mut a, KeyCode::Tab);
+    assert!(d(&mut a).running());
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("exact-match") && s.contains("pending (≥ 0.95)") && !s.contains("○ claim 1"), "{s}");
+    key(&mut a, KeyCode::Char('x'));
+    wait_for_run(&mut a);
+    // A preset without predictions hides nothing.
+    let mut a = app_with(dir.path(), &DrillMeta::parse(&bare_toml(), "# sft-basics").unwrap(), 120, 40);
+    assert!(draw(&mut a, 120, 40).contains("pending (≥ 0.95)"));
+}
+
 /// Esc skips every question: the run starts, and `s` does not ask them again on this screen.
 #[test]
 fn esc_skips_the_questions_and_starts_the_run() {
@@ -312,10 +341,10 @@ fn a_reopened_drill_shows_its_last_run_and_a_failed_claim_says_why() {
     assert!(s.contains(" loss "), "charts:\n{s}");
     assert!(d(&mut a).previous.is_some(), "drawn over the run before it");
     assert!(s.contains("✗ final loss") && s.contains("0.6200 ≤ 0.25"), "{s}");
-    assert!(s.contains("why: The loss barely fell"), "the why under the ✗:\n{s}");
-    assert!(s.contains("1 claim failed") && s.contains("why under each ✗"), "status:\n{s}");
+    assert!(s.contains("what the claim shows: The loss"), "what the claim shows, under the ✗:\n{s}");
+    assert!(s.contains("1 claim failed") && s.contains("what each claim shows"), "status:\n{s}");
     key(&mut a, KeyCode::Char('3'));
-    assert!(draw(&mut a, 120, 40).contains("✗ loss_drop — why: The loss barely fell"));
+    assert!(draw(&mut a, 120, 40).contains("✗ loss_drop — what the claim shows: The loss barely fell"));
     key(&mut a, KeyCode::Char('e'));
     // The PNG is drawn off the UI thread: the result comes with a tick.
     common::settle(&mut a);

@@ -55,6 +55,32 @@ fn keys(app: &mut App, s: &str) {
 
 use common::quiz_over;
 
+/// The item on the Quiz or Review screen, as shown (its choices shuffled).
+fn on_screen(a: &App) -> QuizItem {
+    let q = match a.stack.last() {
+        Some(Screen::Quiz(s)) => s.question.as_ref(),
+        Some(Screen::Review(s)) => s.question.as_ref(),
+        _ => None,
+    };
+    q.expect("a question on screen").item.clone()
+}
+
+/// The right letter of the single-answer choice item on screen.
+fn right(a: &App) -> String {
+    match on_screen(a).answer {
+        Answer::Choice { correct, .. } => ((b'a' + correct[0] as u8) as char).to_string(),
+        _ => panic!("not a choice item"),
+    }
+}
+
+/// A wrong letter of the single-answer choice item on screen.
+fn wrong(a: &App) -> String {
+    match on_screen(a).answer {
+        Answer::Choice { correct, .. } => (if correct[0] == 0 { "b" } else { "a" }).to_string(),
+        _ => panic!("not a choice item"),
+    }
+}
+
 /// Single-answer choice items of track 3: (item, its right letter, a wrong letter).
 fn choice_items(content: &Content, n: usize) -> Vec<(QuizItem, char, char)> {
     content
@@ -113,13 +139,15 @@ fn after_a_wrong_answer_only_fuzzy_and_dont_are_offered() {
     let items = choice_items(&a.content, 2);
     quiz_over(&mut a, &[&items[0].0.id, &items[1].0.id]);
     // Right: all three ratings.
-    keys(&mut a, &items[0].1.to_string());
+    let k = right(&a);
+    keys(&mut a, &k);
     let s = draw(&mut a, 120, 40);
     assert!(s.contains(" 1  ✅ know") && s.contains(" 2  ⚠ fuzzy"), "{s}");
     assert!(footer(&mut a, 120, 40).contains("1 2 3  rate ✅ ⚠ ❌"), "{}", footer(&mut a, 120, 40));
     key(&mut a, KeyCode::Char('1'));
     // Wrong: ✅ is not offered, in the rating line nor in the footer.
-    keys(&mut a, &items[1].2.to_string());
+    let k = wrong(&a);
+    keys(&mut a, &k);
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("✗ Not quite"), "{s}");
     assert!(!s.contains("✅ know"), "✅ offered after a wrong answer:\n{s}");
@@ -139,7 +167,10 @@ fn the_result_adds_up_lists_the_missed_items_and_reopens_one() {
     let ids: Vec<&str> = items.iter().map(|x| x.0.id.as_str()).collect();
     quiz_over(&mut a, &ids);
     // 1: right ✅; 2: wrong ❌; 3: right but ⚠.
-    keys(&mut a, &format!("{}1{}3{}2", items[0].1, items[1].2, items[2].1));
+    for (right_or_wrong, rating) in [(true, "1"), (false, "3"), (true, "2")] {
+        let letter = if right_or_wrong { right(&a) } else { wrong(&a) };
+        keys(&mut a, &format!("{letter}{rating}"));
+    }
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("Auto-graded: 2/3 correct on the first pass"), "{s}");
     assert!(s.contains("First pass: 3 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 1 don't"), "{s}");
@@ -153,7 +184,10 @@ fn the_result_adds_up_lists_the_missed_items_and_reopens_one() {
     key(&mut a, KeyCode::Char('a'));
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("item 1/2") && s.contains("pass 2"), "{s}");
-    keys(&mut a, &format!("{}1{}1", items[1].1, items[2].1));
+    for _ in 0..2 {
+        let k = format!("{}1", right(&a));
+        keys(&mut a, &k);
+    }
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("First pass: 3 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 1 don't"), "{s}");
     assert!(s.contains("Pass 2 (⚠/❌ again): 2 items · ✅ 2 know · ⚠ 0 fuzzy · ❌ 0 don't"), "{s}");
@@ -195,7 +229,8 @@ fn r_is_review_on_home_and_the_result_and_the_help_says_so() {
     key(&mut a, KeyCode::Esc);
     let items = choice_items(&a.content, 1);
     quiz_over(&mut a, &[&items[0].0.id]);
-    keys(&mut a, &format!("{}1", items[0].1));
+    let k = format!("{}1", right(&a));
+    keys(&mut a, &k);
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("1 item · ✅ 1 know") && s.contains("1 rating saved"), "singulars:\n{s}");
     assert!(s.contains("No item missed"), "{s}");
@@ -217,7 +252,10 @@ fn review_done_counts_items_and_ratings_apart() {
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("review 1/2"), "{s}");
     // First ⚠, second ✅; pass 2 brings the first back, ✅.
-    keys(&mut a, &format!("{}2{}1{}1", items[0].1, items[1].1, items[0].1));
+    for rating in ["2", "1", "1"] {
+        let k = format!("{}{rating}", right(&a));
+        keys(&mut a, &k);
+    }
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("Done: 2 items reviewed, 3 ratings"), "{s}");
     assert!(s.contains("First pass: 2 items · ✅ 1 know · ⚠ 1 fuzzy · ❌ 0 don't"), "{s}");
@@ -236,4 +274,41 @@ fn formulas_in_choices_and_explanations_are_drawn_as_unicode() {
     keys(&mut a, "d");
     let s = draw(&mut a, 120, 40);
     assert!(s.contains("as σ(r") && !s.contains("\\sigma") && !s.contains("\\log"), "{s}");
+}
+
+/// A choice item comes back in review with its options in another order
+/// than in the quiz: the right letter moved, the key followed its choice,
+/// and answering the new letter is graded right.
+#[test]
+fn review_shows_the_options_shuffled_and_the_key_follows() {
+    use agentlab::progress::grade;
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = study_app(dir.path());
+    // One whose choices are plain text (no math or code marks), to find on screen as written.
+    let item = choice_items(&a.content, 200)
+        .into_iter()
+        .map(|x| x.0)
+        .find(|i| matches!(&i.answer, Answer::Choice { choices, .. } if choices.iter().all(|c| !c.contains(['$', '`', '*', '\\']))))
+        .expect("a plain choice item on track 3");
+    let key_text = |q: &QuizItem| match &q.answer {
+        Answer::Choice { choices, correct } => (correct[0], choices[correct[0]].clone()),
+        _ => unreachable!(),
+    };
+    // In the quiz (the first showing) it was answered.
+    let in_quiz = grade::shown(&item, 0);
+    let earlier = t0() - chrono::Duration::days(30);
+    a.store.record(&item.id, item.track, item.level, Some(true), Rating::Know, earlier).unwrap();
+    key(&mut a, KeyCode::Char('r'));
+    let in_review = on_screen(&a);
+    let (quiz_letter, quiz_text) = key_text(&in_quiz);
+    let (review_letter, review_text) = key_text(&in_review);
+    assert_eq!(quiz_text, review_text, "the key is the same choice");
+    assert_ne!(quiz_letter, review_letter, "…under another letter");
+    let s = draw(&mut a, 120, 40);
+    let shown =
+        format!("{}) {}", (b'a' + review_letter as u8) as char, review_text.chars().take(12).collect::<String>());
+    assert!(s.contains(&shown), "{shown}:\n{s}");
+    let k = right(&a);
+    keys(&mut a, &k);
+    assert!(draw(&mut a, 120, 40).contains("✓ Correct"));
 }

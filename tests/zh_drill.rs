@@ -57,6 +57,15 @@ fn a_drill_without_runs_is_drawn_in_chinese() {
     {
         assert!(big.contains(zh), "no \"{zh}\" in:\n{big}");
     }
+    // The predictions are not answered yet: the claims are hidden, in Chinese.
+    assert!(big.contains("○ 断言 1") && !big.contains("待测"), "claims hidden before predictions:\n{big}");
+    no_english(&big, &["hidden until", "claim 1"]);
+    if let Some(Screen::Drill(d)) = a.stack.last_mut() {
+        for p in d.meta.predictions.clone() {
+            d.skipped.insert(("quick".into(), p.id));
+        }
+    }
+    let big = text(&mut a, 120, 40);
     assert!(big.contains("待测"), "a claim not yet measured is 待测:\n{big}");
     assert!(big.contains("空闲 · 按 s 开始运行"), "{big}");
     no_english(&big, &["Charts", "Claims", "Config", "no run yet", "idle", "pending", "sweep seeds", "No run yet"]);
@@ -106,7 +115,7 @@ fn a_saved_run_its_claims_and_the_runs_table_are_in_chinese_and_f2_switches_back
     let big = text(&mut a, 120, 40);
     assert!(big.contains("上次运行：2026-11-24 09:00"), "{big}");
     assert!(big.contains("条断言未通过"), "{big}");
-    assert!(big.contains("原因见各 ✗ 下方") || big.contains("用时 12.0 秒完成"), "{big}");
+    assert!(big.contains("各断言的说明见其 ✗ 下方") || big.contains("用时 12.0 秒完成"), "{big}");
     assert!(big.contains("第 1/1 页"), "the charts' settings line: {big}");
     no_english(&big, &["last run", "claims failed", "claim failed", "why under", "page 1/1", "grey ="]);
     let small = text(&mut a, 60, 16);

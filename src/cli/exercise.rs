@@ -18,6 +18,27 @@ fn find<'a>(content: &'a Content, id: &str) -> std::result::Result<&'a ExerciseM
     content.exercise(id).ok_or_else(|| crate::t!("exercise-cli-unknown", id = id))
 }
 
+/// The exercise `id` and the file to check: `file`, else the exercise's own
+/// (written from its stub when missing). `None` for an unknown id, said on stderr.
+fn target<'a>(
+    content: &'a Content,
+    id: &str,
+    file: Option<&Path>,
+) -> Result<Option<(&'a ExerciseMeta, std::path::PathBuf)>> {
+    let x = match find(content, id) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("agentlab: {e}");
+            return Ok(None);
+        }
+    };
+    let path = match file {
+        Some(p) => p.to_path_buf(),
+        None => exercises::ensure_file(&x.id, &x.stub)?,
+    };
+    Ok(Some((x, path)))
+}
+
 /// `agentlab exercise list`: per track, done or pending.
 pub fn list(content: &Content) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
@@ -104,21 +125,42 @@ pub fn hint(content: &Content, id: &str, n: Option<usize>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `agentlab exercise watch ID [--file F] [--checks N]`: check the file now,
+/// then again each time its contents change (polled every
+/// [`WATCH_EVERY`]), until Ctrl-C or, with `--checks N`, after N checks. Exit:
+/// the last check's (2 for bad input, as `check`).
+pub fn watch(content: &Content, id: &str, file: Option<&Path>, checks: Option<u32>) -> Result<ExitCode> {
+    let Some((_, path)) = target(content, id, file)? else { return Ok(ExitCode::from(2)) };
+    let shown = path.display().to_string();
+    println!("{}", crate::t!("exercise-cli-watching", path = shown.as_str()));
+    // What the file held at the last check (`None`: unreadable then).
+    let mut last: Option<Option<String>> = None;
+    let mut done = 0u32;
+    loop {
+        let now = exercises::read_script(&path).ok();
+        if last.as_ref() != Some(&now) {
+            let code = check(content, id, Some(&path), false, false)?;
+            last = Some(now);
+            done += 1;
+            if checks.is_some_and(|n| done >= n) {
+                return Ok(code);
+            }
+            println!("{}", crate::t!("exercise-cli-waiting", path = shown.as_str()));
+            use std::io::Write;
+            std::io::stdout().flush()?;
+        }
+        std::thread::sleep(WATCH_EVERY);
+    }
+}
+
+/// How often `exercise watch` looks at the file.
+pub const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// `agentlab exercise check ID [--file F] [--json] [--review]`: exit 0 pass,
 /// 1 fail (or the check's record could not be saved: stderr says why and
 /// where), 2 bad input (unknown exercise, unreadable file).
 pub fn check(content: &Content, id: &str, file: Option<&Path>, json: bool, review: bool) -> Result<ExitCode> {
-    let x = match find(content, id) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("agentlab: {e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
-    let path = match file {
-        Some(p) => p.to_path_buf(),
-        None => exercises::ensure_file(&x.id, &x.stub)?,
-    };
+    let Some((x, path)) = target(content, id, file)? else { return Ok(ExitCode::from(2)) };
     let source = match exercises::read_script(&path) {
         Ok(s) => s,
         Err(e) => {

@@ -1,6 +1,7 @@
 //! Headless commands: everything the TUI shows, printed for scripts and pipes.
 
 pub mod exercise;
+pub mod graduate;
 pub mod model;
 pub mod plan;
 pub mod runs;
@@ -671,6 +672,9 @@ pub fn drill_run(
                 eprintln!("agentlab: {why}");
             }
             None => println!("{} · {}", report.outcome(), crate::t!("cli-saved-in", path = dir)),
+        }
+        if let Some(why) = handle.unkept() {
+            eprintln!("agentlab: {}", crate::t!("cli-run-models-not-kept", error = why));
         }
         if !answers.is_empty() && !tell_predictions(meta, preset, &answers, &report, &mut std::io::stdout())? {
             return Ok(ExitCode::from(1));

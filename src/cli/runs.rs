@@ -130,6 +130,8 @@ pub fn try_run(content: &Content, a: TryArgs) -> Result<ExitCode> {
     let mut ask = |input: &str, out: &mut dyn Write| -> Result<bool> {
         let clock = std::time::Instant::now();
         let mut first: Option<f64> = None;
+        // The most model tokens seen so far, and when the last of them arrived.
+        let (mut seen, mut last) = (0usize, 0f64);
         let model_tokens = |ans: &TryAnswer| {
             ans.columns
                 .iter()
@@ -139,8 +141,10 @@ pub fn try_run(content: &Content, a: TryArgs) -> Result<ExitCode> {
                 .count()
         };
         let mut progress = |ans: &TryAnswer| {
-            if first.is_none() && model_tokens(ans) > 0 {
-                first = Some(clock.elapsed().as_secs_f64());
+            let n = model_tokens(ans);
+            if n > seen {
+                (seen, last) = (n, clock.elapsed().as_secs_f64());
+                first.get_or_insert(last);
             }
         };
         match session.answer(input, &opts, &mut progress, &never) {
@@ -155,7 +159,11 @@ pub fn try_run(content: &Content, a: TryArgs) -> Result<ExitCode> {
                             first = format!("{:.0}", first.unwrap_or(secs) * 1000.0),
                             tokens = n,
                             secs = format!("{secs:.2}"),
-                            rate = format!("{:.1}", n as f64 / secs.max(1e-9))
+                            rate = format!("{:.1}", n as f64 / secs.max(1e-9)),
+                            stream = match first {
+                                Some(f) if seen > 1 && last > f => format!("{:.1}", (seen - 1) as f64 / (last - f)),
+                                _ => "—".to_string(),
+                            }
                         )
                     );
                 }

@@ -401,7 +401,7 @@ pub fn progress(
     writeln!(out, "{}", crate::t!("cli-progress-mastery"))?;
     writeln!(
         out,
-        "{} {} {:>10} {:>10} {:>10} {} {} {}",
+        "{} {} {:>13} {:>13} {:>13} {} {} {}",
         pad_right(&crate::t!("cli-progress-col-track"), 36),
         pad_left(&crate::t!("cli-progress-col-all"), 5),
         "L1",
@@ -417,13 +417,13 @@ pub fn progress(
             .iter()
             .map(|c| match c.fraction() {
                 None => "—".to_string(),
-                Some(f) => format!("{}/{} {:>3.0}%", c.mastered, c.items, f * 100.0),
+                Some(f) => format!("{}/{}/{} {:>3.0}%", c.mastered, c.learning, c.items, f * 100.0),
             })
             .collect();
         let title = crate::tui::widgets::pad_right(&crate::tui::widgets::ellipsize(&row.title, 33), 34);
         writeln!(
             out,
-            "{} {title} {:>5} {:>10} {:>10} {:>10} {:>5} {:>7} {:>9}",
+            "{} {title} {:>5} {:>13} {:>13} {:>13} {:>5} {:>7} {:>9}",
             row.track,
             pct_text(row.mastery()),
             cells[0],

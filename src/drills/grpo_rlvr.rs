@@ -84,7 +84,7 @@ pub struct Params {
 
 /// A real chat model's system message: the task and its answer format in a
 /// few words (every token of it is read by every rollout and every step).
-const SYSTEM: &str = "Add. Reply with the sum only.";
+pub const SYSTEM: &str = "Add. Reply with the sum only.";
 
 impl Params {
     fn warm_start(&self) -> WarmStart {

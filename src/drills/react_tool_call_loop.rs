@@ -27,7 +27,7 @@ use serde::Deserialize;
 use super::keep::Role as Arms;
 use super::pipeline::{self, real_start, Batches, ModelChoice, Sft};
 use super::try_it::{
-    self, Arm as TryArm, KeptRun, TryAnswer, TryCell, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
+    self, Arm as TryArm, KeptRun, TryAnswer, TryColumn, TryKind, TryOpts, TrySample, TrySession, Verdict,
 };
 use super::{RunCtx, TokenCell, TokenKind, TypedDrill, View};
 use crate::envs::format::{example, Format};
@@ -35,7 +35,7 @@ use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::react_tasks::{make_task, solve, split_places, task_of, Kind, Solved, Task};
 use crate::envs::{joined, Role};
-use crate::eval::react_loop::{answered_right, drive, evaluate, hallucination_rate, recovery_rate, Eval};
+use crate::eval::react_loop::{answered_right, evaluate, hallucination_rate, recovery_rate, Eval};
 use crate::eval::Lm;
 use crate::ml::base;
 use crate::ml::data::{batch, Example};
@@ -305,43 +305,24 @@ impl TrySession for ReactTry {
             let prompt = self.fmt.encode_segments(&self.tok, &Session::new(&question).episode.segments).len();
             try_it::check_fits(prompt, crate::eval::react_loop::MAX_TURN, lm.model.context())?;
             answer.columns.push(TryColumn::new(arm));
-            let sessions = vec![Session::new(&question); n];
             let mut rng = try_it::arm_rng(opts.seed);
             let (tools, route) = (&self.tools, self.route);
-            let done = {
-                let answer = &mut answer;
-                let mut after = |ss: &[Session]| -> Result<()> {
-                    try_it::check(cancel)?;
-                    let col = answer.columns.last_mut().expect("pushed above");
-                    col.samples = ss
-                        .iter()
-                        .map(|s| {
-                            let cells = s
-                                .episode
-                                .segments
-                                .iter()
-                                .map(|(role, t)| TryCell::new(t.clone(), try_it::role_kind(0, *role)))
-                                .collect();
-                            TrySample { cells, pending: !s.done, ..Default::default() }
-                        })
-                        .collect();
-                    progress(answer);
-                    Ok(())
-                };
-                drive(
-                    &lm,
-                    sessions,
-                    self.max_steps,
-                    (try_it::decoding(opts.temperature), &mut rng),
-                    &mut |_, tool, input| route(tools, tool, input),
-                    &mut after,
-                )?
-            };
+            let live = try_it::Live { answer: &mut answer, progress: &mut *progress, cancel };
+            let (done, streamed) = try_it::stream_sessions(
+                &lm,
+                vec![Session::new(&question); n],
+                self.max_steps,
+                (try_it::decoding(opts.temperature), &mut rng),
+                &mut |_, tool, input| route(tools, tool, input),
+                &|segments, written| try_it::segment_cells_written(&lm, segments, &try_it::role_kind, written),
+                live,
+            )?;
             let mut right = 0;
             let col_samples: Vec<TrySample> = done
                 .iter()
-                .map(|s| {
-                    let cells = try_it::segment_cells(&lm, &s.episode.segments, &try_it::role_kind)?;
+                .zip(streamed)
+                .map(|(s, sample)| {
+                    let cells = sample.cells;
                     let e = &s.episode;
                     let got = e.answer.clone().unwrap_or_else(|| crate::t!("try-tca-no-answer"));
                     let ok = task.as_ref().map(|t| e.answer.as_deref() == Some(t.truth.as_str()));

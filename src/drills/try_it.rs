@@ -321,6 +321,31 @@ pub fn segment_cells(
     segments: &[(crate::envs::Role, String)],
     kind: &dyn Fn(usize, crate::envs::Role) -> TokenKind,
 ) -> Result<Vec<TryCell>> {
+    segment_cells_written(lm, segments, kind, Written::Scored(&[]))
+}
+
+/// What [`segment_cells_written`] knows of the agent's tokens: what each
+/// turn drew, and whether a segment that does not read back as its draw is
+/// scored by a second pass (a finished answer) or left uncoloured (a turn
+/// still streaming).
+#[derive(Clone, Copy)]
+pub enum Written<'a> {
+    Scored(&'a [Vec<(u32, f32)>]),
+    Drawn(&'a [Vec<(u32, f32)>]),
+}
+
+/// [`segment_cells`] given what the model wrote: per agent segment, in
+/// order, the tokens it drew for that turn with their log-probabilities as
+/// it drew them (a generation's tap, [`crate::ml::sample::Tap`]). Where every
+/// agent segment reads back as those tokens (the loop may add the line's
+/// newline, which the model did not write and which gets no colour), no
+/// second pass runs; otherwise the model scores the whole transcript again.
+pub fn segment_cells_written(
+    lm: &crate::eval::Lm,
+    segments: &[(crate::envs::Role, String)],
+    kind: &dyn Fn(usize, crate::envs::Role) -> TokenKind,
+    written: Written<'_>,
+) -> Result<Vec<TryCell>> {
     use crate::envs::Role;
     use crate::ml::tokenizer::Tokenize;
     let mut ids: Vec<u32> = lm.fmt.bos.into_iter().collect();
@@ -331,7 +356,13 @@ pub fn segment_cells(
         ids.extend(t);
     }
     let first_agent = segments.iter().position(|(r, _)| *r == Role::Agent).map_or(ids.len(), |k| spans[k].0);
-    let logp = token_logps(lm.model, &ids, first_agent)?;
+    let logp = match written {
+        Written::Drawn(w) => written_logps(lm, &ids, &spans, segments, w, true).unwrap_or_default(),
+        Written::Scored(w) => match written_logps(lm, &ids, &spans, segments, w, false) {
+            Some(l) => l,
+            None => token_logps(lm.model, &ids, first_agent)?,
+        },
+    };
     let mut cells = Vec::new();
     for (k, (role, text)) in segments.iter().enumerate() {
         let (start, len) = spans[k];
@@ -346,6 +377,133 @@ pub fn segment_cells(
         }
     }
     Ok(cells)
+}
+
+/// The agent segments' log-probabilities from what the model wrote, or
+/// `None` where a segment does not read back as the written tokens (unless
+/// `partial`: then that segment's tokens stay uncoloured).
+fn written_logps(
+    lm: &crate::eval::Lm,
+    ids: &[u32],
+    spans: &[(usize, usize)],
+    segments: &[(crate::envs::Role, String)],
+    written: &[Vec<(u32, f32)>],
+    partial: bool,
+) -> Option<Vec<Option<f32>>> {
+    use crate::ml::tokenizer::Tokenize;
+    let mut out = vec![None; ids.len()];
+    let mut turns = written.iter();
+    for (k, (role, _)) in segments.iter().enumerate() {
+        if *role != crate::envs::Role::Agent {
+            continue;
+        }
+        let (start, len) = spans[k];
+        let (enc, drawn) = (&ids[start..start + len], turns.next()?);
+        let same = enc.iter().zip(drawn).take_while(|(a, (b, _))| *a == b).count();
+        if same < len && lm.tok.decode(&enc[same..]) != "\n" {
+            match partial {
+                true => continue,
+                false => return None,
+            }
+        }
+        for (slot, (_, lp)) in out[start..start + same].iter_mut().zip(drawn) {
+            *slot = Some(*lp);
+        }
+    }
+    Some(out)
+}
+
+/// How often a streaming turn shows its new tokens (every turn's end is shown too).
+const STREAM_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Where an agent-loop Try shows its sessions as they are written: the
+/// answer's last column, the caller's `progress`, and the learner's cancel.
+pub struct Live<'a> {
+    pub answer: &'a mut TryAnswer,
+    pub progress: &'a mut dyn FnMut(&TryAnswer),
+    pub cancel: &'a AtomicBool,
+}
+
+/// What each agent turn of each session drew: per session, per turn, the
+/// tokens with their log-probabilities ([`segment_cells_written`]).
+pub type Drawn = Vec<Vec<Vec<(u32, f32)>>>;
+
+/// How an agent-loop Try draws a session's segments, given what its turns drew.
+pub type Shown<'a> = dyn Fn(&[(crate::envs::Role, String)], Written<'_>) -> Result<Vec<TryCell>> + 'a;
+
+/// Play ReAct-loop `sessions` to their end for one Try column: the column's
+/// samples follow the sessions as they are written — each agent token as the
+/// model draws it (with its log-probability, read from the logits it was
+/// drawn from), each finished turn and observation as `shown` draws them —
+/// and the learner's cancel stops them between turns. The finished samples
+/// are `shown` with [`Written::Scored`]; their cells need no second pass
+/// where the turns read back as drawn.
+pub fn stream_sessions(
+    lm: &crate::eval::Lm,
+    sessions: Vec<crate::envs::react::Session>,
+    max_steps: usize,
+    (decoding, rng): (crate::ml::sample::Decoding, &mut crate::ml::rng::Rng),
+    call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
+    shown: &Shown<'_>,
+    live: Live<'_>,
+) -> Result<(Vec<crate::envs::react::Session>, Vec<TrySample>)> {
+    use crate::ml::tokenizer::Tokenize;
+    let n = sessions.len();
+    let drawn_cells = |ss: &[crate::envs::react::Session], drawn: &Drawn, scored: bool| -> Result<Vec<TrySample>> {
+        ss.iter()
+            .zip(drawn)
+            .map(|(s, w)| {
+                let w = if scored { Written::Scored(w) } else { Written::Drawn(w) };
+                Ok(TrySample { cells: shown(&s.episode.segments, w)?, pending: !s.done, ..Default::default() })
+            })
+            .collect()
+    };
+    let Live { answer, progress, cancel } = live;
+    answer.columns.last_mut().expect("the caller pushed the column").samples =
+        drawn_cells(&sessions, &vec![Vec::new(); n], false)?;
+    progress(answer);
+    // (the answer, progress, what each session's finished turns drew, what its current turn has drawn so far)
+    let state = std::cell::RefCell::new((answer, progress, vec![Vec::new(); n], vec![Vec::new(); n]));
+    let mut shown_at = None;
+    let mut tap = |s: usize, token: u32, logits: &[f32]| {
+        let mut st = state.borrow_mut();
+        let (answer, progress, _, current) = &mut *st;
+        let logp = crate::ml::sample::logp_of(logits, token);
+        current[s].push((token, logp));
+        let col = answer.columns.last_mut().expect("the caller pushed the column");
+        if let Some(sample) = col.samples.get_mut(s) {
+            sample.cells.push(TryCell { text: lm.tok.decode(&[token]), kind: TokenKind::Trained, logp: Some(logp) });
+        }
+        // A tiny model draws thousands of tokens a second: show them at a screen's pace.
+        if shown_at.is_none_or(|t: std::time::Instant| t.elapsed() >= STREAM_EVERY) {
+            shown_at = Some(std::time::Instant::now());
+            progress(answer);
+        }
+    };
+    let mut after = |ss: &[crate::envs::react::Session]| -> Result<()> {
+        let mut st = state.borrow_mut();
+        let (answer, progress, written, current) = &mut *st;
+        for (w, c) in written.iter_mut().zip(current.iter_mut()) {
+            if !c.is_empty() {
+                w.push(std::mem::take(c));
+            }
+        }
+        answer.columns.last_mut().expect("the caller pushed the column").samples = drawn_cells(ss, written, false)?;
+        progress(answer);
+        check(cancel)
+    };
+    let done = crate::eval::react_loop::drive_tapped(
+        lm,
+        sessions,
+        max_steps,
+        (decoding, rng),
+        call,
+        &mut after,
+        Some(&mut tap),
+    )?;
+    let (_, _, written, _) = state.into_inner();
+    let samples = drawn_cells(&done, &written, true)?;
+    Ok((done, samples))
 }
 
 /// Who wrote a segment, as Try colours it: the prompt, the agent (trained), the world (masked).
@@ -414,4 +572,69 @@ pub fn distinct(texts: impl IntoIterator<Item = String>, n: usize) -> Vec<String
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envs::react::{Session, Tools};
+
+    /// The log-probabilities Try reads from the logits a token was drawn from
+    /// are the ones a second pass over the finished transcript computes, and
+    /// the column streamed token by token while the loop ran.
+    #[test]
+    fn streamed_turns_carry_the_log_probabilities_a_second_pass_computes() {
+        let (model, tok) = crate::ml::base::shipped(&candle_core::Device::Cpu).unwrap();
+        let fmt = crate::envs::format::Format::tiny(&tok);
+        let lm = crate::eval::Lm { model: &model, tok: &tok, fmt: &fmt };
+        let tools = Tools::new(crate::envs::kb::FactTable::world());
+        let arm = Arm { id: "base".into(), label: "base".into() };
+        let mut answer = TryAnswer { columns: vec![TryColumn::new(&arm)], ..Default::default() };
+        let (mut updates, mut most) = (0, 0);
+        let mut progress = |a: &TryAnswer| {
+            updates += 1;
+            most = most.max(a.columns[0].samples.iter().map(|s| s.cells.len()).sum::<usize>());
+        };
+        let cancel = AtomicBool::new(false);
+        let live = Live { answer: &mut answer, progress: &mut progress, cancel: &cancel };
+        let drawn = std::cell::RefCell::new(Vec::new());
+        let (done, streamed) = stream_sessions(
+            &lm,
+            vec![Session::new("Q: capital of Vesk?\n"); 3],
+            3,
+            (decoding(1.0), &mut arm_rng(7)),
+            &mut |_, tool, input| tools.call(tool, input),
+            &|segments, written| {
+                if let Written::Scored(w) = written {
+                    drawn.borrow_mut().push(w.to_vec());
+                }
+                segment_cells_written(&lm, segments, &role_kind, written)
+            },
+            live,
+        )
+        .unwrap();
+        let drawn = drawn.into_inner();
+        let tokens: usize = drawn.iter().flatten().map(|t| t.len()).sum();
+        // Shown at the start, after each batched turn, and between: the first token at least.
+        let turns = drawn.iter().map(|w| w.len()).max().unwrap_or(0);
+        assert!(updates > turns + 1 && most > 3, "{updates} updates for {turns} turns");
+        let mut compared = 0;
+        for ((s, w), fast) in done.iter().zip(&drawn).zip(&streamed) {
+            let agent_turns = s.episode.segments.iter().filter(|(r, _)| *r == crate::envs::Role::Agent).count();
+            assert_eq!(w.len(), agent_turns);
+            let slow = segment_cells(&lm, &s.episode.segments, &role_kind).unwrap();
+            // Read from the draw only (no second pass to fall back on).
+            let read = segment_cells_written(&lm, &s.episode.segments, &role_kind, Written::Drawn(w)).unwrap();
+            assert_eq!(fast.cells.len(), slow.len());
+            assert_eq!(read.len(), slow.len());
+            for (f, g) in read.iter().zip(&slow) {
+                assert_eq!(f.text, g.text);
+                if let (Some(a), Some(b)) = (f.logp, g.logp) {
+                    assert!((a - b).abs() < 1e-3 * b.abs().max(1.0), "{a} vs {b} at {:?}", f.text);
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared * 2 > tokens, "only {compared} of {tokens} drawn tokens were read from the draw");
+    }
 }

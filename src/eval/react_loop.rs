@@ -12,7 +12,7 @@ use crate::envs::react_tasks::{misspell, oracle_turn, Kind, Plan, Task};
 use crate::envs::Role;
 use crate::ml::lm::Memo;
 use crate::ml::rng::Rng;
-use crate::ml::sample::{Decoding, GenConfig};
+use crate::ml::sample::{Decoding, GenConfig, Tap};
 
 /// Generate one line for every given context at once (greedy), stopping at a newline.
 /// `memo` carries a model's K/V cache from one turn of the same episodes to the next.
@@ -29,8 +29,20 @@ pub fn turns_with(
     rng: &mut Rng,
     memo: &mut Memo,
 ) -> Result<Vec<String>> {
+    turns_tapped(lm, contexts, max_new, (decoding, rng), memo, None)
+}
+
+/// [`turns_with`] that shows `tap` each token as it is drawn (see [`Tap`]).
+pub fn turns_tapped(
+    lm: &Lm,
+    contexts: &[Vec<u32>],
+    max_new: usize,
+    (decoding, rng): (Decoding, &mut Rng),
+    memo: &mut Memo,
+    tap: Option<&mut Tap<'_>>,
+) -> Result<Vec<String>> {
     let cfg = GenConfig::new(max_new, decoding, lm.fmt.stop().to_vec());
-    let out = lm.model.generate_with(contexts, &cfg, rng, memo)?;
+    let out = lm.model.generate_tapped(contexts, &cfg, rng, memo, tap)?;
     Ok(out
         .iter()
         .map(|o| {
@@ -96,11 +108,25 @@ pub const MAX_TURN: usize = 24;
 /// turn (Try shows the turns as they come, and may stop with an error).
 pub fn drive(
     lm: &Lm,
+    sessions: Vec<Session>,
+    max_steps: usize,
+    (decoding, rng): (Decoding, &mut Rng),
+    call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
+    after_turn: &mut dyn FnMut(&[Session]) -> Result<()>,
+) -> Result<Vec<Session>> {
+    drive_tapped(lm, sessions, max_steps, (decoding, rng), call, after_turn, None)
+}
+
+/// [`drive`] that shows `tap(session, token, logits)` each token an agent
+/// draws, as it is drawn (Try streams a turn token by token).
+pub fn drive_tapped(
+    lm: &Lm,
     mut sessions: Vec<Session>,
     max_steps: usize,
     (decoding, rng): (Decoding, &mut Rng),
     call: &mut dyn FnMut(usize, &str, &str) -> Result<String, String>,
     after_turn: &mut dyn FnMut(&[Session]) -> Result<()>,
+    mut tap: Option<&mut Tap<'_>>,
 ) -> Result<Vec<Session>> {
     let mut memo = Memo::default();
     while sessions.iter().any(|s| !s.done) {
@@ -118,7 +144,12 @@ pub fn drive(
         }
         let ctxs: Vec<Vec<u32>> = fits.iter().map(|(_, c)| c.clone()).collect();
         let fits: Vec<usize> = fits.iter().map(|(i, _)| *i).collect();
-        let lines = turns_with(lm, &ctxs, MAX_TURN, decoding, rng, &mut memo)?;
+        let mut row_tap = |row: usize, token: u32, logits: &[f32]| {
+            if let Some(tap) = tap.as_deref_mut() {
+                tap(fits[row], token, logits);
+            }
+        };
+        let lines = turns_tapped(lm, &ctxs, MAX_TURN, (decoding, &mut *rng), &mut memo, Some(&mut row_tap))?;
         for (&i, line) in fits.iter().zip(lines) {
             sessions[i].apply_with(&line, max_steps, &mut |tool: &str, input: &str| call(i, tool, input));
         }

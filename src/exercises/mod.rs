@@ -214,9 +214,13 @@ pub struct Failure {
 pub struct CheckReport {
     pub exercise: String,
     pub passed: bool,
-    /// Cases that passed before the first failure (all of them on a pass).
+    /// Cases that passed: every case runs, whatever fails before it.
     pub cases_passed: usize,
     pub cases_total: usize,
+    /// The number (from 1) of the first case that failed; 0 on a pass, or
+    /// when the script did not compile or lacks the function.
+    #[serde(default)]
+    pub first_failing: usize,
     pub failure: Option<Failure>,
     /// What the script printed (`print`, `debug`), if anything.
     pub printed: String,
@@ -229,6 +233,7 @@ impl CheckReport {
             passed: false,
             cases_passed: passed,
             cases_total: total,
+            first_failing: 0,
             failure: Some(failure),
             printed,
         }
@@ -239,6 +244,14 @@ impl CheckReport {
         let mut out = Vec::new();
         if self.passed {
             out.push(crate::t!("exercise-pass", id = self.exercise.as_str(), total = self.cases_total));
+        } else if self.first_failing > 0 {
+            out.push(crate::t!(
+                "exercise-fail-at",
+                id = self.exercise.as_str(),
+                passed = self.cases_passed,
+                total = self.cases_total,
+                n = self.first_failing
+            ));
         } else {
             out.push(crate::t!(
                 "exercise-fail",
@@ -277,7 +290,8 @@ fn show_f64s(xs: &[f64]) -> String {
 }
 
 /// Check a script against exercise `spec`: compile, find the function,
-/// run every case (then, for the reservoir, a statistical test).
+/// run every case (then, for the reservoir, a statistical test), counting
+/// those that pass and keeping the first that fails.
 pub fn check(spec: &Spec, source: &str) -> CheckReport {
     let cases = (spec.cases)();
     let total = cases.len() + if spec.id == "reservoir" { 1 + RESERVOIR_STREAMS as usize } else { 0 };
@@ -291,6 +305,8 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
     if let Err(e) = script.require(spec.function, spec.params.len()) {
         return CheckReport::failed(spec, total, 0, fail(&crate::t!("exercise-finding"), e), String::new());
     }
+    let mut passed = 0;
+    let mut first: Option<(usize, Failure)> = None;
     for (i, c) in cases.iter().enumerate() {
         script.seed(0x5eed + i as u64);
         let inputs: Vec<(String, String)> =
@@ -311,16 +327,23 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
             ),
         };
         let got = match outcome {
-            Ok((true, _)) => continue,
+            Ok((true, _)) => {
+                passed += 1;
+                continue;
+            }
             Ok((false, got)) => got,
             Err(e) => crate::t!("exercise-error", error = e),
         };
-        let failure = Failure { case: c.name.clone(), inputs, expected, got };
-        return CheckReport::failed(spec, total, i, failure, script.take_printed());
+        if first.is_none() {
+            first = Some((i + 1, Failure { case: c.name.clone(), inputs, expected, got }));
+        }
     }
     if spec.id == "reservoir" {
-        if let Some(f) = reservoir_statistics(spec, &script) {
-            return CheckReport::failed(spec, total, cases.len(), f, script.take_printed());
+        match reservoir_statistics(spec, &script) {
+            Some(f) => {
+                first.get_or_insert((cases.len() + 1, f));
+            }
+            None => passed += 1,
         }
         for seed in 1..=RESERVOIR_STREAMS {
             if let Err(e) = checks::reservoir_same_as_lab(&script, spec.function, 40, 6, seed) {
@@ -330,15 +353,23 @@ pub fn check(spec: &Spec, source: &str) -> CheckReport {
                     expected: crate::t!("exercise-res-lab-buffer"),
                     got: e,
                 };
-                return CheckReport::failed(spec, total, cases.len() + seed as usize, f, script.take_printed());
+                first.get_or_insert((cases.len() + 1 + seed as usize, f));
+            } else {
+                passed += 1;
             }
         }
+    }
+    if let Some((n, f)) = first {
+        let mut r = CheckReport::failed(spec, total, passed, f, script.take_printed());
+        r.first_failing = n;
+        return r;
     }
     CheckReport {
         exercise: spec.id.into(),
         passed: true,
         cases_passed: total,
         cases_total: total,
+        first_failing: 0,
         failure: None,
         printed: script.take_printed(),
     }
@@ -450,6 +481,24 @@ mod tests {
         assert_eq!(f.inputs, vec![("rewards".to_string(), "[0.7000]".to_string())]);
         assert_eq!(f.expected, "[0.0000]");
         assert_eq!(f.got, "[0.7000]");
+    }
+
+    /// Every case runs: returns accumulated forwards (from the first step)
+    /// pass the γ = 0, one-step and empty cases and fail the first.
+    #[test]
+    fn every_case_runs_and_the_first_failure_is_named() {
+        let spec = spec("discounted-returns").unwrap();
+        let src = "fn discounted_returns(rewards, gamma) { let out = []; let g = 0.0; \
+                   for r in rewards { g = r + gamma * g; out.push(g); } out }";
+        let r = check(spec, src);
+        assert!(!r.passed);
+        assert_eq!(r.first_failing, 1, "{r:?}");
+        assert!(r.cases_passed >= 3 && r.cases_passed < r.cases_total, "{r:?}");
+        assert_eq!(
+            r.lines()[0],
+            format!("FAIL  discounted-returns: passed {} of {} · first failure: case 1", r.cases_passed, r.cases_total)
+        );
+        assert!(r.lines()[1].starts_with("first failing case: "), "{:?}", r.lines());
     }
 
     #[test]

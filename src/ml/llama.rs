@@ -40,7 +40,7 @@ use super::lm::{CausalLm, Scored};
 use super::memo::Memo;
 use super::ops;
 use super::rng::Rng;
-use super::sample::{pick, GenConfig};
+use super::sample::{pick, GenConfig, Tap};
 use super::tokenizer::{Bpe, Tokenize};
 
 /// The fields of a `config.json` this loader uses (others are ignored); a GGUF's
@@ -1033,12 +1033,13 @@ impl CausalLm for Llama {
     /// The batch's cache is laid out `[cached block | new block]`, each row
     /// left-padded within each block; padding is masked wherever it sits, and
     /// positions count real tokens only, so a row computes what it would alone.
-    fn generate_with(
+    fn generate_tapped(
         &self,
         prompts: &[Vec<u32>],
         cfg: &GenConfig,
         rng: &mut Rng,
         memo: &mut Memo,
+        mut tap: Option<&mut Tap<'_>>,
     ) -> Result<Vec<Vec<u32>>> {
         let b = prompts.len();
         if b == 0 || prompts.iter().any(|p| p.is_empty()) {
@@ -1146,6 +1147,9 @@ impl CausalLm for Llama {
             for (j, &i) in live.iter().enumerate() {
                 let tok = if done[i] { pad } else { pick(&last[j], cfg.decoding, rng) };
                 if !done[i] {
+                    if let Some(tap) = tap.as_deref_mut() {
+                        tap(i, tok, &last[j]);
+                    }
                     out[i].push(tok);
                     done[i] = cfg.stop.contains(&tok);
                     if more && !done[i] {

@@ -25,7 +25,7 @@ use candle_core::{Device, Result, Tensor, Var};
 use super::gpt::Gpt;
 pub use super::memo::{reuse_plan, Memo};
 use super::rng::Rng;
-use super::sample::GenConfig;
+use super::sample::{GenConfig, Tap};
 
 pub trait CausalLm {
     /// Logits `[B,T,V]` for token ids `[B,T]`, positions `0..T`, causal.
@@ -72,7 +72,22 @@ pub trait CausalLm {
         rng: &mut Rng,
         memo: &mut Memo,
     ) -> Result<Vec<Vec<u32>>> {
-        let _ = memo;
+        self.generate_tapped(prompts, cfg, rng, memo, None)
+    }
+    /// [`generate_with`](CausalLm::generate_with) that shows `tap` every
+    /// token as it is picked, with the logits it was drawn from (Try streams
+    /// a turn token by token and colours it without a second pass). Models
+    /// without a cache generate all at once and show `tap` nothing: a caller
+    /// must not count on it.
+    fn generate_tapped(
+        &self,
+        prompts: &[Vec<u32>],
+        cfg: &GenConfig,
+        rng: &mut Rng,
+        memo: &mut Memo,
+        tap: Option<&mut Tap<'_>>,
+    ) -> Result<Vec<Vec<u32>>> {
+        let _ = (memo, tap);
         self.generate(prompts, cfg, rng)
     }
 }
@@ -120,13 +135,14 @@ impl CausalLm for Gpt {
         super::sample::generate(self, prompts, cfg, rng)
     }
 
-    fn generate_with(
+    fn generate_tapped(
         &self,
         prompts: &[Vec<u32>],
         cfg: &GenConfig,
         rng: &mut Rng,
         memo: &mut Memo,
+        tap: Option<&mut Tap<'_>>,
     ) -> Result<Vec<Vec<u32>>> {
-        super::sample::generate_with(self, prompts, cfg, rng, memo)
+        super::sample::generate_tapped(self, prompts, cfg, rng, memo, tap)
     }
 }

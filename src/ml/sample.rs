@@ -129,12 +129,34 @@ pub fn generate_with(
     rng: &mut Rng,
     memo: &mut Memo,
 ) -> Result<Vec<Vec<u32>>> {
+    generate_tapped(model, prompts, cfg, rng, memo, None)
+}
+
+/// What sees each token as a generation picks it: the row, the token, and
+/// the logits it was drawn from (Try streams the token and reads its
+/// log-probability from them, [`logp_of`], instead of a second pass).
+pub type Tap<'a> = dyn FnMut(usize, u32, &[f32]) + 'a;
+
+/// The log-probability of `token` under one row of raw logits (temperature 1).
+pub fn logp_of(logits: &[f32], token: u32) -> f32 {
+    logits[token as usize] - super::fused::kernels::log_sum_exp(logits)
+}
+
+/// [`generate_with`] that shows every picked token to `tap` as it is picked.
+pub fn generate_tapped(
+    model: &Gpt,
+    prompts: &[Vec<u32>],
+    cfg: &GenConfig,
+    rng: &mut Rng,
+    memo: &mut Memo,
+    tap: Option<&mut Tap<'_>>,
+) -> Result<Vec<Vec<u32>>> {
     if prompts.is_empty() {
         return Ok(Vec::new());
     }
     match (cfg.use_cache, model.fused_layout()) {
-        (true, Some(layout)) => generate_fused(model, layout, prompts, cfg, rng, memo),
-        _ => generate_composed(model, prompts, cfg, rng),
+        (true, Some(layout)) => generate_fused(model, layout, prompts, cfg, rng, memo, tap),
+        _ => generate_composed(model, prompts, cfg, rng, tap),
     }
 }
 
@@ -157,6 +179,7 @@ fn generate_fused(
     cfg: &GenConfig,
     rng: &mut Rng,
     memo: &mut Memo,
+    mut tap: Option<&mut Tap<'_>>,
 ) -> Result<Vec<Vec<u32>>> {
     let b = prompts.len();
     let seen: &mut Vec<Kept> = memo.state();
@@ -215,6 +238,9 @@ fn generate_fused(
                 continue;
             }
             let tok = pick(&last[i], cfg.decoding, rng);
+            if let Some(tap) = tap.as_deref_mut() {
+                tap(i, tok, &last[i]);
+            }
             out[i].push(tok);
             done[i] = cfg.stop.contains(&tok);
             real[i] = true;
@@ -245,7 +271,13 @@ fn generate_fused(
 }
 
 /// Generation through candle's ops (GPUs; and the CPU without a cache, the reference).
-fn generate_composed(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &mut Rng) -> Result<Vec<Vec<u32>>> {
+fn generate_composed(
+    model: &Gpt,
+    prompts: &[Vec<u32>],
+    cfg: &GenConfig,
+    rng: &mut Rng,
+    mut tap: Option<&mut Tap<'_>>,
+) -> Result<Vec<Vec<u32>>> {
     let b = prompts.len();
     let p_len = prompts.iter().map(|p| p.len()).max().unwrap_or(0).max(1);
     let budget = cfg.max_new.min(model.cfg.context.saturating_sub(p_len));
@@ -286,6 +318,9 @@ fn generate_composed(model: &Gpt, prompts: &[Vec<u32>], cfg: &GenConfig, rng: &m
         for i in 0..b {
             let tok = if done[i] { PAD } else { pick(&last[i], cfg.decoding, rng) };
             if !done[i] {
+                if let Some(tap) = tap.as_deref_mut() {
+                    tap(i, tok, &last[i]);
+                }
                 out[i].push(tok);
                 if cfg.stop.contains(&tok) {
                     done[i] = true;

@@ -46,29 +46,115 @@ pub fn grade(answer: &Answer, response: &Response) -> Option<bool> {
     }
 }
 
-/// The order in which an `order` item's steps are shown: a fixed shuffle
-/// derived from the item id (so a script can rely on it), never the answer.
+/// The order in which an `order` item's steps are shown the first time
+/// ([`order_shuffle_at`] showing 0): a fixed shuffle derived from the item id
+/// (so a script can rely on it), never the answer.
 pub fn order_shuffle(item: &QuizItem) -> Vec<usize> {
-    let n = match &item.answer {
-        Answer::Order { steps } => steps.len(),
-        _ => return Vec::new(),
-    };
-    // FNV-1a of the id seeds a small LCG; Fisher–Yates with it.
+    order_shuffle_at(item, 0)
+}
+
+/// FNV-1a of the id, mixed with the showing and a variant: the seed of one shuffle.
+fn seed(id: &str, showing: u64, variant: u64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in item.id.bytes() {
+    for b in id.bytes() {
         h ^= b as u64;
         h = h.wrapping_mul(0x100_0000_01b3);
     }
+    if showing > 0 || variant > 0 {
+        h ^= showing.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ variant.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// A permutation of `0..n` by Fisher–Yates over a small LCG seeded with `h`.
+fn permutation(n: usize, mut h: u64) -> Vec<usize> {
     let mut perm: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
         h = h.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let j = ((h >> 33) % (i as u64 + 1)) as usize;
         perm.swap(i, j);
     }
-    if perm.iter().enumerate().all(|(i, &p)| i == p) {
-        perm.rotate_left(1);
-    }
     perm
+}
+
+/// The order of an `order` item's steps at its `showing`-th showing (0: the
+/// first time it is asked; the learner's earlier answers count them): never
+/// the answer, and never the arrangement of the showing before.
+pub fn order_shuffle_at(item: &QuizItem, showing: u64) -> Vec<usize> {
+    let n = match &item.answer {
+        Answer::Order { steps } => steps.len(),
+        _ => return Vec::new(),
+    };
+    let mut prev: Option<Vec<usize>> = None;
+    let mut out = Vec::new();
+    for k in 0..=showing.min(MAX_SHOWINGS) {
+        let sorted = |p: &Vec<usize>| p.iter().enumerate().all(|(i, &x)| i == x);
+        let mut perm = permutation(n, seed(&item.id, k, 0));
+        for v in 1..16 {
+            if !sorted(&perm) && prev.as_ref() != Some(&perm) {
+                break;
+            }
+            perm = permutation(n, seed(&item.id, k, v));
+        }
+        if sorted(&perm) {
+            perm.rotate_left(1);
+        }
+        prev = Some(perm.clone());
+        out = perm;
+    }
+    out
+}
+
+/// Showings past this one reuse its shuffle (the cycle is long enough for a learner).
+const MAX_SHOWINGS: u64 = 256;
+
+/// Whether a choice keeps its place when the options are shuffled:
+/// "all of the above"-style options, which only read right where they are
+/// (last), in English and Chinese.
+pub fn pinned(choice: &str) -> bool {
+    let c = choice.trim().to_lowercase();
+    ["of the above", "以上", "上述"].iter().any(|p| c.contains(p))
+}
+
+/// `item` as shown at its `showing`-th showing (0: the first time it is
+/// asked; the learner's earlier answers count them). A choice item's options
+/// are shuffled, the key following its choice (not its letter), a
+/// [pinned] option keeping its place; the right letter(s) differ from the
+/// showing before (the authored order before the first) whenever the
+/// options allow it. Other kinds are returned as they are (an order item's
+/// steps are arranged by [`order_shuffle_at`]).
+pub fn shown(item: &QuizItem, showing: u64) -> QuizItem {
+    let Answer::Choice { choices, correct } = &item.answer else { return item.clone() };
+    let free: Vec<usize> = (0..choices.len()).filter(|&i| !pinned(&choices[i])).collect();
+    let arrange = |perm: &[usize]| -> Vec<usize> {
+        // perm over the free positions: position free[i] shows choice free[perm[i]].
+        let mut order: Vec<usize> = (0..choices.len()).collect();
+        for (i, &p) in perm.iter().enumerate() {
+            order[free[i]] = free[p];
+        }
+        order
+    };
+    let key_at = |order: &[usize]| -> Vec<usize> {
+        let mut k: Vec<usize> = (0..order.len()).filter(|&i| correct.contains(&order[i])).collect();
+        k.sort_unstable();
+        k
+    };
+    let mut prev_key = correct.clone();
+    let mut order: Vec<usize> = (0..choices.len()).collect();
+    for k in 0..=showing.min(MAX_SHOWINGS) {
+        for v in 0..16 {
+            order = arrange(&permutation(free.len(), seed(&item.id, k, v)));
+            if key_at(&order) != prev_key {
+                break;
+            }
+        }
+        prev_key = key_at(&order);
+    }
+    let mut out = item.clone();
+    out.answer =
+        Answer::Choice { choices: order.iter().map(|&i| choices[i].clone()).collect(), correct: key_at(&order) };
+    out
 }
 
 /// Letter label of the `i`-th choice or step: `a`, `b`, …
@@ -304,5 +390,69 @@ mod tests {
             s.sort_unstable();
             assert_eq!(s, vec![0, 1, 2, 3]);
         }
+    }
+
+    fn choice_item(id: &str, choices: &[&str], correct: &[usize]) -> QuizItem {
+        QuizItem {
+            id: id.into(),
+            track: 0,
+            level: crate::content::Level::L1,
+            prompt: "p".into(),
+            answer: Answer::Choice {
+                choices: choices.iter().map(|c| c.to_string()).collect(),
+                correct: correct.to_vec(),
+            },
+            explanation: "e".into(),
+            sheet: None,
+            drill: None,
+            check: None,
+        }
+    }
+
+    #[test]
+    fn choices_are_shuffled_per_showing_and_the_key_follows_the_choice() {
+        let item = choice_item("t-l1-x", &["alpha", "beta", "gamma", "delta"], &[1]);
+        let text = |q: &QuizItem| match &q.answer {
+            Answer::Choice { choices, correct } => (choices.clone(), correct.clone()),
+            _ => unreachable!(),
+        };
+        let mut last_letter = 1;
+        for showing in 0..12 {
+            let q = shown(&item, showing);
+            assert_eq!(q, shown(&item, showing), "seeded: the same showing, the same order");
+            let (choices, correct) = text(&q);
+            assert_eq!(correct.len(), 1);
+            assert_eq!(choices[correct[0]], "beta", "the key follows the choice");
+            assert_ne!(correct[0], last_letter, "showing {showing}: the right letter moved");
+            last_letter = correct[0];
+            let mut sorted = choices.clone();
+            sorted.sort();
+            assert_eq!(sorted, ["alpha", "beta", "delta", "gamma"]);
+            // Graded on the shown order.
+            assert_eq!(grade(&q.answer, &Response::Choice(correct.clone())), Some(true));
+        }
+        // "All of the above" keeps its place; several right answers follow theirs.
+        let item = choice_item("t-l1-y", &["a1", "a2", "a3", "All of the above"], &[0, 2]);
+        for showing in 0..8 {
+            let (choices, correct) = text(&shown(&item, showing));
+            assert_eq!(choices[3], "All of the above");
+            let picked: Vec<&str> = correct.iter().map(|&i| choices[i].as_str()).collect();
+            assert!(picked.contains(&"a1") && picked.contains(&"a3") && picked.len() == 2, "{picked:?}");
+        }
+        assert!(pinned("以上都对") && pinned("None of the above") && !pinned("above 0.5"));
+    }
+
+    #[test]
+    fn order_steps_are_arranged_anew_each_showing() {
+        let mut item = choice_item("o", &[], &[]);
+        item.answer = Answer::Order { steps: vec!["1".into(), "2".into(), "3".into(), "4".into()] };
+        let mut prev = vec![0, 1, 2, 3];
+        for showing in 0..10 {
+            let p = order_shuffle_at(&item, showing);
+            assert_ne!(p, vec![0, 1, 2, 3]);
+            assert_ne!(p, prev, "showing {showing}");
+            prev = p;
+        }
+        assert_eq!(order_shuffle(&item), order_shuffle_at(&item, 0));
     }
 }

@@ -173,6 +173,58 @@ pub fn review(prev: Option<&Sched>, rating: Rating, now: DateTime<Utc>, retentio
     }
 }
 
+/// Where an item stands in the FSRS sense, read from its answers in order.
+///
+/// - *new*: never answered;
+/// - *learning*: it was missed (❌) or only half-recalled (⚠️) as a new item,
+///   or missed (❌) in review, and no ✅ has yet come at least a day after the
+///   answer before it (FSRS's short-term steps: a miss corrected minutes later
+///   on the same day is still being learned; Anki keeps such cards in
+///   (re)learning);
+/// - *review*: right the first time it was ever asked, or recalled (✅)
+///   after an interval of at least a day since its last miss was being learnt.
+///
+/// ⚠️ on an item in review keeps it in review (Hard is a pass), as in FSRS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    New,
+    Learning,
+    Review,
+}
+
+/// The [`Stage`] after the answers `(at, rating)`, oldest first.
+pub fn stage<I: IntoIterator<Item = (DateTime<Utc>, Rating)>>(answers: I) -> Stage {
+    let mut stage = Stage::New;
+    let mut prev: Option<DateTime<Utc>> = None;
+    for (at, rating) in answers {
+        let a_day_later = prev.is_some_and(|p| at - p >= Duration::days(1));
+        stage = match (stage, rating) {
+            (Stage::New, Rating::Know) => Stage::Review,
+            (Stage::New, _) => Stage::Learning,
+            (Stage::Learning, Rating::Know) if a_day_later => Stage::Review,
+            (Stage::Learning, _) => Stage::Learning,
+            (Stage::Review, Rating::Dont) => Stage::Learning,
+            (Stage::Review, _) => Stage::Review,
+        };
+        prev = Some(at);
+    }
+    stage
+}
+
+/// FSRS's predicted probability of recall of `s` at `now` (1 right after a
+/// review, the desired retention about when it comes due).
+pub fn recall_now(s: &Sched, now: DateTime<Utc>) -> f64 {
+    let days = ((now - s.last_review).num_seconds().max(0) as f64 / 86_400.0) as f32;
+    let memory = fsrs::MemoryState { stability: s.stability.max(1e-3), difficulty: s.difficulty };
+    let r = fsrs::current_retrievability(memory, days, fsrs::FSRS6_DEFAULT_DECAY) as f64;
+    if r.is_finite() {
+        r.clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +294,32 @@ mod tests {
         assert!(hi.due - hi.last_review < lo.due - lo.last_review);
         assert!(check_retention(0.85).is_ok());
         assert!(check_retention(0.5).is_err() && check_retention(1.0).is_err() && check_retention(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn a_miss_corrected_the_same_day_is_still_learning() {
+        let t = t0();
+        let m = |mins: i64| t + Duration::minutes(mins);
+        assert_eq!(stage([]), Stage::New);
+        assert_eq!(stage([(t, Rating::Know)]), Stage::Review, "right the first time");
+        assert_eq!(stage([(t, Rating::Fuzzy)]), Stage::Learning);
+        // ❌ in the quiz, ✅ in a review ten minutes later: still learning.
+        assert_eq!(stage([(t, Rating::Dont), (m(10), Rating::Know)]), Stage::Learning);
+        // …until a ✅ a day or more after the answer before it.
+        let next_day = m(10) + Duration::days(1);
+        assert_eq!(stage([(t, Rating::Dont), (m(10), Rating::Know), (next_day, Rating::Know)]), Stage::Review);
+        assert_eq!(stage([(t, Rating::Dont), (m(10), Rating::Dont), (next_day, Rating::Fuzzy)]), Stage::Learning);
+        // A lapse in review relearns; ⚠️ in review stays in review.
+        assert_eq!(stage([(t, Rating::Know), (t + Duration::days(2), Rating::Dont)]), Stage::Learning);
+        assert_eq!(stage([(t, Rating::Know), (t + Duration::days(2), Rating::Fuzzy)]), Stage::Review);
+    }
+
+    #[test]
+    fn recall_falls_from_one_to_the_retention_at_due() {
+        let s = review(None, Rating::Know, t0(), 0.9);
+        assert!((recall_now(&s, t0()) - 1.0).abs() < 1e-6);
+        let at_s = t0() + Duration::seconds((s.stability as f64 * 86_400.0) as i64);
+        assert!((recall_now(&s, at_s) - 0.9).abs() < 1e-3, "R = 0.9 after one stability");
+        assert!(recall_now(&s, t0() + Duration::days(30)) < 0.8);
     }
 }

@@ -1,8 +1,11 @@
 //! Figures for the progress screen, Home and `agentlab progress`.
 //!
-//! Mastery of a track × level = share of its items whose last rating is ✅
-//! and that are not due yet (an item due again has to be shown again to
-//! count). Days are counted from `now` in 24-hour windows.
+//! Mastery of a track × level = share of its items that are *mastered*
+//! ([`item_status`]): in FSRS's review stage (right the first time it was
+//! asked, or recalled ✅ at least a day after it was missed), last rated ✅,
+//! not due, and with a predicted recall now of at least the desired
+//! retention. An item missed today is *learning* until a later day's review
+//! recalls it. Days are counted from `now` in 24-hour windows.
 //!
 //! One truth: Home, the Progress screen, `agentlab progress` and the study
 //! path all read their figures from [`summarize`] (a track's mastery is
@@ -15,8 +18,8 @@ use std::path::Path;
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
 use serde::Serialize;
 
-use super::schedule::Rating;
-use super::store::Progress;
+use super::schedule::{self, Rating, Stage};
+use super::store::{ItemRecord, Progress};
 use crate::content::{Content, Level, TRACKS};
 use crate::drills::{Report, RunStatus};
 
@@ -26,8 +29,12 @@ pub struct Cell {
     pub items: usize,
     /// Items with at least one rating.
     pub seen: usize,
-    /// Items rated ✅ last and not due.
+    /// Items [mastered](Status::Mastered).
     pub mastered: usize,
+    /// Items answered and not mastered ([`Status::Learning`]).
+    pub learning: usize,
+    /// Items never answered.
+    pub not_seen: usize,
 }
 
 impl Cell {
@@ -36,10 +43,26 @@ impl Cell {
         (self.seen > 0 && self.items > 0).then(|| self.mastered as f64 / self.items as f64)
     }
 
+    /// Share of the items being learnt (0 for none).
+    pub fn learning_fraction(&self) -> f64 {
+        if self.items == 0 {
+            0.0
+        } else {
+            self.learning as f64 / self.items as f64
+        }
+    }
+
     fn add(&mut self, o: &Cell) {
         self.items += o.items;
         self.seen += o.seen;
         self.mastered += o.mastered;
+        self.learning += o.learning;
+        self.not_seen += o.not_seen;
+    }
+
+    /// "10 mastered · 4 learning · 1 not seen".
+    pub fn counts_text(&self) -> String {
+        crate::t!("progress-counts", mastered = self.mastered, learning = self.learning, unseen = self.not_seen)
     }
 }
 
@@ -94,7 +117,7 @@ impl TrackRow {
         (self.predictions > 0).then(|| self.predictions_right as f64 / self.predictions as f64)
     }
 
-    /// "12 of 27 items mastered (44%)", or "not started".
+    /// "12 of 27 items mastered (44%) · 3 learning · 12 not seen", or "not started".
     pub fn mastery_text(&self) -> String {
         match self.mastery() {
             None => crate::t!("progress-not-started"),
@@ -102,7 +125,9 @@ impl TrackRow {
                 "progress-mastered",
                 mastered = self.total.mastered,
                 items = self.total.items,
-                pct = pct_text(Some(f))
+                pct = pct_text(Some(f)),
+                learning = self.total.learning,
+                unseen = self.total.not_seen
             ),
         }
     }
@@ -150,6 +175,34 @@ pub fn duration_text(secs: u64) -> String {
         s if s < 60 => format!("{s}s"),
         s if s < 3600 => format!("{}m", s / 60),
         s => format!("{}h{:02}", s / 3600, (s % 3600) / 60),
+    }
+}
+
+/// Where one item stands for mastery: the one place that decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    NotSeen,
+    /// Answered, not mastered: being (re)learnt, due again, or last rated ⚠️/❌.
+    Learning,
+    Mastered,
+}
+
+/// An item's [`Status`] at `now`: mastered when it is in FSRS's review stage
+/// ([`schedule::stage`]), its last rating is ✅, it is not due nor flagged,
+/// and its predicted recall now is at least `retention`.
+pub fn item_status(rec: Option<&ItemRecord>, flagged: bool, now: DateTime<Utc>, retention: f64) -> Status {
+    let Some(rec) = rec.filter(|r| !r.attempts.is_empty()) else { return Status::NotSeen };
+    let Some(s) = rec.sched else { return Status::Learning };
+    let mastered = !flagged
+        && !s.is_due(now)
+        && rec.last_rating() == Some(Rating::Know)
+        && schedule::stage(rec.attempts.iter().map(|a| (a.at, a.rating))) == Stage::Review
+        && schedule::recall_now(&s, now) >= retention;
+    if mastered {
+        Status::Mastered
+    } else {
+        Status::Learning
     }
 }
 
@@ -223,6 +276,35 @@ pub fn drills_passed_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bo
     ids.iter().map(|id| (id.clone(), passed_once(id))).collect()
 }
 
+/// The verdict of each drill's newest run under `runs_root` that has one
+/// (run directories are named by their start time, so the newest sorts
+/// last): `true` when every claim held, `false` when a claim failed. Runs
+/// cancelled or stopped by an error give no verdict and are passed over; a
+/// drill without a verdict is absent.
+/// Read as [`drills_passed_of`] reads (regular files, bounded).
+pub fn last_runs_of(ids: &[String], runs_root: &Path) -> BTreeMap<String, bool> {
+    let mut out = BTreeMap::new();
+    for id in ids {
+        let Ok(entries) = std::fs::read_dir(runs_root.join(id)) else { continue };
+        let mut dirs: Vec<std::path::PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        dirs.sort();
+        let verdict = dirs.iter().rev().find_map(|d| {
+            let report = crate::fsutil::read_regular(&d.join("report.json"), crate::runner::MAX_REPORT_BYTES)
+                .ok()
+                .and_then(|s| serde_json::from_slice::<Report>(&s).ok())?;
+            match report.status {
+                RunStatus::Passed => Some(true),
+                RunStatus::ClaimsFailed => Some(false),
+                _ => None,
+            }
+        });
+        if let Some(v) = verdict {
+            out.insert(id.clone(), v);
+        }
+    }
+    out
+}
+
 /// [`summarize`] with the drills passed read from `runs_root` now: what
 /// `agentlab progress` shows (the TUI keeps the drills passed between scans).
 pub fn summarize_with_runs(progress: &Progress, content: &Content, runs_root: &Path, now: DateTime<Utc>) -> Summary {
@@ -247,22 +329,21 @@ pub fn summarize(
             let cell = &mut levels[li];
             cell.items += 1;
             let flagged = progress.flagged.get(&item.id).is_some_and(|at| *at <= now);
-            let Some(rec) = progress.items.get(&item.id) else {
+            let rec = progress.items.get(&item.id);
+            match item_status(rec, flagged, now, progress.settings.desired_retention) {
+                Status::NotSeen => cell.not_seen += 1,
+                Status::Learning => cell.learning += 1,
+                Status::Mastered => cell.mastered += 1,
+            }
+            let Some(rec) = rec.filter(|r| !r.attempts.is_empty()) else {
                 due += usize::from(flagged);
                 continue;
             };
-            if rec.attempts.is_empty() {
-                due += usize::from(flagged);
-                continue;
-            }
             cell.seen += 1;
             let Some(s) = rec.sched else { continue };
             if s.is_due(now) || flagged {
                 due += 1;
             } else {
-                if rec.last_rating() == Some(Rating::Know) {
-                    cell.mastered += 1;
-                }
                 let k = ((s.due - now).num_seconds() - 1).max(0) / 86_400;
                 if let Some(slot) = due_next.get_mut(k as usize) {
                     *slot += 1;
@@ -424,5 +505,67 @@ mod tests {
         let passed: BTreeMap<String, bool> = [("grpo-rlvr".to_string(), true)].into();
         let s = summarize(&Progress::default(), &content, &passed, now);
         assert!(s.tracks[6].started() && s.tracks[6].drills_text() == "1/3");
+    }
+
+    /// The example: 5 of 15 wrong on a quiz, every item ✅ in a
+    /// review ten minutes later: 10 mastered, 5 learning, not 100%; a ✅
+    /// review of the 5 on a later day masters them.
+    #[test]
+    fn a_miss_relearnt_the_same_day_is_learning_not_mastered() {
+        let content = Content::embedded().unwrap();
+        let items: Vec<_> = super::super::session::quiz_items(&content, Some(0), Some(Level::L2), None);
+        assert!(items.len() >= 15, "track 0 L2 has {} items", items.len());
+        let items = &items[..15];
+        let t0 = Utc.with_ymd_and_hms(2026, 3, 1, 8, 0, 0).unwrap();
+        let mut p = Progress::default();
+        for (i, it) in items.iter().enumerate() {
+            let rating = match i {
+                0..=9 => Rating::Know,
+                10 => Rating::Fuzzy,
+                _ => Rating::Dont,
+            };
+            p.record(&it.id, 0, Level::L2, Some(rating == Rating::Know), rating, t0);
+        }
+        let later = t0 + Duration::minutes(10);
+        for it in &items[10..] {
+            p.record(&it.id, 0, Level::L2, Some(true), Rating::Know, later);
+        }
+        let s = summarize(&p, &content, &BTreeMap::new(), later + Duration::minutes(1));
+        let cell = s.tracks[0].levels[1];
+        assert_eq!((cell.mastered, cell.learning, cell.seen), (10, 5, 15), "{cell:?}");
+        assert_eq!(cell.not_seen, cell.items - 15);
+        assert!(cell.fraction().unwrap() < 1.0);
+        assert_eq!(
+            s.tracks[0].mastery_text(),
+            format!(
+                "10 of {} items mastered ({}) · 5 learning · {} not seen",
+                s.tracks[0].total.items,
+                pct_text(Some(10.0 / s.tracks[0].total.items as f64)),
+                s.tracks[0].total.not_seen
+            )
+        );
+        // Status per item, from the one function.
+        let status = |id: &str, at| item_status(p.items.get(id), false, at, 0.9);
+        assert_eq!(status(&items[0].id, later), Status::Mastered);
+        assert_eq!(status(&items[14].id, later), Status::Learning);
+        assert_eq!(status("no-such-item", later), Status::NotSeen);
+        // A later day: the five come due, are recalled, and count.
+        let mut at = later;
+        for it in &items[10..] {
+            let due = p.items[&it.id].sched.unwrap().due;
+            at = at.max(due);
+        }
+        for it in &items[10..] {
+            p.record(&it.id, 0, Level::L2, Some(true), Rating::Know, at);
+        }
+        for it in &items[..10] {
+            // The ten right the first time were due meanwhile too: recall them as well.
+            p.record(&it.id, 0, Level::L2, Some(true), Rating::Know, at);
+        }
+        let s = summarize(&p, &content, &BTreeMap::new(), at + Duration::minutes(1));
+        assert_eq!(s.tracks[0].levels[1].mastered, 15, "{:?}", s.tracks[0].levels[1]);
+        // Far past due, recall has fallen under the retention: learning again.
+        let s = summarize(&p, &content, &BTreeMap::new(), at + Duration::days(365));
+        assert_eq!((s.tracks[0].levels[1].mastered, s.tracks[0].levels[1].learning), (0, 15));
     }
 }

@@ -122,8 +122,16 @@ pub struct RunHandle {
     pub config: RunConfig,
     cancel: Arc<AtomicBool>,
     join: Option<JoinHandle<()>>,
-    /// The first write of the run's files that failed (what, where, why).
-    unsaved: Arc<Mutex<Option<String>>>,
+    /// What the run could not write.
+    unsaved: Arc<Mutex<Unsaved>>,
+}
+
+/// What a run could not write: the first failed write of its files (what,
+/// where, why), and why its models were not kept.
+#[derive(Default)]
+struct Unsaved {
+    files: Option<String>,
+    models: Option<String>,
 }
 
 impl RunHandle {
@@ -131,7 +139,14 @@ impl RunHandle {
     /// `report.json` failed: a full disk, a read-only folder): `None` when
     /// everything was written. Such a run ends as failed, "not saved".
     pub fn unsaved(&self) -> Option<String> {
-        self.unsaved.lock().ok().and_then(|u| u.clone())
+        self.unsaved.lock().ok().and_then(|u| u.files.clone())
+    }
+
+    /// Why the models the drill kept were not written (the run's metrics and
+    /// report are whole; only Try cannot open it): `None` when they were, or
+    /// when the drill keeps none.
+    pub fn unkept(&self) -> Option<String> {
+        self.unsaved.lock().ok().and_then(|u| u.models.clone())
     }
 
     pub fn cancel(&self) {
@@ -231,7 +246,7 @@ pub fn start_with(
     let worker_dir = dir.clone();
     // What the run says (its views, log and errors) is in the language of the screen that started it.
     let lang = crate::i18n::current();
-    let unsaved: Arc<Mutex<Option<String>>> = Arc::default();
+    let unsaved: Arc<Mutex<Unsaved>> = Arc::default();
     let worker_unsaved = unsaved.clone();
     let join = std::thread::Builder::new()
         .name(format!("drill-{}", meta.id))
@@ -252,7 +267,7 @@ fn worker(
     dir: PathBuf,
     file: std::fs::File,
     tx: mpsc::Sender<Event>,
-    unsaved: Arc<Mutex<Option<String>>>,
+    unsaved: Arc<Mutex<Unsaved>>,
 ) {
     let started = Instant::now();
     let finals: Arc<Mutex<BTreeMap<String, f64>>> = Arc::default();
@@ -263,8 +278,8 @@ fn worker(
         let unsaved = unsaved.clone();
         move |path: &Path, e: &dyn std::fmt::Display| {
             let mut u = unsaved.lock().expect("unsaved");
-            if u.is_none() {
-                *u = Some(crate::t!("run-write-failed", path = path.display().to_string(), error = e.to_string()));
+            if u.files.is_none() {
+                u.files = Some(crate::t!("run-write-failed", path = path.display().to_string(), error = e.to_string()));
             }
         }
     };
@@ -360,7 +375,7 @@ fn worker(
             }
             // A finished or cancelled run keeps its models (a failed one may hold NaNs).
             if cfg.keep && !matches!(status, RunStatus::Failed(_)) {
-                keep_models(&mut ctx, &dir);
+                unsaved.lock().expect("unsaved").models = keep_models(&mut ctx, &dir);
             }
             (status, claims, ctx.into_sink())
         }
@@ -370,7 +385,7 @@ fn worker(
     if let Err(e) = flushed {
         failed(&metrics_path, &e);
     }
-    let not_saved = |status: RunStatus| match unsaved.lock().expect("unsaved").clone() {
+    let not_saved = |status: RunStatus| match unsaved.lock().expect("unsaved").files.clone() {
         Some(why) => RunStatus::Failed(crate::t!("run-not-saved", why = why)),
         None => status,
     };
@@ -399,8 +414,9 @@ fn worker(
 }
 
 /// Write the models the drill kept into `dir/models/`, say so in the log,
-/// then apply the keep rule to the drill's older runs ([`kept`]).
-fn keep_models(ctx: &mut RunCtx, dir: &Path) {
+/// then apply the keep rule to the drill's older runs ([`kept`]). Returns
+/// why the models could not be written, if they could not.
+fn keep_models(ctx: &mut RunCtx, dir: &Path) -> Option<String> {
     match ctx.save_kept(dir) {
         Ok(Some(index)) => {
             let arms: Vec<&str> = index.arms.iter().map(|a| a.id.as_str()).collect();
@@ -416,8 +432,13 @@ fn keep_models(ctx: &mut RunCtx, dir: &Path) {
             }
         }
         Ok(None) => {}
-        Err(e) => ctx.log(crate::t!("run-log-keep-failed", error = format!("{e:#}"))),
+        Err(e) => {
+            let why = format!("{e:#}");
+            ctx.log(crate::t!("run-log-keep-failed", error = why.as_str()));
+            return Some(why);
+        }
     }
+    None
 }
 
 /// A saved run, as listed in the runs view and used for overlays.

@@ -18,6 +18,9 @@ use crate::progress::store::Place;
 use crate::progress::study::{self as path, Plan};
 use crate::progress::{Store, Summary};
 
+/// A mark per drill id (see [`App::drills_last`]).
+pub type DrillMarks = std::collections::BTreeMap<String, bool>;
+
 pub struct App {
     /// The content in the language shown ([`App::lang`]).
     pub content: Content,
@@ -50,7 +53,9 @@ pub struct App {
     pub(crate) runs_read: Option<std::time::Instant>,
     /// The periodic read of the run history under way on its own thread
     /// (see `sync_progress`): a slow disk never holds up a key.
-    pub(crate) runs_scan: Option<std::sync::mpsc::Receiver<std::collections::BTreeMap<String, bool>>>,
+    pub(crate) runs_scan: Option<std::sync::mpsc::Receiver<(DrillMarks, DrillMarks)>>,
+    /// Each drill's newest run: `true` passed, `false` a claim failed (Home's ✓/✗), read with `drills_passed`.
+    pub drills_last: DrillMarks,
     /// A fixed clock for tests; `None` reads the system clock.
     pub now_override: Option<DateTime<Utc>>,
     /// Home's next steps and Continue line (refreshed when Home is on top).
@@ -90,6 +95,8 @@ impl App {
         let home = Screen::Home(home::State::default());
         let drills_passed = crate::progress::summary::drills_passed(&content, &runs_root);
         let summary = crate::progress::summary::summarize(&store.progress, &content, &drills_passed, Utc::now());
+        let ids: Vec<String> = content.drills.iter().map(|d| d.id.clone()).collect();
+        let drills_last = crate::progress::summary::last_runs_of(&ids, &runs_root);
         App {
             base: content.clone(),
             content,
@@ -108,6 +115,7 @@ impl App {
             drills_passed,
             runs_read: Some(std::time::Instant::now()),
             runs_scan: None,
+            drills_last,
             now_override: None,
             home: home::Info::default(),
         }
@@ -168,6 +176,7 @@ impl App {
     /// (from the drills passed last read).
     pub fn refresh_home(&mut self) {
         self.home = home::Info::new(&self.content, &self.store.progress, &self.drills_passed);
+        self.home.last = self.drills_last.clone();
     }
 
     /// Recompute Home's mastery bars, due count, paths and Continue line, and
@@ -250,6 +259,13 @@ impl App {
                     }
                     changed = true;
                 }
+            }
+        }
+        // The exercise on top re-checks its file when it was saved elsewhere (an editor in another window).
+        if let Some(Screen::Exercise(x)) = self.stack.last_mut() {
+            if !x.edit_requested && x.saved_since() && x.start_check().is_ok() {
+                self.flash = Some(crate::t!("app-saved-checking"));
+                changed = true;
             }
         }
         changed |= self.exercise_checked();
@@ -395,7 +411,7 @@ impl App {
     /// The quiz screen: setup with `track` preselected, or started when `level` is given.
     pub fn quiz_screen(&self, track: Option<u8>, level: Option<Level>) -> Screen {
         let s = match (track, level) {
-            (Some(t), Some(l)) => quiz::State::start(&self.content, t, Some(l)),
+            (Some(t), Some(l)) => quiz::State::start(&self.content, &self.store, t, Some(l)),
             (t, l) => quiz::State::setup(t.unwrap_or(0), l.or(Some(Level::L1))),
         };
         Screen::Quiz(Box::new(s))
@@ -624,7 +640,7 @@ impl App {
             },
             Place::Drill { id } => self.follow(Target::Lab(Link::Drill(id))),
             Place::Quiz { track, level } => {
-                self.stack.push(Screen::Quiz(Box::new(quiz::State::start(&self.content, track, level))))
+                self.stack.push(Screen::Quiz(Box::new(quiz::State::start(&self.content, &self.store, track, level))))
             }
         }
     }

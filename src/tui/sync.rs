@@ -24,10 +24,11 @@ impl App {
         // A periodic read that finished on its own thread.
         if let Some(rx) = &self.runs_scan {
             match rx.try_recv() {
-                Ok(passed) => {
+                Ok((passed, last)) => {
                     self.runs_scan = None;
-                    changed |= passed != self.drills_passed;
+                    changed |= passed != self.drills_passed || last != self.drills_last;
                     self.drills_passed = passed;
+                    self.drills_last = last;
                 }
                 Err(std::sync::mpsc::TryRecvError::Empty) => {}
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => self.runs_scan = None,
@@ -49,9 +50,12 @@ impl App {
     /// Read the drills passed from the run history now; whether they changed.
     pub fn read_runs(&mut self) -> bool {
         let passed = crate::progress::summary::drills_passed(&self.content, &self.runs_root);
+        let ids: Vec<String> = self.content.drills.iter().map(|d| d.id.clone()).collect();
+        let last = crate::progress::summary::last_runs_of(&ids, &self.runs_root);
         self.runs_read = Some(Instant::now());
-        let changed = passed != self.drills_passed;
+        let changed = passed != self.drills_passed || last != self.drills_last;
         self.drills_passed = passed;
+        self.drills_last = last;
         changed
     }
 
@@ -63,7 +67,8 @@ impl App {
         let ids: Vec<String> = self.content.drills.iter().map(|d| d.id.clone()).collect();
         let root = self.runs_root.clone();
         let started = std::thread::Builder::new().name("runs-scan".into()).spawn(move || {
-            let _ = tx.send(crate::progress::summary::drills_passed_of(&ids, &root));
+            let passed = crate::progress::summary::drills_passed_of(&ids, &root);
+            let _ = tx.send((passed, crate::progress::summary::last_runs_of(&ids, &root)));
         });
         self.runs_read = Some(Instant::now());
         if started.is_ok() {

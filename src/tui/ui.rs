@@ -141,6 +141,7 @@ pub fn hint_line(hints: &[Hint]) -> Line<'static> {
 
 const GLOBAL_HELP: &[Hint] = &[
     ("?", "show / hide this help"),
+    ("F2", "switch the language (English, Chinese)"),
     ("Esc Backspace", "back to the previous screen"),
     ("q", "quit (asks first while a run or sweep is going; Ctrl-C quits at once)"),
 ];

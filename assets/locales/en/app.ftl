@@ -14,6 +14,7 @@ app-flagged = added to review: { $ids } (r on Home reviews them)
 app-session-not-saved = session NOT saved: { $error }
 app-nothing-to-continue = nothing to continue yet: read, quiz or open a drill first
 app-checking = checking your file…
+app-saved-checking = your file was saved: checking it…
 app-passed-plug = passed! t trains the drill with your function
 app-passed = passed! recorded in your progress
 app-not-yet = not yet: the first failing case is below (h for a hint, R adds its quiz items to review)

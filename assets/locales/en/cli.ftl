@@ -184,7 +184,7 @@ cli-link-quiz-level = quiz on track { $track }, { $level }
 cli-link-quiz = quiz on track { $track }
 
 # progress (column headers are padded in the code)
-cli-progress-mastery = mastery = share of items rated ✅ and not due again yet (all: of the track's items, as on Home)
+cli-progress-mastery = mastery = share of items mastered: right the first time or recalled a day or more after a miss, last rated ✅, not due (all: of the track's items, as on Home); a cell reads mastered/learning/items
 cli-progress-col-track = track
 cli-progress-col-all = all
 cli-progress-col-due = due
@@ -229,6 +229,10 @@ cli-help-export = Draw a saved run's charts, or a sweep's seed bands (PNG/SVG), 
 cli-help-export--run_dir = A run directory (runs/<drill>/<timestamp>, as `drill run` prints), or a sweep: its record (sweeps/<drill>/<timestamp>.json, as `drill sweep` prints) or that folder (its newest)
 cli-help-export--out = Output file (default: inside the run directory; beside a sweep's record)
 cli-help-export--chart = A sweep: only the charts whose title or series contain this text (default: every chart)
+cli-help-export--to = Export the experiment for an engine instead: hf, peft, trl or verl (RUN_DIR or a drill id; --out is a folder)
+cli-help-export--force = With --to: replace a non-empty --out folder
+cli-help-export--preset = With --to and a drill id: its preset (default quick)
+cli-help-export--seed = With --to and a drill id: the seed (default 1)
 cli-help-pretrain = Pretrain the lab's base model (shipped in assets/models/base; minutes on a CPU)
 cli-help-pretrain--out = Where to write config.json, model.safetensors and tokenizer.json
 cli-help-quiz = Take a quiz on stdin/stdout: one answer line per item, then a rating line 1/2/3
@@ -257,6 +261,9 @@ cli-help-exercise-hint = Hints 1 to N (all when N is left out)
 cli-help-exercise-check = Check your function against the lab's implementation; exit 0 pass, 1 fail, 2 bad input
 cli-help-exercise-check--file = The script to check (default: your file in the data directory)
 cli-help-exercise-check--review = On a failed check, add the exercise's quiz items to review
+cli-help-exercise-watch = Check your function now and again on every save of the file, until Ctrl-C
+cli-help-exercise-watch--file = The script to watch (default: your file in the data directory)
+cli-help-exercise-watch--checks = Stop after this many checks (default: never)
 cli-help-model-add = Register a model under <data>/models/NAME: a GGUF file, or a Hugging Face directory (config.json, tokenizer.json, *.safetensors). Hard-linked when on the same filesystem, else copied; a model of the same name is replaced
 cli-help-model-add--source = A .gguf file or a Hugging Face checkpoint directory
 cli-help-model-add--name = The name to use it by (--model NAME); default: the file or directory name, lowercased
@@ -276,6 +283,7 @@ cli-help-drill-sweep--sets = Override a parameter for every seed: --set lr=1e-3 
 cli-help-drill-sweep--jobs = Runs at a time, 1 to 64 (they share the CPU threads; results do not depend on it)
 cli-help-drill-sweep--json = One JSON line per seed, then the whole sweep as JSON
 cli-help-drill-sweep--resume = Continue the unfinished sweep of the same drill, preset, parameters and seeds (the same command without it does too; with it, nothing to continue is an error)
+cli-run-models-not-kept = the models were NOT kept ({ $error }): the metrics and report are saved, but Try cannot open this run
 cli-run-not-saved = NOT saved completely in { $path }
 cli-validate-warning = warning: { $warning }
 cli-validate-too-deep = { $file }: quotes, lists or <details> nested { $depth } levels deep; the reader draws { $max } (deeper levels show as the { $max }th)
@@ -318,4 +326,4 @@ cli-prune-would = would drop { $dir }/models ({ $size })
 cli-prune-dropped = dropped { $dir }/models ({ $size })
 cli-prune-summary = { $dropped } run(s) dropped their weights ({ $freed }); { $kept } keep theirs ({ $size }): the { $newest } newest of each drill and the pinned ones
 cli-help-try--timing = Say on stderr how long the first model token took and the model tokens per second
-cli-try-timing = first model token after { $first } ms · { $tokens } model tokens in { $secs } s ({ $rate } tokens/s, log-probabilities included)
+cli-try-timing = first model token after { $first } ms · { $tokens } model tokens in { $secs } s ({ $rate } tokens/s from Enter to the end; { $stream } tokens/s from the first token to the last, tool calls and observations included)

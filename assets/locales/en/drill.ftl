@@ -26,6 +26,7 @@ drill-readme-more = … (r: README)
 ## Run status words
 drill-status-passed = passed
 drill-status-claim-failed = claim failed
+drill-runs-held = { $held }/{ $total } held
 drill-status-cancelled = cancelled
 drill-status-error = error
 drill-status-interrupted = interrupted
@@ -42,7 +43,9 @@ drill-claim-observed = { $value } observed ({ $threshold })
 drill-claim-not-measured = not measured: the run ended first ({ $threshold })
 drill-claim-pending-observation = pending observation ({ $threshold })
 drill-claim-pending = pending ({ $threshold })
-drill-claim-why = why: { $why }
+drill-claim-why = what the claim shows: { $why }
+drill-claims-hidden = hidden until this preset's predictions are answered or skipped (s asks them): their texts and thresholds would give the answers away
+drill-claim-hidden = claim { $n }
 
 ## Config panel
 drill-seed-label = seed
@@ -103,7 +106,7 @@ drill-col-time = time
 
 ## Gauge
 drill-gauge-finished = finished in { $secs } s: { $failed }
-drill-gauge-why = why under each ✗
+drill-gauge-why = what each claim shows under its ✗
 drill-gauge-break = b: break a claim on purpose
 drill-gauge-interrupted = interrupted at step { $step } of { $total } ({ $phase })
 drill-gauge-stopped = the process stopped before the run ended
@@ -117,7 +120,7 @@ drill-log-started = ▶ started · preset { $preset } · seed { $seed } · { $de
 drill-log-observed = observation { $id }: { $value } { $op } { $threshold } → observed
 drill-log-pass = claim { $id }: { $value } { $op } { $threshold } → pass
 drill-log-fail = claim { $id }: { $value } { $op } { $threshold } → FAIL
-drill-log-why = ✗ { $id } — why: { $why }
+drill-log-why = ✗ { $id } — what the claim shows: { $why }
 drill-log-prediction = prediction { $id }: { $verdict }
 
 ## Messages (status line)
@@ -173,6 +176,8 @@ drill-exported = exported { $path }
 drill-exported-live = exported { $path } (so far: the run is going)
 drill-exported-partial = exported { $path } (partial: { $note })
 drill-export-failed = export failed: { $error }
+drill-exporting-to = exporting the run for { $engine }…
+drill-exported-to = exported for { $engine }: follow { $path }
 drill-cannot-read = cannot read { $path }: { $error }
 drill-sweep-tab-bands = Sweep tab: seed bands (b: tables)
 drill-sweep-tab-tables = Sweep tab: claim and seed tables (b: bands)

@@ -31,6 +31,7 @@ exercise-check = check
 exercise-more = more: agentlab exercise check { $id }
 exercise-pass = PASS  { $id }: all { $total } cases agree with the lab's implementation
 exercise-fail = FAIL  { $id }: { $passed } of { $total } cases passed
+exercise-fail-at = FAIL  { $id }: passed { $passed } of { $total } · first failure: case { $n }
 exercise-first-failing = first failing case: { $case }
 exercise-expected = expected: { $value }
 exercise-got = got:      { $value }
@@ -167,6 +168,8 @@ exercise-cli-hints = { $count ->
 exercise-cli-hint = hint { $n }/{ $total }: { $hint }
 exercise-cli-no-checker = this build has no checker for { $id }
 exercise-cli-checking = checking { $path }
+exercise-cli-watching = watching { $path }: every save is checked · Ctrl-C stops
+exercise-cli-waiting = — waiting for the next save of { $path } —
 exercise-cli-now-train = now train with it: agentlab drill run { $drill } --use { $id }={ $path }
 exercise-cli-flagged = added to review: { $items }
 exercise-cli-stuck = stuck? agentlab exercise hint { $id } 1 · --review adds its quiz items to review

@@ -20,6 +20,7 @@ home-path-done = Path done: all { $total } steps. S plans a review session.
 home-cheatsheet-sections = Cheatsheet: { $count } sections
 home-cheatsheet-stub = Cheatsheet: being written
 home-no-cheatsheet = No cheatsheet yet.
+home-start-here = New here? n starts track 0's first step; S plans a 30-minute session
 home-mastery = Mastery: { $mastery } · { $levels }
 home-study-time = Study time: { $time } · predictions right: { $right }
 home-drills-none = Drills: none yet

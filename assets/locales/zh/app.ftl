@@ -14,6 +14,7 @@ app-flagged = 已加入复习：{ $ids }（在首页按 r 复习）
 app-session-not-saved = 学习记录未保存：{ $error }
 app-nothing-to-continue = 还没有可继续的内容：先阅读、做测验或打开一个演练
 app-checking = 正在检查你的文件…
+app-saved-checking = 你的文件已保存：正在检查…
 app-passed-plug = 通过！按 t 用你的函数训练演练
 app-passed = 通过！已记入你的进度
 app-not-yet = 还没通过：第一个失败的用例在下方（h 看提示，R 把相关测验题加入复习）

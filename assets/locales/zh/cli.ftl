@@ -172,7 +172,7 @@ cli-link-quiz-level = 专题 { $track } 的测验，{ $level }
 cli-link-quiz = 专题 { $track } 的测验
 
 # progress（列名在代码里补齐）
-cli-progress-mastery = 掌握度 = 评为 ✅ 且尚未再次到期的题所占比例（全部：占该专题全部题目，与主页相同）
+cli-progress-mastery = 掌握度 = 已掌握的题所占比例：首次即答对，或答错后隔一天以上再次答对，最后评为 ✅ 且未到期（全部：占该专题全部题目，与主页相同）；格中为 已掌握/学习中/题数
 cli-progress-col-track = 专题
 cli-progress-col-all = 全部
 cli-progress-col-due = 到期
@@ -214,6 +214,10 @@ cli-help-export = 绘制已保存运行的图表，或扫描的种子区间图�
 cli-help-export--run_dir = 运行目录（runs/<drill>/<timestamp>，即 `drill run` 打印的路径），或扫描：它的记录（sweeps/<drill>/<timestamp>.json，即 `drill sweep` 打印的路径）或该文件夹（取最新的）
 cli-help-export--out = 输出文件（默认：运行目录内；扫描记录旁）
 cli-help-export--chart = 扫描：只导出标题或序列包含此文本的图表（默认：全部图表）
+cli-help-export--to = 改为把实验导出给训练引擎：hf、peft、trl 或 verl（RUN_DIR 或演练 id；--out 是文件夹）
+cli-help-export--force = 与 --to 一起用：替换非空的 --out 文件夹
+cli-help-export--preset = 与 --to 和演练 id 一起用：它的预设（默认 quick）
+cli-help-export--seed = 与 --to 和演练 id 一起用：种子（默认 1）
 cli-help-pretrain = 预训练本项目的基础模型（随附于 assets/models/base；CPU 上需几分钟）
 cli-help-pretrain--out = config.json、model.safetensors 和 tokenizer.json 的写入位置
 cli-help-quiz = 在标准输入/输出上做测验：每题一行答案，然后一行自评 1/2/3
@@ -242,6 +246,9 @@ cli-help-exercise-hint = 提示 1 到 N（不给 N 则全部）
 cli-help-exercise-check = 把你的函数与内置实现对照检查；退出码 0 通过，1 未通过，2 输入有误
 cli-help-exercise-check--file = 要检查的脚本（默认：数据目录里你的文件）
 cli-help-exercise-check--review = 检查未通过时，把该练习的测验题加入复习
+cli-help-exercise-watch = 立即检查你的函数，之后文件每保存一次就再检查一次，直到 Ctrl-C
+cli-help-exercise-watch--file = 要监视的脚本（默认：数据目录里你的文件）
+cli-help-exercise-watch--checks = 检查这么多次后停止（默认：不停止）
 cli-help-model-add = 把模型注册到 <data>/models/NAME：GGUF 文件，或 Hugging Face 目录（config.json、tokenizer.json、*.safetensors）。同一文件系统上用硬链接，否则复制；同名模型会被替换
 cli-help-model-add--source = .gguf 文件或 Hugging Face 检查点目录
 cli-help-model-add--name = 使用时的名称（--model NAME）；默认：文件名或目录名的小写
@@ -261,6 +268,7 @@ cli-help-drill-sweep--sets = 为每个种子覆盖一个参数：--set lr=1e-3�
 cli-help-drill-sweep--jobs = 同时运行的个数，1 到 64（它们共享 CPU 线程；结果与此无关）
 cli-help-drill-sweep--json = 每个种子一行 JSON，最后是整个扫描的 JSON
 cli-help-drill-sweep--resume = 继续同一演练、预设、参数和种子的未完成扫描（不加它的同一命令也会继续；加了它，没有可继续的就报错）
+cli-run-models-not-kept = 模型没有保留（{ $error }）：指标和报告已保存，但 Try 打不开这次运行
 cli-run-not-saved = 未能完整保存到 { $path }
 cli-validate-warning = 警告：{ $warning }
 cli-validate-too-deep = { $file }：引用、列表或 <details> 嵌套了 { $depth } 层；阅读器只画 { $max } 层（更深的按第 { $max } 层显示）
@@ -303,4 +311,4 @@ cli-prune-would = 将删除 { $dir }/models（{ $size }）
 cli-prune-dropped = 已删除 { $dir }/models（{ $size }）
 cli-prune-summary = { $dropped } 次运行删除了权重（{ $freed }）；{ $kept } 次保留（{ $size }）：每个演练最新的 { $newest } 次和被固定的运行
 cli-help-try--timing = 在 stderr 上报告第一个模型 token 用了多久、每秒生成多少模型 token
-cli-try-timing = 第一个模型 token 用时 { $first } ms · { $tokens } 个模型 token 用时 { $secs } s（{ $rate } token/s，含对数概率计算）
+cli-try-timing = 第一个模型 token 用时 { $first } ms · { $tokens } 个模型 token 用时 { $secs } s（从回车到结束 { $rate } token/s；从第一个 token 到最后一个 { $stream } token/s，含工具调用和观察）

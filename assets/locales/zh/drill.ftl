@@ -30,6 +30,7 @@ drill-status-cancelled = 已取消
 drill-status-error = 出错
 drill-status-interrupted = 中断
 drill-claims-failed = { $count } 条断言未通过
+drill-runs-held = { $held }/{ $total } 成立
 
 ## 断言面板
 drill-claims-title = 断言
@@ -39,7 +40,9 @@ drill-claim-observed = { $value } 观察项（{ $threshold }）
 drill-claim-not-measured = 未测得：运行已先结束（{ $threshold }）
 drill-claim-pending-observation = 待测观察项（{ $threshold }）
 drill-claim-pending = 待测（{ $threshold }）
-drill-claim-why = 原因：{ $why }
+drill-claim-why = 断言说明：{ $why }
+drill-claims-hidden = 在回答或跳过本预设的预测之前隐藏（按 s 提问）：断言的文字和阈值会泄露答案
+drill-claim-hidden = 断言 { $n }
 
 ## 配置面板
 drill-seed-label = 种子
@@ -97,7 +100,7 @@ drill-col-time = 用时
 
 ## 进度条
 drill-gauge-finished = 用时 { $secs } 秒完成：{ $failed }
-drill-gauge-why = 原因见各 ✗ 下方
+drill-gauge-why = 各断言的说明见其 ✗ 下方
 drill-gauge-break = b：故意让一条断言失败
 drill-gauge-interrupted = 在第 { $step }/{ $total } 步中断（{ $phase }）
 drill-gauge-stopped = 进程在运行结束前停止了
@@ -111,7 +114,7 @@ drill-log-started = ▶ 开始 · 预设 { $preset } · 种子 { $seed } · { $d
 drill-log-observed = 观察项 { $id }：{ $value } { $op } { $threshold } → 已记录
 drill-log-pass = 断言 { $id }：{ $value } { $op } { $threshold } → 通过
 drill-log-fail = 断言 { $id }：{ $value } { $op } { $threshold } → 未通过
-drill-log-why = ✗ { $id } — 原因：{ $why }
+drill-log-why = ✗ { $id } — 断言说明：{ $why }
 drill-log-prediction = 预测 { $id }：{ $verdict }
 
 ## 消息（状态行）
@@ -176,6 +179,8 @@ drill-exported = 已导出 { $path }
 drill-exported-live = 已导出 { $path }（截至目前：运行仍在进行）
 drill-exported-partial = 已导出 { $path }（不完整：运行{ $note }）
 drill-export-failed = 导出失败：{ $error }
+drill-exporting-to = 正在把这次运行导出到 { $engine }…
+drill-exported-to = 已导出到 { $engine }：照 { $path } 做
 drill-cannot-read = 无法读取 { $path }：{ $error }
 drill-sweep-tab-bands = 扫描页：种子区间带（b：表格）
 drill-sweep-tab-tables = 扫描页：断言和种子表格（b：区间带）

@@ -28,6 +28,7 @@ exercise-check = 检查
 exercise-more = 完整报告：agentlab exercise check { $id }
 exercise-pass = 通过  { $id }：全部 { $total } 个用例与内置实现一致
 exercise-fail = 未通过  { $id }：{ $total } 个用例通过了 { $passed } 个
+exercise-fail-at = 未通过  { $id }：{ $total } 个用例通过了 { $passed } 个 · 第一个失败：第 { $n } 个用例
 exercise-first-failing = 第一个失败的用例：{ $case }
 exercise-expected = 期望：{ $value }
 exercise-got = 实际：{ $value }
@@ -161,6 +162,8 @@ exercise-cli-hints = 共 { $count } 条提示：在 TUI 里（练习，h）查�
 exercise-cli-hint = 提示 { $n }/{ $total }：{ $hint }
 exercise-cli-no-checker = 此版本没有 { $id } 的检查器
 exercise-cli-checking = 正在检查 { $path }
+exercise-cli-watching = 正在监视 { $path }：每次保存都会检查 · Ctrl-C 停止
+exercise-cli-waiting = — 等待 { $path } 的下一次保存 —
 exercise-cli-now-train = 现在用它训练：agentlab drill run { $drill } --use { $id }={ $path }
 exercise-cli-flagged = 已加入复习：{ $items }
 exercise-cli-stuck = 卡住了？agentlab exercise hint { $id } 1 · 加 --review 会把相关测验题加入复习

@@ -17,6 +17,7 @@ home-path-done = 路径已完成：共 { $total } 步。S 可安排一次复习�
 home-cheatsheet-sections = 速查表：{ $count } 节
 home-cheatsheet-stub = 速查表：编写中
 home-no-cheatsheet = 暂无速查表。
+home-start-here = 第一次来？按 n 开始专题 0 的第一步；按 S 安排 30 分钟的学习
 home-mastery = 掌握度：{ $mastery } · { $levels }
 home-study-time = 学习时长：{ $time } · 预测正确：{ $right }
 home-drills-none = 演练：暂无

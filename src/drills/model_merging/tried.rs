@@ -57,17 +57,23 @@ pub(super) fn open(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn
     let (wa, wb) = (flatten(&ea)?, flatten(&eb)?);
     let (ta, tb) = (task_vector(&base_w.data, &wa.data), task_vector(&base_w.data, &wb.data));
     let taus: [&[f32]; 2] = [&ta, &tb];
-    // λ*: the run's sweep on the validation words, again.
-    let mut best = (0.0f64, f64::NEG_INFINITY);
-    for i in 0..p.sweep_points {
-        let l = p.sweep_max * i as f64 / (p.sweep_points - 1).max(1) as f64;
-        let m = model_from(&theta0, &base_w.with_data(task_arithmetic(&base_w.data, &taus, l as f32)), run.seed)?;
-        let acc = both(&m, &tok, &d, p.sweep_holdout, true)?.chars;
-        if min2(acc) > best.1 {
-            best = (l, min2(acc));
+    // λ*: as the run's report measured it, else the run's sweep on the validation words, again.
+    let tuned = match reported_lambda(&run.dir) {
+        Some(l) => l,
+        None => {
+            let mut best = (0.0f64, f64::NEG_INFINITY);
+            for i in 0..p.sweep_points {
+                let l = p.sweep_max * i as f64 / (p.sweep_points - 1).max(1) as f64;
+                let w = base_w.with_data(task_arithmetic(&base_w.data, &taus, l as f32));
+                let acc = both(&model_from(&theta0, &w, run.seed)?, &tok, &d, p.sweep_holdout, true)?.chars;
+                if min2(acc) > best.1 {
+                    best = (l, min2(acc));
+                }
+            }
+            best.0
         }
-    }
-    let made = merges(p, &base_w.data, [&wa.data, &wb.data], &taus, best.0, &mut rng);
+    };
+    let made = merges(p, &base_w.data, [&wa.data, &wb.data], &taus, tuned, &mut rng);
     let mut arms = vec![
         (Arm { id: WARM.into(), label: crate::t!("try-mm-warm") }, theta0.fork(0)?, "θ₀".to_string()),
         (Arm { id: EXPERT_A.into(), label: crate::t!("try-mm-expert", arm = "A") }, ea, "θ₀ + τ_A".to_string()),
@@ -78,6 +84,16 @@ pub(super) fn open(p: &Params, run: &KeptRun, device: &Device) -> Result<Box<dyn
         arms.push((Arm { id: id.into(), label: merge_label(m.name) }, model, m.formula));
     }
     Ok(Box::new(MergeTry { p: p.clone(), tok, d, arms }))
+}
+
+/// λ* as the run measured it (its claim `tuned_lambda` in `report.json`;
+/// the JSON number reads back as the same f64), if the run wrote one.
+fn reported_lambda(dir: &std::path::Path) -> Option<f64> {
+    let bytes = crate::fsutil::read_regular(&dir.join("report.json"), 1 << 20).ok()?;
+    let report: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let claims = report.get("claims")?.as_array()?;
+    let claim = claims.iter().find(|c| c.get("id").and_then(|i| i.as_str()) == Some("tuned_lambda"))?;
+    claim.get("measured")?.as_f64().filter(|l| l.is_finite())
 }
 
 struct MergeTry {

@@ -32,7 +32,7 @@ use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
 use crate::envs::react_tasks::{split_places, task_of, Task};
 use crate::envs::Role;
-use crate::eval::react_loop::{drive, MAX_TURN};
+use crate::eval::react_loop::MAX_TURN;
 use crate::eval::Lm;
 use crate::ml::base;
 use crate::ml::gpt::Gpt;
@@ -206,34 +206,19 @@ impl TrySession for PiTry {
             answer.columns.push(TryColumn::new(arm));
             let mut rng = try_it::arm_rng(opts.seed);
             let tools = &self.tools;
-            let done = {
-                let answer = &mut answer;
-                let mut after = |ss: &[Session]| -> Result<()> {
-                    try_it::check(cancel)?;
-                    let col = answer.columns.last_mut().expect("pushed above");
-                    col.samples = ss
-                        .iter()
-                        .map(|s| {
-                            let cells =
-                                s.episode.segments.iter().flat_map(|(r, t)| text_cells(*r, t, &marked)).collect();
-                            TrySample { cells, pending: !s.done, ..Default::default() }
-                        })
-                        .collect();
-                    progress(answer);
-                    Ok(())
-                };
-                drive(
-                    &lm,
-                    vec![Session::new(&question); n],
-                    self.p.max_steps,
-                    (try_it::decoding(opts.temperature), &mut rng),
-                    &mut |i, tool, input| hs[i].call(tools, tool, input),
-                    &mut after,
-                )?
-            };
+            let live = try_it::Live { answer: &mut answer, progress: &mut *progress, cancel };
+            let (done, streamed) = try_it::stream_sessions(
+                &lm,
+                vec![Session::new(&question); n],
+                self.p.max_steps,
+                (try_it::decoding(opts.temperature), &mut rng),
+                &mut |i, tool, input| hs[i].call(tools, tool, input),
+                &|segments, written| cells(&lm, segments, &marked, written),
+                live,
+            )?;
             let (mut right, mut obeyed) = (0, 0);
             let mut samples = Vec::new();
-            for (s, h) in done.iter().zip(&hs) {
+            for ((s, h), sample) in done.iter().zip(&hs).zip(streamed) {
                 let e = &s.episode;
                 let got = e.answer.clone().unwrap_or_else(|| crate::t!("try-tca-no-answer"));
                 let ok = task.as_ref().map(|t| e.answer.as_deref() == Some(t.truth.as_str()));
@@ -252,7 +237,7 @@ impl TrySession for PiTry {
                     format!("{} ({} valid) · {} steps", e.tool_calls, e.valid_calls, e.steps),
                     None,
                 ));
-                samples.push(TrySample { cells: cells(&lm, &e.segments, &marked)?, verdicts, ..Default::default() });
+                samples.push(TrySample { cells: sample.cells, verdicts, ..Default::default() });
             }
             let col = answer.columns.last_mut().expect("pushed above");
             col.samples = samples;
@@ -293,11 +278,11 @@ fn text_cells(role: Role, text: &str, marked: &[String]) -> Vec<TryCell> {
 }
 
 /// A finished episode: the agent's turns token by token with their
-/// log-probabilities ([`try_it::segment_cells`]), the question and the
+/// log-probabilities as it drew them ([`try_it::segment_cells_written`]), the question and the
 /// tools' replies as text (a token of a datamark `«` is half a character),
 /// the injected sentence apart.
-fn cells(lm: &Lm, segments: &[(Role, String)], marked: &[String]) -> Result<Vec<TryCell>> {
-    let tokens = try_it::segment_cells(lm, segments, &try_it::role_kind)?;
+fn cells(lm: &Lm, segments: &[(Role, String)], marked: &[String], written: try_it::Written) -> Result<Vec<TryCell>> {
+    let tokens = try_it::segment_cells_written(lm, segments, &try_it::role_kind, written)?;
     let mut out = Vec::new();
     let mut at = 0;
     for (role, text) in segments {

@@ -143,18 +143,7 @@ pub fn salvage(v: Value) -> Result<(Progress, Vec<SetAside>), String> {
         }
     }
 
-    for (id, v) in entries(top.remove("flagged"), "flagged", &mut out) {
-        let place = format!("flagged.\"{id}\"");
-        let Some(at) = take::<chrono::DateTime<chrono::Utc>>(v.clone(), &place, &mut out) else { continue };
-        match check_time(at) {
-            Ok(()) => {
-                p.flagged.insert(id, at);
-            }
-            Err(e) => {
-                out.push(SetAside { place: place.clone(), why: format!("{place} {e}"), repaired: None, record: v })
-            }
-        }
-    }
+    times(top.remove("flagged"), "flagged", &mut p.flagged, &mut out);
 
     for (k, v) in elements(top.remove("predictions"), "predictions", &mut out) {
         let place = format!("predictions[{k}]");
@@ -210,18 +199,7 @@ pub fn salvage(v: Value) -> Result<(Progress, Vec<SetAside>), String> {
         }
     }
 
-    for (key, v) in entries(top.remove("read"), "read", &mut out) {
-        let place = format!("read.\"{key}\"");
-        let Some(at) = take::<chrono::DateTime<chrono::Utc>>(v.clone(), &place, &mut out) else { continue };
-        match check_time(at) {
-            Ok(()) => {
-                p.read.insert(key, at);
-            }
-            Err(e) => {
-                out.push(SetAside { place: place.clone(), why: format!("{place} {e}"), repaired: None, record: v })
-            }
-        }
-    }
+    times(top.remove("read"), "read", &mut p.read, &mut out);
 
     // What is left is checked as a whole: anything still wrong is a bug here, and the file is refused.
     p.check()?;
@@ -276,6 +254,28 @@ fn elements(v: Option<Value>, place: &str, out: &mut Vec<SetAside>) -> Vec<(usiz
                 record: other,
             });
             Vec::new()
+        }
+    }
+}
+
+/// A map of times (`flagged`, `read`): each entry kept where it reads as a
+/// time the store accepts, else set aside alone.
+fn times(
+    value: Option<serde_json::Value>,
+    key: &str,
+    into: &mut std::collections::BTreeMap<String, chrono::DateTime<chrono::Utc>>,
+    out: &mut Vec<SetAside>,
+) {
+    for (name, v) in entries(value, key, out) {
+        let place = format!("{key}.\"{name}\"");
+        let Some(at) = take::<chrono::DateTime<chrono::Utc>>(v.clone(), &place, out) else { continue };
+        match check_time(at) {
+            Ok(()) => {
+                into.insert(name, at);
+            }
+            Err(e) => {
+                out.push(SetAside { place: place.clone(), why: format!("{place} {e}"), repaired: None, record: v })
+            }
         }
     }
 }

@@ -240,6 +240,7 @@ pub const HELP: &[Hint] = &[
     ("K (Runs tab)", "pin the run: its weights are kept whatever the keep rule says"),
     ("P", "predict again: ask this preset's predictions, then start the run"),
     ("e", "export the shown run's charts to PNG"),
+    ("T V", "export the shown run for TRL (T) or verl (V) into its folder: then follow its README"),
     ("r", "read the drill's README (the lesson)"),
     ("u", "train with your own function from an exercise (drills that take one)"),
 ];
@@ -983,6 +984,26 @@ impl State {
         Action::None
     }
 
+    /// Whether the claims pane hides the claims' texts and thresholds: while
+    /// the predictions are asked, and while the preset has predictions not
+    /// yet answered nor skipped and no run's results are shown.
+    pub fn claims_hidden(&self) -> bool {
+        if self.asking.is_some() {
+            return true;
+        }
+        if !self.view.claims.is_empty() || self.viewing.is_some() || !self.edited_keys().is_empty() {
+            return false;
+        }
+        predicting::for_preset(&self.meta, &self.preset).into_iter().any(|p| {
+            let k = (self.preset.clone(), p.id.clone());
+            let answering = self
+                .answered
+                .as_ref()
+                .is_some_and(|(preset, a)| *preset == self.preset && a.iter().any(|(q, _)| q.id == p.id));
+            !(self.predicted.contains(&k) || self.skipped.contains(&k) || answering)
+        })
+    }
+
     /// A key while the predictions are asked; the last one starts the run.
     fn ask_key(&mut self, key: KeyEvent) -> Action {
         let Some(a) = self.asking.as_mut() else { return Action::None };
@@ -1380,6 +1401,41 @@ impl State {
         Action::Flash(what)
     }
 
+    /// `T` / `V`: export the shown run as the same experiment for TRL or
+    /// verl (`src/graduate/`), into `<run>/export-<engine>/`, on a thread.
+    fn export_engine(&mut self, engine: crate::graduate::Engine) -> Action {
+        let Some(dir) = self.shown_dir.clone() else {
+            return Action::Flash(crate::t!("drill-nothing-to-export"));
+        };
+        if let Some(why) = crate::graduate::refusal(&self.meta.id, engine) {
+            return Action::Flash(why);
+        }
+        let what = crate::t!("drill-exporting-to", engine = engine.name());
+        self.jobs.push(Job::spawn(Kind::Export, what.clone(), move || {
+            let out = dir.join(format!("export-{}", engine.name()));
+            let record = crate::runner::load_run(&dir);
+            let Some(c) = record.config else {
+                return Done::Exported(crate::t!("try-no-config", dir = dir.display().to_string()));
+            };
+            let src = crate::graduate::Source {
+                drill: c.drill,
+                preset: c.preset,
+                seed: c.seed,
+                params: c.params,
+                run: Some(dir.clone()),
+            };
+            Done::Exported(match crate::graduate::export(&src, engine, &out, true) {
+                Ok(_) => crate::t!(
+                    "drill-exported-to",
+                    engine = engine.name(),
+                    path = out.join("README.md").display().to_string()
+                ),
+                Err(e) => crate::t!("drill-export-failed", error = format!("{e:#}")),
+            })
+        }));
+        Action::Flash(what)
+    }
+
     pub fn on_key(&mut self, key: KeyEvent) -> Action {
         if self.editing.is_some() {
             return self.edit_key(key);
@@ -1444,6 +1500,8 @@ impl State {
             KeyCode::Char('[') => self.chart_page = self.chart_page.saturating_sub(1),
             KeyCode::Char(']') => self.chart_page += 1,
             KeyCode::Char('e') => return self.export(),
+            KeyCode::Char('T') => return self.export_engine(crate::graduate::Engine::Trl),
+            KeyCode::Char('V') => return self.export_engine(crate::graduate::Engine::Verl),
             KeyCode::Left | KeyCode::Right if self.tab == Tab::Sweep => return self.pick_sweep_chart(key.code),
             KeyCode::Char('b') if self.tab == Tab::Sweep => {
                 self.sweep_bands = !self.sweep_bands;

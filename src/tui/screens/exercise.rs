@@ -144,6 +144,16 @@ pub struct State {
     /// learner switched): the same code checked again, on its own thread,
     /// and not recorded as another check.
     rewording: Option<Rewording>,
+    /// The file's modification time and length when it was last checked (or
+    /// opened): a save from another window differs, and is checked.
+    stamp: Option<FileStamp>,
+}
+
+/// A file's modification time and length.
+type FileStamp = (Option<std::time::SystemTime>, u64);
+
+fn file_stamp(path: &std::path::Path) -> Option<FileStamp> {
+    std::fs::metadata(path).ok().map(|m| (m.modified().ok(), m.len()))
 }
 
 /// The file read again and checked: its text and the report, or why not.
@@ -194,6 +204,7 @@ impl State {
     pub fn open(meta: &ExerciseMeta) -> Result<State, String> {
         let path = exercises::ensure_file(&meta.id, &meta.stub).map_err(|e| format!("{e:#}"))?;
         let code = exercises::read_script(&path).map_err(|e| format!("{e:#}"))?;
+        let stamp = file_stamp(&path);
         Ok(State {
             meta: meta.clone(),
             path,
@@ -206,7 +217,23 @@ impl State {
             reveal: Cell::new(None),
             edit_requested: false,
             checking: None,
+            stamp,
         })
+    }
+
+    /// Whether the file was saved (another window, an editor) since it was
+    /// opened or last checked; the new state counts as seen. Never while a
+    /// check runs.
+    pub fn saved_since(&mut self) -> bool {
+        if self.checking.is_some() {
+            return false;
+        }
+        let now = file_stamp(&self.path);
+        if now == self.stamp {
+            return false;
+        }
+        self.stamp = now;
+        now.is_some()
     }
 
     /// Whether `t` trains a drill with this exercise's function.
@@ -262,6 +289,7 @@ impl State {
             return Err(crate::t!("exercise-check-running"));
         }
         let spec = exercises::spec(&self.meta.id).ok_or_else(|| crate::t!("exercise-no-checker"))?;
+        self.stamp = file_stamp(&self.path);
         let (cell, path) = (Arc::new(OnceLock::new()), self.path.clone());
         let out = Arc::clone(&cell);
         // The report's case names and messages are written in the learner's language.

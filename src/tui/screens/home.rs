@@ -17,7 +17,7 @@ use crate::progress::summary::{duration_text, pct_text};
 use crate::progress::Summary;
 use crate::tui::action::{Action, Hint};
 use crate::tui::theme::{self, accent};
-use crate::tui::widgets::bar::mastery_bar;
+use crate::tui::widgets::bar::split_bar;
 
 /// Minutes of a study session started from Home.
 pub const DEFAULT_MINUTES: u32 = 30;
@@ -31,6 +31,8 @@ pub struct Info {
     pub path: BTreeMap<u8, (usize, usize, u32)>,
     /// Where the learner stopped, in words ("reading track 3 · Agentic RL").
     pub resume: Option<String>,
+    /// Per drill id, its newest run: `true` every claim held (✓), `false` a claim failed (✗).
+    pub last: BTreeMap<String, bool>,
 }
 
 impl Info {
@@ -174,15 +176,28 @@ impl State {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, summary: &Summary, info: &Info) {
+    // A fresh data directory: where to start, across the screen's top.
+    let area = if info.resume.is_none() && summary.tracks.iter().all(|r| !r.started()) {
+        let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(area);
+        let text =
+            crate::tui::widgets::ellipsize(&crate::t!("home-start-here"), (top.width as usize).saturating_sub(1));
+        frame.render_widget(Paragraph::new(Line::from(Span::styled(format!(" {text}"), accent()))), top);
+        rest
+    } else {
+        area
+    };
     let [left, right] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     // Continue: one line above the lists, when there is somewhere to go back to.
     let left = match &info.resume {
         Some(place) => {
             let [top, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(left);
-            let line = Line::from(vec![
-                Span::styled(" c ", crate::tui::theme::key_style()),
-                Span::styled(format!(" {}", crate::t!("home-continue", place = place.as_str())), accent()),
-            ]);
+            let line = Line::from(crate::tui::widgets::fit_spans(
+                vec![
+                    Span::styled(" c ", crate::tui::theme::key_style()),
+                    Span::styled(format!(" {}", crate::t!("home-continue", place = place.as_str())), accent()),
+                ],
+                top.width as usize,
+            ));
             frame.render_widget(Paragraph::new(line), top);
             rest
         }
@@ -205,7 +220,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
             ];
             let row = summary.tracks.iter().find(|r| r.track == t.number);
             // The track's mastery of all its items: the "all" column of Progress.
-            spans.extend(mastery_bar(row.and_then(|r| r.mastery()), bar_w));
+            spans.extend(split_bar(
+                row.and_then(|r| r.mastery()),
+                row.map_or(0.0, |r| r.total.learning_fraction()),
+                bar_w,
+            ));
             match row.map_or(0, |r| r.due) {
                 0 => {}
                 n => spans.push(Span::styled(format!(" {}", crate::t!("home-due", n = n)), theme::highlight())),
@@ -230,10 +249,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &State, content: &Content, sum
         .drills
         .iter()
         .map(|d| {
-            ListItem::new(Line::from(vec![
-                Span::styled(format!("{} ", d.track), theme::highlight()),
-                Span::raw(d.id.clone()),
-            ]))
+            let mut spans = vec![Span::styled(format!("{} ", d.track), theme::highlight()), Span::raw(d.id.clone())];
+            match info.last.get(&d.id) {
+                Some(true) => spans.push(Span::styled(" ✓", theme::claim_pass())),
+                Some(false) => spans.push(Span::styled(" ✗", theme::claim_fail())),
+                None => {}
+            }
+            ListItem::new(Line::from(spans))
         })
         .collect();
     let mut ds = ListState::default().with_selected((state.focus == Focus::Drills).then_some(state.drill));

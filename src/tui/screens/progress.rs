@@ -17,7 +17,7 @@ use crate::progress::Summary;
 use crate::tui::action::Action;
 use crate::tui::action::Hint;
 use crate::tui::theme::{accent, dim, highlight, notice, rated_dont, rated_fuzzy, rated_know};
-use crate::tui::widgets::bar::mastery_bar;
+use crate::tui::widgets::bar::split_bar;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
@@ -145,7 +145,7 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
         ));
         for c in &row.levels {
             match c.fraction() {
-                Some(f) => spans.extend(mastery_bar(Some(f), bar_w)),
+                Some(f) => spans.extend(split_bar(Some(f), c.learning_fraction(), bar_w)),
                 None => spans.push(Span::styled(format!("{:<w$}", "—", w = bar_w + 5), dim())),
             }
             spans.push(Span::raw(" "));

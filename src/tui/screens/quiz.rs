@@ -85,23 +85,23 @@ impl State {
     }
 
     /// Start right away on `track` × `level` (a `[quiz:3/L2]` link).
-    pub fn start(content: &Content, track: u8, level: Option<Level>) -> State {
+    pub fn start(content: &Content, store: &Store, track: u8, level: Option<Level>) -> State {
         let mut s = State::setup(track, level);
-        s.begin(content);
+        s.begin(content, store);
         s
     }
 
-    fn begin(&mut self, content: &Content) {
+    fn begin(&mut self, content: &Content, store: &Store) {
         let ids = quiz_items(content, Some(self.track), self.level, None).iter().map(|i| i.id.clone()).collect();
         self.passes = Passes::new(ids);
         self.answered.clear();
         self.cursor = 0;
         self.phase = Phase::Asking;
-        self.load_current(content);
+        self.load_current(content, store);
     }
 
-    fn load_current(&mut self, content: &Content) {
-        self.question = self.passes.current().and_then(|id| content.items().find(|i| i.id == id)).map(Question::new);
+    fn load_current(&mut self, content: &Content, store: &Store) {
+        self.question = self.passes.current().and_then(|id| Question::of(content, store, id));
         if self.question.is_none() {
             self.phase = Phase::Done;
         }
@@ -175,7 +175,7 @@ impl State {
                                 level = level_name(self.level)
                             ));
                         }
-                        self.begin(content);
+                        self.begin(content, store);
                         return Action::None;
                     }
                     KeyCode::Esc | KeyCode::Backspace => return Action::Back,
@@ -200,7 +200,7 @@ impl State {
                         }
                         let saved = store.record(&item.id, item.track, item.level, correct, rating, now);
                         self.passes.rate(correct, rating);
-                        self.load_current(content);
+                        self.load_current(content, store);
                         match saved {
                             Ok(()) => Action::None,
                             Err(e) => Action::Flash(crate::t!(
@@ -229,7 +229,7 @@ impl State {
                 match key.code {
                     KeyCode::Char('a') if self.passes.next_pass() => {
                         self.phase = Phase::Asking;
-                        self.load_current(content);
+                        self.load_current(content, store);
                         Action::None
                     }
                     KeyCode::Char('a') => Action::Flash(crate::t!("quiz-nothing-again")),

@@ -44,7 +44,7 @@ impl State {
         if self.passes.pass_over() {
             self.passes.next_pass();
         }
-        self.question = self.passes.current().and_then(|id| content.items().find(|i| i.id == id)).map(Question::new);
+        self.question = self.passes.current().and_then(|id| Question::of(content, store, id));
         self.more = self.more_ids(content, store, now).len();
     }
 

@@ -12,15 +12,31 @@ use crate::tui::theme::{self, why_style};
 /// `ended`: the run shown is over (finished, failed or interrupted), so a
 /// claim without a result was never measured rather than pending. `was`:
 /// the values of the run this one is compared with ("0.0130 (was 0.2900)").
-/// A failed claim is followed by its `why`.
+/// A failed claim is followed by its `why`. `hidden`: the preset's
+/// predictions are not answered or skipped yet, so each claim shows only as
+/// "claim N" (its text and threshold would give the answers away).
 pub fn lines(
     meta: &DrillMeta,
     results: &[ClaimResult],
     width: usize,
     ended: bool,
     was: Option<&[ClaimResult]>,
+    hidden: bool,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
+    if hidden {
+        // The claims first (a small pane shows them), then why they are hidden.
+        for (i, _) in meta.claims.iter().enumerate() {
+            out.push(Line::from(vec![
+                Span::styled("○ ", theme::dim()),
+                Span::raw(crate::t!("drill-claim-hidden", n = i + 1)),
+            ]));
+        }
+        for part in wrap_words(&crate::t!("drill-claims-hidden"), width) {
+            out.push(Line::from(Span::styled(part, theme::dim())));
+        }
+        return out;
+    }
     for c in &meta.claims {
         let r = results.iter().find(|r| r.id == c.id);
         let observation = c.observation || r.is_some_and(|r| r.observation);

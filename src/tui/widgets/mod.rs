@@ -29,6 +29,33 @@ pub fn ellipsize(text: &str, width: usize) -> String {
     out
 }
 
+/// `spans` cut to `width` columns in all, the last kept one ending in `…`
+/// when anything was cut (a line is never cut off mid-word without a mark).
+pub fn fit_spans(spans: Vec<ratatui::text::Span<'static>>, width: usize) -> Vec<ratatui::text::Span<'static>> {
+    use unicode_width::UnicodeWidthStr;
+    let total: usize = spans.iter().map(|s| s.content.width()).sum();
+    if total <= width {
+        return spans;
+    }
+    let mut out = Vec::new();
+    let mut used = 0;
+    for s in spans {
+        let w = s.content.width();
+        if used + w < width {
+            used += w;
+            out.push(s);
+            continue;
+        }
+        // The span that crosses the edge (or meets it, with more after it):
+        // cut, ending in the mark, and stop. One character more than fits
+        // makes `ellipsize` mark it.
+        let cut = ellipsize(&format!("{}…", s.content), width - used);
+        out.push(ratatui::text::Span::styled(cut, s.style));
+        break;
+    }
+    out
+}
+
 /// `text` padded with spaces on the right to `width` columns (as
 /// `format!("{:<w$}")`, but a Chinese character counts two columns).
 pub fn pad_right(text: &str, width: usize) -> String {
@@ -233,5 +260,22 @@ mod tests {
         assert_eq!(ellipsize("heldout_accuracy", 8), "heldout…");
         assert_eq!(ellipsize("abc", 1), "…");
         assert_eq!(ellipsize("abc", 0), "");
+    }
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use ratatui::text::Span;
+
+    #[test]
+    fn spans_cut_at_the_edge_end_in_an_ellipsis() {
+        let text = |v: Vec<Span<'static>>| v.iter().map(|s| s.content.to_string()).collect::<String>();
+        let spans =
+            || vec![Span::raw("track 0 · "), Span::raw("quick, edited: mask_observations"), Span::raw(" · live")];
+        assert_eq!(text(fit_spans(spans(), 80)), "track 0 · quick, edited: mask_observations · live");
+        assert_eq!(text(fit_spans(spans(), 24)), "track 0 · quick, edited…");
+        assert_eq!(text(fit_spans(spans(), 10)), "track 0 ·…");
+        assert_eq!(text(fit_spans(spans(), 9)), "track 0 …");
     }
 }

@@ -85,6 +85,23 @@ impl Question {
         }
     }
 
+    /// `item` as asked at its `showing`-th showing (its earlier answers count
+    /// them): choices shuffled with the key following them, order steps
+    /// arranged anew (see [`grade::shown`]).
+    pub fn shown(item: &QuizItem, showing: u64) -> Question {
+        let mut q = Question::new(&grade::shown(item, showing));
+        q.arrangement = grade::order_shuffle_at(item, showing);
+        q
+    }
+
+    /// The question for item `id` as shown now: its showing is the number of
+    /// answers the learner has given it.
+    pub fn of(content: &Content, store: &crate::progress::Store, id: &str) -> Option<Question> {
+        let item = content.items().find(|i| i.id == id)?;
+        let showing = store.progress.items.get(id).map_or(0, |r| r.attempts.len() as u64);
+        Some(Question::shown(item, showing))
+    }
+
     /// This question, answered and rated `rating`, to look at again (read-only).
     pub fn reopened(&self, rating: Rating) -> Question {
         Question { rated: Some(rating), scroll: 0, error: None, ..self.clone() }

@@ -49,19 +49,22 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     };
     frame.render_widget(Paragraph::new(objective.into_iter().map(Line::raw).collect::<Vec<_>>()), top);
     frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            // Files read or written for a key, while they are: first, so a long line does not cut it.
-            Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
-            Span::styled(
-                format!(
-                    "{} · ",
-                    crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+        Paragraph::new(Line::from(crate::tui::widgets::fit_spans(
+            vec![
+                // Files read or written for a key, while they are: first, so a long line does not cut it.
+                Span::styled(s.under_way().map(|w| format!("{w} · ")).unwrap_or_default(), notice()),
+                Span::styled(
+                    format!(
+                        "{} · ",
+                        crate::t!("drill-track-preset", track = s.meta.track.to_string(), preset = s.preset_label())
+                    ),
+                    dim(),
                 ),
-                dim(),
-            ),
-            Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
-            Span::styled(source, highlight()),
-        ])),
+                Span::styled(s.uses_label().map(|u| format!("{u} · ")).unwrap_or_default(), highlight()),
+                Span::styled(source, highlight()),
+            ],
+            status_row.width as usize,
+        ))),
         status_row,
     );
 
@@ -72,8 +75,14 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State) {
     // The claims of the shown run's preset (a saved run's own, else the config pane's).
     let preset = s.viewed_preset.as_deref().unwrap_or(&s.preset);
     let was = s.compare.as_ref().map(|(_, c)| c.as_slice());
-    let claim_lines =
-        claims::lines(&s.meta.for_preset(preset), &s.view.claims, left.width.saturating_sub(2) as usize, ended, was);
+    let claim_lines = claims::lines(
+        &s.meta.for_preset(preset),
+        &s.view.claims,
+        left.width.saturating_sub(2) as usize,
+        ended,
+        was,
+        s.claims_hidden(),
+    );
     // …and leave the config at least 6 rows (a few parameters and their help).
     let claims_h = (claim_lines.len() as u16 + 2).min(left.height * 3 / 5).min(left.height.saturating_sub(6).max(3));
     let [config_area, claims_area] = Layout::vertical([Constraint::Min(4), Constraint::Length(claims_h)]).areas(left);
@@ -578,7 +587,13 @@ fn draw_runs(frame: &mut Frame, area: Rect, s: &State) {
                     let verdicts: Vec<bool> = rep.claims.iter().filter(|c| !c.observation).map(|c| c.pass).collect();
                     let passed = verdicts.iter().filter(|p| **p).count();
                     let (st, style) = status_cell(&rep.status);
-                    (st, style, format!("{passed}/{}", verdicts.len()), format!("{:.0} s", rep.wall_s))
+                    // "3 claims failed", not "claim failed" beside a count of those that held.
+                    let st = match rep.status {
+                        RunStatus::ClaimsFailed => crate::t!("drill-claims-failed", count = verdicts.len() - passed),
+                        _ => st,
+                    };
+                    let held = crate::t!("drill-runs-held", held = passed, total = verdicts.len());
+                    (st, style, held, format!("{:.0} s", rep.wall_s))
                 }
                 None if crate::runner::report_unreadable(r) => {
                     (crate::t!("drill-status-corrupt"), dim(), "-".into(), "-".into())

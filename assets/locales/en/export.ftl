@@ -1,0 +1,23 @@
+# `agentlab export … --to hf|peft|trl|verl`: a run as the same experiment for other engines (src/graduate/).
+export-refused = { $drill } has no export to { $engine }: { $why }. Drills that export to { $engine }: { $others }
+export-why-not-written = its exporter is not written yet (the README's "Graduate" table says which drill exports to which engine, and why)
+export-bad-engine = unknown engine "{ $engine }": choose one of { $engines }
+export-unknown = { $spec } is neither a run directory nor a drill id
+export-run-fixed = a run's preset and seed are its own: --preset and --seed go with a drill id, not a run directory
+export-needs-run = --to { $engine } exports the weights a run kept: give its run directory (agentlab runs list), or run the drill first (agentlab drill run { $drill })
+export-out-not-dir = { $out } is a file, not a folder: --out names the folder the export is written into
+export-out-not-empty = { $out } is not empty: choose another folder, or add --force to replace it
+export-no-parent = the folder { $dir } does not exist
+export-pruned = the run's weights were pruned by the keep rule ({ $dir }): exporting the starting model instead
+export-no-models = { $dir } kept no models (a sweep's seed, an older agentlab, or a run that ended before it had any): nothing to export as a checkpoint
+export-hf-start = { $dir }: the starting model, as the drill initialises it (the run's trained weights are gone)
+export-hf-real = { $dir }: the real base model as a Hugging Face checkpoint (f32); the run's LoRA adapters: --to peft
+export-hf-arm = { $dir }: arm { $arm }, the run's weights, as a gpt2 checkpoint
+export-peft-tiny = --to peft exports LoRA adapters, and this run trained every weight of the tiny GPT: use --to hf
+export-peft-pruned = the run's adapters were pruned by the keep rule: base/ holds the base model only
+export-peft-arm = { $dir }: arm { $arm }'s LoRA adapters in PEFT's layout (on ../base)
+export-not-gpt2 = this tiny GPT is not GPT-2's architecture (RoPE, SwiGLU or an untied head): it has no gpt2 checkpoint
+export-start-model = { $dir }: the drill's starting model as a Hugging Face checkpoint
+export-draws = the held-out problems are the run's own; the training prompts are fresh draws from the same distribution (README.md says what else differs)
+export-done = exported { $drill } (preset { $preset }, seed { $seed }) for { $engine } into { $out }: { $files } files
+export-next = next: follow { $readme }

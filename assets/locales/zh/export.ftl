@@ -1,0 +1,23 @@
+# `agentlab export … --to hf|peft|trl|verl`：把一次运行导出为其他引擎上的同一个实验（src/graduate/）。
+export-refused = { $drill } 没有到 { $engine } 的导出：{ $why }。能导出到 { $engine } 的演练：{ $others }
+export-why-not-written = 它的导出器还没写（README 的“毕业”表列出每个演练能导出到哪个引擎及原因）
+export-bad-engine = 未知的引擎“{ $engine }”：请选 { $engines } 之一
+export-unknown = { $spec } 既不是运行目录，也不是演练 id
+export-run-fixed = 运行的预设和种子是它自己的：--preset 和 --seed 只配演练 id，不配运行目录
+export-needs-run = --to { $engine } 导出的是运行保存的权重：请给出运行目录（agentlab runs list），或先运行这个演练（agentlab drill run { $drill }）
+export-out-not-dir = { $out } 是文件而不是文件夹：--out 指定写入导出的文件夹
+export-out-not-empty = { $out } 不是空的：换一个文件夹，或加 --force 替换它
+export-no-parent = 文件夹 { $dir } 不存在
+export-pruned = 这次运行的权重已按保留规则清理（{ $dir }）：改为导出起始模型
+export-no-models = { $dir } 没有保存模型（扫描的一个种子、旧版 agentlab，或在有模型之前就结束的运行）：没有可导出为检查点的东西
+export-hf-start = { $dir }：起始模型，与演练初始化的一样（这次运行训练出的权重已不在）
+export-hf-real = { $dir }：真实基座模型的 Hugging Face 检查点（f32）；这次运行的 LoRA 适配器：--to peft
+export-hf-arm = { $dir }：分支 { $arm }，这次运行的权重，导出为 gpt2 检查点
+export-peft-tiny = --to peft 导出的是 LoRA 适配器，而这次运行训练的是小 GPT 的全部权重：请用 --to hf
+export-peft-pruned = 这次运行的适配器已按保留规则清理：base/ 里只有基座模型
+export-peft-arm = { $dir }：分支 { $arm } 的 LoRA 适配器，PEFT 的布局（基于 ../base）
+export-not-gpt2 = 这个小 GPT 不是 GPT-2 的结构（RoPE、SwiGLU 或不共享的输出头）：没有对应的 gpt2 检查点
+export-start-model = { $dir }：演练的起始模型，Hugging Face 检查点
+export-draws = 留出题目就是这次运行的；训练题目是从同一分布新抽的（其余差别见 README.md）
+export-done = 已把 { $drill }（预设 { $preset }，种子 { $seed }）导出到 { $engine }，位于 { $out }：{ $files } 个文件
+export-next = 下一步：照 { $readme } 做
