@@ -34,7 +34,7 @@ use super::pipeline::{self, Batches, Sft};
 use super::react_tool_call_loop::ReactTry;
 use super::try_it::{Arm as TryArm, KeptRun, TrySession};
 use super::{RunCtx, TypedDrill, View};
-use crate::envs::agent_bench::{self, metrics, score, BenchTask, Kind, Scores, Stat, CATALOGUE, METRICS};
+use crate::envs::agent_bench::{self, metrics, score, BenchTask, Credit, Kind, Scores, Stat, CATALOGUE, METRICS};
 use crate::envs::format::{example, Format};
 use crate::envs::kb::FactTable;
 use crate::envs::react::{Session, Tools};
@@ -53,7 +53,7 @@ use crate::ml::tokenizer::Bpe;
 use crate::ml::train::{TrainConfig, Trainer};
 use crate::rl::advantage::{self, Baseline};
 use crate::rl::dpo::{dpo_loss, sequence_logps, DpoVariant};
-use crate::rl::pg::{masked_pg_loss, Aggregation};
+use crate::rl::grpo::{grpo_loss, GrpoVariant};
 use crate::rl::token_batch::{Row, TokenBatch};
 
 pub struct AgentPipeline;
@@ -108,6 +108,7 @@ pub struct Params {
     pub questions_per_step: usize,
     pub group: usize,
     pub lr_rl: f64,
+    pub kl_beta: f64,
     pub temperature: f64,
     pub dpo_beta: f64,
     pub w_correct: f64,
@@ -115,6 +116,7 @@ pub struct Params {
     pub w_tool: f64,
     pub w_timing: f64,
     pub w_steps: f64,
+    pub credit: Credit,
     pub max_steps: usize,
     pub base_probe: usize,
 }
@@ -272,12 +274,8 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
     let mut rng = Rng::new(ctx.seed ^ 0xde40);
     let demos: Vec<Session> =
         train.iter().map(|t| agent_bench::demonstrate(t, &tools, p.demo_timing_errors, &mut rng)).collect();
-    let noisy: Vec<bool> = demos
-        .iter()
-        .map(|s| agent_bench::calls(s).len() > 1)
-        .zip(&train)
-        .map(|(two, t)| two && t.kind == Kind::Given)
-        .collect();
+    let noisy: Vec<bool> =
+        demos.iter().zip(&train).map(|(s, t)| t.kind == Kind::Given && agent_bench::calls(t, s).len() > 1).collect();
     let (start, tok) = base::shipped(&ctx.device)?;
     let fmt = Format::tiny(&tok);
     let examples: Vec<Example> = demos.iter().map(|s| example(&tok, &fmt, &s.episode.segments, true, &[])).collect();
@@ -563,8 +561,8 @@ fn timing_on<'a>(episodes: impl Iterator<Item = (&'a BenchTask, &'a Scores)>, ki
 }
 
 /// The reward's components of an episode, in the order of [`COMPONENTS`].
-fn components(t: &BenchTask, s: &Scores) -> [f64; 5] {
-    [s.success, s.format, s.tool_selection, s.timing_reward(t.kind), s.steps_reward()]
+fn components(t: &BenchTask, s: &Scores, credit: Credit) -> [f64; 5] {
+    [s.success, s.format, s.tool_reward(credit), s.timing_reward(t.kind, credit), s.steps_reward()]
 }
 
 const COMPONENTS: [&str; 5] = ["correct", "format", "tool", "timing", "steps"];
@@ -572,10 +570,8 @@ const COMPONENTS: [&str; 5] = ["correct", "format", "tool", "timing", "steps"];
 /// Phase "RL": `rl_steps` updates of `policy` on groups of sampled episodes.
 fn rl(p: &Params, ctx: &mut RunCtx, d: &Data, policy: &Model) -> Result<()> {
     let weights = [p.w_correct, p.w_format, p.w_tool, p.w_timing, p.w_steps];
-    let reference = match p.algo {
-        Algo::Dpo => Some(policy.frozen(ctx.seed)?),
-        Algo::Grpo => None,
-    };
+    // The SFT model, frozen: DPO's reference, and GRPO's KL anchor.
+    let reference = policy.frozen(ctx.seed)?;
     let lm = d.lm(policy.lm());
     let mut trainer = Trainer::for_model(policy.lm(), TrainConfig::constant(p.lr_rl))?;
     let mut rng = Rng::new(ctx.seed ^ 0x4172);
@@ -594,7 +590,7 @@ fn rl(p: &Params, ctx: &mut RunCtx, d: &Data, policy: &Model) -> Result<()> {
             &mut |_, tool, input| agent_bench::call(tools, tool, input),
             &mut |_| Ok(()),
         )?;
-        let comps: Vec<[f64; 5]> = all.iter().zip(&done).map(|(t, s)| components(t, &score(t, s))).collect();
+        let comps: Vec<[f64; 5]> = all.iter().zip(&done).map(|(t, s)| components(t, &score(t, s), p.credit)).collect();
         let totals: Vec<f32> =
             comps.iter().map(|c| c.iter().zip(&weights).map(|(c, w)| c * w).sum::<f64>() as f32).collect();
         let ids: Vec<Vec<(Role, Vec<u32>)>> = done
@@ -602,17 +598,31 @@ fn rl(p: &Params, ctx: &mut RunCtx, d: &Data, policy: &Model) -> Result<()> {
             .map(|s| s.episode.segments.iter().map(|(r, t)| (*r, d.fmt.encode(&d.tok, *r, t))).collect())
             .collect();
         let turns = |s: &Session| s.episode.segments.iter().filter(|(r, _)| *r == Role::Agent).count();
-        let loss = match &reference {
-            None => {
+        let loss = match p.algo {
+            Algo::Grpo => {
                 let returns: Vec<Vec<f32>> = done.iter().zip(&totals).map(|(s, r)| vec![*r; turns(s)]).collect();
                 let (adv, spread) = advantage::turn_advantages(&returns, p.group, Baseline::Grpo);
                 ctx.metric(step, "zero_std_groups", spread.zero_std_share);
                 let rows = ids.iter().zip(&adv).map(|(ids, a)| row(ids, a, d, policy.lm())).collect();
                 let b = TokenBatch::new(rows, &ctx.device)?;
                 let logp = policy.lm().scored_logprobs(&b.x, &b.targets, &b.mask, false)?.logp;
-                Some(masked_pg_loss(&logp, &b.adv, &b.mask, Aggregation::TokenMean)?)
+                let ref_logp = reference.lm().scored_logprobs(&b.x, &b.targets, &b.mask, false)?.logp.detach();
+                // One update per batch of episodes: the sampling policy is the policy (ratio 1, no clip).
+                let out = grpo_loss(
+                    &logp,
+                    &logp.detach(),
+                    &ref_logp,
+                    &b.adv,
+                    &b.mask,
+                    GrpoVariant::Grpo,
+                    0.2,
+                    p.kl_beta,
+                    b.mask.dim(1)?,
+                )?;
+                ctx.metric(step, "kl to SFT", out.kl);
+                Some(out.loss)
             }
-            Some(reference) => {
+            Algo::Dpo => {
                 // Each group's best episode against its worst, where they differ.
                 let (mut chosen, mut rejected) = (Vec::new(), Vec::new());
                 for (g, group) in totals.chunks(p.group).enumerate() {

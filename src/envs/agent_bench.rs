@@ -204,15 +204,32 @@ pub fn demonstrate(task: &BenchTask, tools: &Tools, timing_errors: f64, rng: &mu
     s
 }
 
-/// One call of an episode: its tool, and whether the tool answered.
+/// One call of an episode: its tool, whether the tool answered, and whether
+/// what it answered is what the task's plan needs from that tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Call {
     pub tool: String,
     pub ok: bool,
+    /// The tool is one the plan calls and it returned the plan's value: the
+    /// fact for a lookup, the answer for a calculation. A `calc[296 + 19]` on
+    /// "population of X is 5967; + 19?" answers, but with a made-up input.
+    pub useful: bool,
+}
+
+/// What the plan's call of `tool` returns on `task`, where the plan calls it.
+pub fn expected(task: &BenchTask, tool: &str) -> Option<String> {
+    if !task.kind.needs().contains(&tool) {
+        return None;
+    }
+    match tool {
+        "lookup" if task.kind == Kind::Lookup => Some(task.truth.clone()),
+        "lookup" => task.value.map(|v| v.to_string()),
+        _ => Some(task.truth.clone()),
+    }
 }
 
 /// The calls an episode made, in order, read from its segments.
-pub fn calls(session: &Session) -> Vec<Call> {
+pub fn calls(task: &BenchTask, session: &Session) -> Vec<Call> {
     let segs = &session.episode.segments;
     let mut out = Vec::new();
     for (k, (role, text)) in segs.iter().enumerate() {
@@ -220,8 +237,11 @@ pub fn calls(session: &Session) -> Vec<Call> {
             continue;
         }
         if let Step::Action { tool, .. } = parse_step(text) {
-            let ok = segs.get(k + 1).is_some_and(|(r, o)| *r == Role::Env && !o.starts_with("Observation: error"));
-            out.push(Call { tool, ok });
+            let seen = segs.get(k + 1).filter(|(r, _)| *r == Role::Env).map(|(_, o)| o.as_str()).unwrap_or("");
+            let value = seen.strip_prefix("Observation: ").map(str::trim);
+            let ok = value.is_some_and(|v| !v.starts_with("error"));
+            let useful = ok && value.map(str::to_string) == expected(task, &tool);
+            out.push(Call { tool, ok, useful });
         }
     }
     out
@@ -243,14 +263,32 @@ pub struct Scores {
     pub success: f64,
     /// Share of turns that were an action or an answer the loop could run.
     pub format: f64,
+    /// Share of the calls that were useful (see [`Call::useful`]), scored
+    /// like `tool_selection` where no call is made.
+    pub tool_useful: f64,
+    /// Like `timing_precision`, but a call counts as well timed only if it
+    /// was also useful.
+    pub timing_useful: Option<f64>,
 }
 
 impl Scores {
     /// The timing component of the reward: timing precision where the
     /// episode called, and where it did not, 1 if no call was needed, 0 if
     /// one was (answering without the fact is calling too late).
-    pub fn timing_reward(&self, kind: Kind) -> f64 {
-        self.timing_precision.unwrap_or(if kind.needs().is_empty() { 1.0 } else { 0.0 })
+    pub fn timing_reward(&self, kind: Kind, credit: Credit) -> f64 {
+        let timing = match credit {
+            Credit::Named => self.timing_precision,
+            Credit::Checked => self.timing_useful,
+        };
+        timing.unwrap_or(if kind.needs().is_empty() { 1.0 } else { 0.0 })
+    }
+
+    /// The tool component of the reward.
+    pub fn tool_reward(&self, credit: Credit) -> f64 {
+        match credit {
+            Credit::Named => self.tool_selection,
+            Credit::Checked => self.tool_useful,
+        }
     }
 
     /// Step efficiency as a reward: 0 for a wrong answer.
@@ -259,8 +297,18 @@ impl Scores {
     }
 }
 
+/// How the reward's process components (tool, timing) credit a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Credit {
+    /// Only a call that returned what the plan needs ([`Call::useful`]).
+    Checked,
+    /// Any call that names a tool the plan uses, whatever its input.
+    Named,
+}
+
 pub fn score(task: &BenchTask, session: &Session) -> Scores {
-    let cs = calls(session);
+    let cs = calls(task, session);
     let needs = task.kind.needs();
     let right = session.episode.answer.as_deref() == Some(task.truth.as_str());
     let tool_selection = match (needs.is_empty(), cs.is_empty()) {
@@ -274,7 +322,7 @@ pub fn score(task: &BenchTask, session: &Session) -> Scores {
     let step_efficiency = right.then(|| ((needs.len() + 1) as f64 / steps as f64).min(1.0));
     // Timing: what the agent knew when it called.
     let (mut known, mut computed) = (task.kind == Kind::Given, false);
-    let (mut timed, mut well) = (0usize, 0usize);
+    let (mut timed, mut well, mut well_useful) = (0usize, 0usize, 0usize);
     for c in &cs {
         let good = match c.tool.as_str() {
             "lookup" => matches!(task.kind, Kind::Lookup | Kind::Plan) && !known,
@@ -287,6 +335,7 @@ pub fn score(task: &BenchTask, session: &Session) -> Scores {
         };
         timed += 1;
         well += usize::from(good);
+        well_useful += usize::from(good && c.useful);
         if c.ok {
             match c.tool.as_str() {
                 "lookup" => known = true,
@@ -295,6 +344,12 @@ pub fn score(task: &BenchTask, session: &Session) -> Scores {
         }
     }
     let timing_precision = (timed > 0).then(|| well as f64 / timed as f64);
+    let timing_useful = (timed > 0).then(|| well_useful as f64 / timed as f64);
+    let tool_useful = match (needs.is_empty(), cs.is_empty()) {
+        (true, true) => 1.0,
+        (true, false) | (false, true) => 0.0,
+        (false, false) => cs.iter().filter(|c| c.useful).count() as f64 / cs.len() as f64,
+    };
     let runnable = session
         .episode
         .segments
@@ -309,6 +364,8 @@ pub fn score(task: &BenchTask, session: &Session) -> Scores {
         timing_precision,
         success: f64::from(u8::from(right)),
         format,
+        tool_useful,
+        timing_useful,
     }
 }
 
@@ -368,6 +425,7 @@ mod tests {
             let sc = score(&t, &s);
             assert_eq!(sc.success, 1.0, "{:?}", s.episode);
             assert_eq!((sc.tool_selection, sc.format, sc.step_efficiency), (1.0, 1.0, Some(1.0)), "{t:?}");
+            assert_eq!((sc.tool_useful, sc.timing_useful), (1.0, sc.timing_precision), "{t:?}");
             assert!(sc.timing_precision.is_none_or(|p| p == 1.0), "{t:?}");
             assert!(sc.plan_success.is_none_or(|p| p == 1.0), "{t:?}");
         }
@@ -394,6 +452,27 @@ mod tests {
         assert_eq!(sc.timing_precision, Some(0.0), "a calc before the fact is known");
         assert_eq!(sc.tool_selection, 0.5, "weather is a distractor");
         assert_eq!((sc.plan_success, sc.step_efficiency), (Some(0.0), None));
+    }
+
+    #[test]
+    fn a_call_on_a_made_up_input_is_credited_only_when_named() {
+        let (tools, places) = world();
+        let mut rng = Rng::new(3);
+        let given =
+            std::iter::repeat_with(|| make_task(&mut rng, &tools.kb, &places)).find(|t| t.kind == Kind::Given).unwrap();
+        let mut s = Session::new(&given.question);
+        let made_up = given.value.unwrap() + 1000;
+        s.apply_with(&format!("Action: calc[{made_up} {}]\n", given.tail), 6, &mut |t: &str, i: &str| {
+            call(&tools, t, i)
+        });
+        let sc = score(&given, &s);
+        assert_eq!((sc.tool_selection, sc.timing_precision), (1.0, Some(1.0)), "the right tool, at the right time");
+        assert_eq!((sc.tool_useful, sc.timing_useful), (0.0, Some(0.0)), "but not the plan's input");
+        assert_eq!((sc.tool_reward(Credit::Named), sc.tool_reward(Credit::Checked)), (1.0, 0.0));
+        assert_eq!(
+            (sc.timing_reward(given.kind, Credit::Named), sc.timing_reward(given.kind, Credit::Checked)),
+            (1.0, 0.0)
+        );
     }
 
     #[test]
