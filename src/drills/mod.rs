@@ -31,6 +31,7 @@
 //! order, whatever the number of threads.
 
 mod addition;
+pub mod agent_pipeline;
 pub mod dpo_pairs;
 pub mod events;
 pub mod ewc_replay;
@@ -167,6 +168,7 @@ pub fn registry() -> Vec<&'static dyn Drill> {
         &tool_retrieval::ToolRetrieval,
         &long_context_rope::LongContextRope,
         &lora_vs_full::LoraVsFull,
+        &agent_pipeline::AgentPipeline,
     ]
 }
 
@@ -201,6 +203,8 @@ pub struct RunCtx {
     claims: Vec<ClaimResult>,
     /// The models to write into the run directory when the run ends (shared with forks).
     kept: Arc<std::sync::Mutex<Vec<keep::Kept>>>,
+    /// Text files to write into the run directory when the run ends (a report card).
+    attached: Arc<std::sync::Mutex<Vec<(String, String)>>>,
 }
 
 impl RunCtx {
@@ -225,7 +229,28 @@ impl RunCtx {
             started: Instant::now(),
             claims: Vec::new(),
             kept: Arc::default(),
+            attached: Arc::default(),
         }
+    }
+
+    /// Write `text` into the run directory as `name` when the run ends (a
+    /// plain file name: `report.md`). A later file of the same name replaces it.
+    pub fn attach(&mut self, name: &str, text: String) {
+        let mut files = self.attached.lock().unwrap_or_else(|p| p.into_inner());
+        files.retain(|(n, _)| n != name);
+        files.push((name.to_string(), text));
+    }
+
+    /// Write the attached files into `run_dir` (atomically; the runner calls it once the drill returns).
+    pub fn save_attached(&self, run_dir: &std::path::Path) -> Result<()> {
+        let files = std::mem::take(&mut *self.attached.lock().unwrap_or_else(|p| p.into_inner()));
+        for (name, text) in files {
+            if name.contains(['/', '\\']) || name.starts_with('.') {
+                return Err(anyhow!("not a plain file name: {name}"));
+            }
+            crate::fsutil::write_atomic(&run_dir.join(&name), text.as_bytes())?;
+        }
+        Ok(())
     }
 
     /// Keep `model` as arm `id` with its weights as they are now (a copy):
@@ -366,6 +391,7 @@ impl RunCtx {
             started: self.started,
             claims: Vec::new(),
             kept: self.kept.clone(),
+            attached: self.attached.clone(),
         }
     }
 

@@ -239,7 +239,9 @@ impl TypedDrill for ReactToolCallLoop {
             arms.push((TryArm { id: id.to_string(), label }, model));
         }
         let (tools, eval_tasks) = world(p, run.seed);
-        Ok(Box::new(ReactTry { tok, fmt, tools, max_steps: p.max_steps, arms, examples: eval_tasks }))
+        let examples = eval_tasks.into_iter().map(|t| t.question).collect();
+        let route = |tools: &Tools, tool: &str, input: &str| tools.call(tool, input);
+        Ok(Box::new(ReactTry { tok, fmt, tools, route, max_steps: p.max_steps, arms, examples }))
     }
 }
 
@@ -249,10 +251,12 @@ pub(crate) struct ReactTry {
     pub tok: Bpe,
     pub fmt: Format,
     pub tools: Tools,
+    /// How a call reaches the tools (a drill with a catalogue of its own routes it there).
+    pub route: fn(&Tools, &str, &str) -> Result<String, String>,
     pub max_steps: usize,
     pub arms: Vec<(TryArm, crate::ml::start::Model)>,
     /// Held-out questions of the run (places never seen in training).
-    pub examples: Vec<Task>,
+    pub examples: Vec<String>,
 }
 
 impl TrySession for ReactTry {
@@ -265,7 +269,7 @@ impl TrySession for ReactTry {
     }
 
     fn examples(&self) -> Vec<String> {
-        try_it::distinct(self.examples.iter().map(|t| t.question.clone()), 12)
+        try_it::distinct(self.examples.iter().cloned(), 12)
     }
 
     fn prompt_hint(&self) -> String {
@@ -302,14 +306,14 @@ impl TrySession for ReactTry {
             try_it::check_fits(prompt, crate::eval::react_loop::MAX_TURN, lm.model.context())?;
             answer.columns.push(TryColumn::new(arm));
             let mut rng = try_it::arm_rng(opts.seed);
-            let tools = &self.tools;
+            let (tools, route) = (&self.tools, self.route);
             let live = try_it::Live { answer: &mut answer, progress: &mut *progress, cancel };
             let (done, streamed) = try_it::stream_sessions(
                 &lm,
                 vec![Session::new(&question); n],
                 self.max_steps,
                 (try_it::decoding(opts.temperature), &mut rng),
-                &mut |_, tool, input| tools.call(tool, input),
+                &mut |_, tool, input| route(tools, tool, input),
                 &|segments, written| try_it::segment_cells_written(&lm, segments, &try_it::role_kind, written),
                 live,
             )?;

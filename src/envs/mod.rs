@@ -15,6 +15,7 @@
 //! * [`rlvr`] — an exact and a lenient (hackable) verifier for RLVR on addition.
 //! * [`strings`] — string transformations that conflict, for continual learning.
 
+pub mod agent_bench;
 pub mod calculator;
 pub mod format;
 pub mod injection;

@@ -373,6 +373,12 @@ fn worker(
                 }
             };
             let claims = ctx.claims().to_vec();
+            // The files a drill attached (a report card) go with any run that did not fail.
+            if !matches!(status, RunStatus::Failed(_)) {
+                if let Err(e) = ctx.save_attached(&dir) {
+                    ctx.log(crate::t!("run-log-attach-failed", error = format!("{e:#}")));
+                }
+            }
             // A finished or cancelled run keeps its models (a failed one may hold NaNs).
             if cfg.keep && !matches!(status, RunStatus::Failed(_)) {
                 unsaved.lock().expect("unsaved").models = keep_models(&mut ctx, &dir);

@@ -3,6 +3,7 @@
 ## Kept models
 run-log-kept = kept the models { $arms } ({ $size }) in models/: press 6 (Try) to ask them something
 run-log-keep-failed = could not keep the models: { $error }
+run-log-attach-failed = could not write the run's report card: { $error }
 run-log-prune-failed = could not drop older runs' weights: { $error }
 
 ## Why Try cannot open a run

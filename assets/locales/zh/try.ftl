@@ -3,6 +3,7 @@
 ## 保留的模型
 run-log-kept = 已在 models/ 保留模型 { $arms }（{ $size }）：按 6（试用）向它们提问
 run-log-keep-failed = 无法保留模型：{ $error }
+run-log-attach-failed = 无法写入本次运行的成绩单：{ $error }
 run-log-prune-failed = 无法删除旧运行的权重：{ $error }
 
 ## 试用为何打不开某次运行
