@@ -40,7 +40,7 @@ pub const PARITY_PAIRS: usize = 256;
 
 /// The drill's tokenizer.
 pub fn tokenizer() -> CharTokenizer {
-    CharTokenizer::new(dpo_pairs::CHARS, &[])
+    super::tiny::tokenizer("dpo-pairs").expect("dpo-pairs reads a tiny GPT")
 }
 
 /// A pair's two sequences as TRL tokenizes them: the prompt, then the answer and the end token.

@@ -181,7 +181,7 @@ fn jsonl(rows: impl IntoIterator<Item = serde_json::Value>) -> String {
 fn write_start(src: &Source, p: &Params, dir: &Path) -> Result<()> {
     match &p.model {
         ModelChoice::Tiny => {
-            super::hf::write_gpt2(&super::hf::start_tiny(src)?, &CharTokenizer::new(ALPHABET, &[]), &dir.join("start"))
+            super::hf::write_gpt2(&super::tiny::start(src)?, &CharTokenizer::new(ALPHABET, &[]), &dir.join("start"))
         }
         ModelChoice::Real(name) => {
             let m = crate::ml::gguf::load_path(&crate::ml::models::resolve(name)?, &Device::Cpu)?;

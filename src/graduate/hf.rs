@@ -54,39 +54,6 @@ pub(crate) fn kept(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptR
     }
 }
 
-/// The tokenizer a drill's tiny GPT reads.
-fn tiny_tokenizer(drill: &str) -> Option<CharTokenizer> {
-    match drill {
-        "grpo-rlvr" => Some(CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[])),
-        "sft-basics" => Some(super::sft::tokenizer()),
-        "dpo-pairs" => Some(super::dpo::tokenizer()),
-        _ => None,
-    }
-}
-
-/// A drill's tiny GPT as the drill initialises it, before its first step
-/// (grpo-rlvr: `addition::warm_start`'s `Gpt::new(config, seed)`).
-pub fn start_tiny(src: &Source) -> Result<Gpt> {
-    match src.drill.as_str() {
-        "sft-basics" => return super::sft::start(src),
-        "dpo-pairs" => {
-            // Before its SFT phase: `Gpt::new(config, seed)`, as `dpo_pairs::warm_start` makes it.
-            let p: crate::drills::dpo_pairs::Params =
-                crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
-            let v = super::dpo::tokenizer().vocab_size();
-            let cfg = crate::ml::gpt::GptConfig::new(v, p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
-            return Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?);
-        }
-        _ => {}
-    }
-    use crate::drills::grpo_rlvr::Params;
-    let p: Params = crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
-    let tok = CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[]);
-    let context = 2 * p.digits + 2 + p.max_new + 2;
-    let cfg = crate::ml::gpt::GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
-    Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?)
-}
-
 /// The base model a real-model run names, as now found (its fingerprint checked when a run kept adapters).
 fn real_base(src: &Source, run: Option<&KeptRun>) -> Result<crate::ml::gguf::RealModel> {
     let path = match run {
@@ -114,10 +81,10 @@ pub fn export_hf(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<()
         notes.push(crate::t!("export-hf-real", dir = "base/"));
         return Ok(());
     }
-    let tok = tiny_tokenizer(&src.drill).ok_or_else(|| anyhow!("no tokenizer known for {}", src.drill))?;
+    let tok = super::tiny::tokenizer(&src.drill).ok_or_else(|| anyhow!("no tokenizer known for {}", src.drill))?;
     let Some(run) = run else {
         // The weights are gone: the starting model, as the drill initialises it.
-        let gpt = start_tiny(src)?;
+        let gpt = super::tiny::start(src)?;
         write_gpt2(&gpt, &tok, &dir.join("start"))?;
         notes.push(crate::t!("export-hf-start", dir = "start/"));
         return Ok(());

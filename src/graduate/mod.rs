@@ -23,6 +23,7 @@ pub mod grpo;
 pub mod hf;
 pub mod parquet;
 pub mod sft;
+pub mod tiny;
 
 use std::path::{Path, PathBuf};
 

@@ -38,7 +38,7 @@ const README: &str = include_str!("../../assets/export/sft-basics/README.md");
 
 /// The drill's tokenizer.
 pub fn tokenizer() -> CharTokenizer {
-    CharTokenizer::new(sft_basics::ALPHABET, &[])
+    super::tiny::tokenizer("sft-basics").expect("sft-basics reads a tiny GPT")
 }
 
 fn params(src: &Source) -> Result<Params> {
@@ -47,7 +47,7 @@ fn params(src: &Source) -> Result<Params> {
 
 /// The drill's tiny GPT before its first step.
 pub fn start(src: &Source) -> Result<Gpt> {
-    Ok(Gpt::new(sft_basics::gpt_config(&params(src)?), src.seed, &Device::Cpu)?)
+    super::tiny::start(src)
 }
 
 /// agentlab's loss on `examples` (the drill's `masked_cross_entropy` on a padded batch).

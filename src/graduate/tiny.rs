@@ -1,0 +1,47 @@
+//! The tiny GPT each exporting drill trains: the tokenizer it reads and the
+//! model as the drill initialises it, before its first step. Shared by the
+//! checkpoint export (`hf`) and the engine exports (`sft`, `dpo`, `grpo`).
+
+use anyhow::{anyhow, Result};
+use candle_core::Device;
+
+use super::Source;
+use crate::ml::gpt::Gpt;
+use crate::ml::tokenizer::{CharTokenizer, Tokenize};
+
+/// The tokenizer a drill's tiny GPT reads.
+pub fn tokenizer(drill: &str) -> Option<CharTokenizer> {
+    match drill {
+        "grpo-rlvr" => Some(CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[])),
+        "sft-basics" => Some(CharTokenizer::new(crate::drills::sft_basics::ALPHABET, &[])),
+        "dpo-pairs" => Some(CharTokenizer::new(crate::drills::dpo_pairs::CHARS, &[])),
+        _ => None,
+    }
+}
+
+/// A drill's tiny GPT as the drill initialises it, before its first step
+/// (grpo-rlvr: `addition::warm_start`'s `Gpt::new(config, seed)`).
+pub fn start(src: &Source) -> Result<Gpt> {
+    match src.drill.as_str() {
+        "sft-basics" => {
+            let p: crate::drills::sft_basics::Params =
+                crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+            return Ok(Gpt::new(crate::drills::sft_basics::gpt_config(&p), src.seed, &Device::Cpu)?);
+        }
+        "dpo-pairs" => {
+            // Before its SFT phase: `Gpt::new(config, seed)`, as `dpo_pairs::warm_start` makes it.
+            let p: crate::drills::dpo_pairs::Params =
+                crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+            let v = CharTokenizer::new(crate::drills::dpo_pairs::CHARS, &[]).vocab_size();
+            let cfg = crate::ml::gpt::GptConfig::new(v, p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
+            return Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?);
+        }
+        _ => {}
+    }
+    use crate::drills::grpo_rlvr::Params;
+    let p: Params = crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+    let tok = CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[]);
+    let context = 2 * p.digits + 2 + p.max_new + 2;
+    let cfg = crate::ml::gpt::GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
+    Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?)
+}
