@@ -231,7 +231,8 @@ impl TypedDrill for AgentPipeline {
         }
         let (tools, _, eval) = bench(p, run.seed);
         let examples = eval.into_iter().map(|t| t.question).collect();
-        Ok(Box::new(ReactTry { tok, fmt, tools, route: agent_bench::call, max_steps: p.max_steps, arms, examples }))
+        let (route, truth) = (agent_bench::call, agent_bench::truth_of);
+        Ok(Box::new(ReactTry { tok, fmt, tools, route, truth, max_steps: p.max_steps, arms, examples }))
     }
 }
 

@@ -241,7 +241,8 @@ impl TypedDrill for ReactToolCallLoop {
         let (tools, eval_tasks) = world(p, run.seed);
         let examples = eval_tasks.into_iter().map(|t| t.question).collect();
         let route = |tools: &Tools, tool: &str, input: &str| tools.call(tool, input);
-        Ok(Box::new(ReactTry { tok, fmt, tools, route, max_steps: p.max_steps, arms, examples }))
+        let truth = |q: &str, kb: &FactTable| task_of(q, kb).map(|t| t.truth);
+        Ok(Box::new(ReactTry { tok, fmt, tools, route, truth, max_steps: p.max_steps, arms, examples }))
     }
 }
 
@@ -253,6 +254,8 @@ pub(crate) struct ReactTry {
     pub tools: Tools,
     /// How a call reaches the tools (a drill with a catalogue of its own routes it there).
     pub route: fn(&Tools, &str, &str) -> Result<String, String>,
+    /// The right answer to a typed question, where the drill's world can tell.
+    pub truth: fn(&str, &FactTable) -> Option<String>,
     pub max_steps: usize,
     pub arms: Vec<(TryArm, crate::ml::start::Model)>,
     /// Held-out questions of the run (places never seen in training).
@@ -289,12 +292,13 @@ impl TrySession for ReactTry {
         cancel: &std::sync::atomic::AtomicBool,
     ) -> Result<TryAnswer> {
         let text = try_it::checked_input(input, 120)?;
-        let task = task_of(text, &self.tools.kb);
-        let note = match &task {
-            Some(t) => crate::t!("try-react-truth", truth = t.truth.as_str()),
+        let truth = (self.truth)(text, &self.tools.kb);
+        let note = match &truth {
+            Some(t) => crate::t!("try-react-truth", truth = t.as_str()),
             None => crate::t!("try-react-no-truth"),
         };
-        let question = task.as_ref().map_or(text.to_string(), |t| t.question.clone());
+        // The question as the world writes it (`capital of Vesk?` for `capital of Vesk`).
+        let question = task_of(text, &self.tools.kb).map_or(text.to_string(), |t| t.question);
         let mut answer = TryAnswer { input: text.to_string(), notes: vec![note], columns: Vec::new() };
         let all = self.arms();
         let n = opts.samples.clamp(1, try_it::MAX_SAMPLES);
@@ -325,7 +329,7 @@ impl TrySession for ReactTry {
                     let cells = sample.cells;
                     let e = &s.episode;
                     let got = e.answer.clone().unwrap_or_else(|| crate::t!("try-tca-no-answer"));
-                    let ok = task.as_ref().map(|t| e.answer.as_deref() == Some(t.truth.as_str()));
+                    let ok = truth.as_ref().map(|t| e.answer.as_deref() == Some(t.as_str()));
                     right += usize::from(ok == Some(true));
                     let mut verdicts = vec![Verdict::new(crate::t!("try-tca-answer"), got, ok)];
                     verdicts.push(Verdict::new(
@@ -345,7 +349,7 @@ impl TrySession for ReactTry {
                 .collect::<Result<_>>()?;
             let col = answer.columns.last_mut().expect("pushed above");
             col.samples = col_samples;
-            if task.is_some() {
+            if truth.is_some() {
                 col.summary = vec![Verdict::new(crate::t!("try-tca-right"), format!("{right}/{n}"), None)];
             }
             progress(&answer);

@@ -160,6 +160,25 @@ pub fn make_task(rng: &mut Rng, kb: &FactTable, places: &[String]) -> BenchTask 
     }
 }
 
+/// The right answer to a question in any of the benchmark's forms, typed by
+/// a learner: the fact-given form takes the value the question states
+/// (`population of Vesk is 5665; + 17?` → 5682), the others are the ReAct
+/// world's forms.
+pub fn truth_of(question: &str, kb: &FactTable) -> Option<String> {
+    let q = question.trim();
+    if let Some((_fact, rest)) = q.split_once(" is ") {
+        let (value, tail) = rest.strip_suffix('?').unwrap_or(rest).split_once(';')?;
+        let (op, n) = tail.trim().split_once(' ')?;
+        let (value, n): (i64, i64) = (value.trim().parse().ok()?, n.trim().parse().ok()?);
+        return match op {
+            "+" => Some((value + n).to_string()),
+            "-" => Some((value - n).to_string()),
+            _ => None,
+        };
+    }
+    super::react_tasks::task_of(q, kb).map(|t| t.truth)
+}
+
 /// Route a call to the catalogue: the two tools that answer, and the
 /// distractors (which answer too, uselessly). An unknown name is an error.
 pub fn call(tools: &Tools, tool: &str, input: &str) -> Result<String, String> {
@@ -473,6 +492,18 @@ mod tests {
             (sc.timing_reward(given.kind, Credit::Named), sc.timing_reward(given.kind, Credit::Checked)),
             (1.0, 0.0)
         );
+    }
+
+    #[test]
+    fn every_benchmark_question_can_be_checked_as_a_learner_types_it() {
+        let (tools, places) = world();
+        let mut rng = Rng::new(11);
+        for _ in 0..300 {
+            let t = make_task(&mut rng, &tools.kb, &places);
+            assert_eq!(truth_of(&t.question, &tools.kb), Some(t.truth.clone()), "{t:?}");
+        }
+        assert_eq!(truth_of("population of Vesk is 100; + 17?", &tools.kb).as_deref(), Some("117"));
+        assert_eq!(truth_of("hello there", &tools.kb), None);
     }
 
     #[test]
