@@ -142,6 +142,10 @@ fn every_view_message_is_translated() {
         "view-tr-phase-bm25",
         // And "prompt", as the glossary writes it (提示 is a hint).
         "view-col-prompt",
+        // agent-pipeline's stage names (SFT, RL) and its Δ notation, as the report card writes them.
+        "view-ap-stage-sft",
+        "view-ap-stage-rl",
+        "view-ap-delta",
     ];
     let same: Vec<String> = i18n::keys(Lang::En)
         .into_iter()
