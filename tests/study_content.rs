@@ -19,7 +19,7 @@ fn content() -> Content {
 #[test]
 fn every_drill_asks_a_prediction_its_run_answers() {
     let c = content();
-    assert_eq!(c.drills.len(), 15);
+    assert_eq!(c.drills.len(), 16);
     for d in &c.drills {
         assert!(
             (1..=3).contains(&d.predictions.len()),
