@@ -288,7 +288,7 @@ fn react_drill_runs_the_real_preset_on_smollm2() {
     );
     assert_eq!(claim_ids(&report), ["hallucination_gap", "sft_gain"]);
     let logs = logs(&events);
-    assert!(logs.iter().any(|l| l.contains("LoRA rank 8") && l.contains("134515008 parameters")), "{logs:?}");
+    assert!(logs.iter().any(|l| l.contains("LoRA r8") && l.contains("134515008 parameters")), "{logs:?}");
 }
 
 /// Multi-turn RL on SmolLM2, cut short (8 warm-start steps, 2 RL steps, 8

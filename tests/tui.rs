@@ -385,13 +385,14 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     }
     key(&mut a, KeyCode::Char('z'));
     let s = screen(&draw(&mut a, 100, 30));
+    let n = a.content.items().filter(|i| i.track == 3 && i.level == Level::L1).count();
     assert!(s.contains("1. Track") && s.contains("2. Level") && s.contains("▶ 3 Agentic"), "{s}");
-    assert!(s.contains("Track 3 · L1 concept · 8 items"), "{s}");
+    assert!(s.contains(&format!("Track 3 · L1 concept · {n} items")), "{s}");
     key(&mut a, KeyCode::Enter);
     let lines = draw(&mut a, 100, 30);
     let s = screen(&lines);
     assert!(lines[0].contains("Quiz · track 3 · L1"), "{}", lines[0]);
-    assert!(s.contains("item 1/8") && s.contains("track 3 Agentic") && s.contains("L1 concept"), "{s}");
+    assert!(s.contains(&format!("item 1/{n}")) && s.contains("track 3 Agentic") && s.contains("L1 concept"), "{s}");
     assert!(s.contains(") A separate reward model") && s.contains("Press the letter of your answer (a–d)"), "{s}");
     // The help overlay lists every quiz key.
     key(&mut a, KeyCode::Char('?'));
@@ -409,7 +410,7 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     assert!(dir.path().join("progress.json").exists(), "saved at once");
     // Several correct: toggle, then Enter.
     let s = screen(&draw(&mut a, 100, 30));
-    assert!(s.contains("item 2/8") && s.contains("[ ] "), "{s}");
+    assert!(s.contains(&format!("item 2/{n}")) && s.contains("[ ] "), "{s}");
     let several = right_letters(&a);
     assert!(several.len() > 1, "{several}");
     keys(&mut a, &several);
@@ -430,9 +431,9 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     assert_eq!(a.flash, None);
     let s = screen(&draw(&mut a, 100, 30));
     assert_eq!(s.matches("cannot be ✅").count(), 1, "{s}");
-    assert!(s.contains("item 3/8"), "still on the same item");
+    assert!(s.contains(&format!("item 3/{n}")), "still on the same item");
     key(&mut a, KeyCode::Char('3'));
-    assert!(screen(&draw(&mut a, 100, 30)).contains("item 4/8"));
+    assert!(screen(&draw(&mut a, 100, 30)).contains(&format!("item 4/{n}")));
     assert_eq!(a.store.progress.items.len(), 3);
     // The saved file has what the screen recorded.
     let on_disk = Store::open(&dir.path().join("progress.json"), t0());
@@ -442,7 +443,9 @@ fn quiz_screen_asks_grades_and_saves_ratings() {
     key(&mut a, KeyCode::Esc);
     let lines = draw(&mut a, 100, 30);
     let row = lines.iter().find(|l| l.contains("3 Agentic")).unwrap();
-    assert!(row.contains("4%") && !row.contains("not started"), "mastery bar on Home (1 of 27 ✅): {row}");
+    let all = a.content.items().filter(|i| i.track == 3).count();
+    let pct = format!("{}%", (100.0 / all as f64).round());
+    assert!(row.contains(&pct) && !row.contains("not started"), "mastery bar on Home (1 of {all} ✅): {row}");
 }
 
 use common::quiz_over;
@@ -517,7 +520,8 @@ fn reader_quiz_links_open_the_quiz_for_that_track_and_level() {
     let mut a = study_app(dir.path(), 100, 30);
     a.follow(Target::Lab(Link::Quiz { track: 3, level: Some(Level::L2) }));
     let s = screen(&draw(&mut a, 100, 30));
-    assert!(s.contains("item 1/12") && s.contains("L2 implementation"), "{s}");
+    let n = a.content.items().filter(|i| i.track == 3 && i.level == Level::L2).count();
+    assert!(s.contains(&format!("item 1/{n}")) && s.contains("L2 implementation"), "{s}");
     a.follow(Target::Lab(Link::Quiz { track: 5, level: None }));
     let s = screen(&draw(&mut a, 100, 30));
     assert!(s.contains("▶ 5 Continual") && s.contains("Enter starts the quiz"), "setup for the track: {s}");
@@ -584,8 +588,10 @@ fn progress_screen_shows_mastery_due_history_and_drills() {
     assert!(lines[0].contains("Progress"), "{}", lines[0]);
     assert!(s.contains("Mastery") && s.contains("L1 concept") && s.contains("L3 research"), "{s}");
     let row = lines.iter().find(|l| l.contains("3 Agentic")).unwrap();
-    assert!(row.contains("50%"), "4 of 8 L1 items ✅ and not due: {row}");
-    assert!(row.contains("0/1"), "drills passed of the track: {row}");
+    let pct = format!("{}%", (400.0 / l1.len() as f64).round());
+    assert!(row.contains(&pct), "4 of {} L1 items ✅ and not due: {row}", l1.len());
+    let drills = format!("0/{}", a.content.drills_of(3).count());
+    assert!(row.contains(&drills), "drills passed of the track: {row}");
     assert!(s.contains("Due now: 1") && s.contains("Next 7 days: 4"), "{s}");
     assert!(s.contains("03-31") && s.contains("04-01 ████") && s.contains("4/0/0"), "history:\n{s}");
     assert!(s.contains("0/0/1"), "yesterday's ❌:\n{s}");
@@ -1382,9 +1388,9 @@ fn home_counts_sections_like_the_sheets_command() {
 /// The roadmap table names each track once (a sheet link is the track's title).
 #[test]
 fn the_roadmap_names_each_track_once() {
-    let mut a = app_at(140, 70);
+    let mut a = app_at(140, 90);
     a.follow(Target::Lab(Link::Sheet { track: 0, section: Some("how-the-eight-tracks-connect".into()) }));
-    let s = screen(&draw(&mut a, 140, 70));
+    let s = screen(&draw(&mut a, 140, 90));
     let rows: Vec<&str> = s.lines().filter(|l| l.contains("→ sheet:")).collect();
     assert_eq!(rows.len(), 8, "the table is on screen:\n{s}");
     for (row, t) in rows.iter().zip(agentlab::content::TRACKS) {
