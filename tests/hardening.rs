@@ -326,3 +326,52 @@ fn deep_nesting_is_drawn_to_a_bounded_depth() {
     assert!(bytes(&plain) < 2000 * 200, "{} bytes for 2,000 items", bytes(&plain));
     assert!(plain.iter().any(|l| l.contains("level 1999")));
 }
+
+const ZH_P: &str = "\n[prediction.p]\nquestion = \"问？\"\nexplain = \"答\"\n";
+
+/// A `[[claim]]` no code measures once passed `validate` and read "pending"
+/// in every run; a prediction on a metric no chart declares could never be
+/// answered. Both are refused now, by name.
+#[test]
+fn validate_refuses_an_unmeasured_claim_and_a_prediction_on_an_undeclared_metric() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let home = tempfile::tempdir().unwrap();
+    let validate = |drill: &str, extra: &str, zh: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["cheatsheets", "quizzes", "drills", "exercises"] {
+            copy_dir(&root.join(sub), &dir.path().join(sub));
+        }
+        // The English declaration and its Chinese text (a translation must cover it).
+        for (name, add) in [("drill.toml", extra), ("drill.zh.toml", zh)] {
+            let toml = dir.path().join("drills").join(drill).join(name);
+            let mut text0 = std::fs::read_to_string(&toml).unwrap();
+            text0.push_str(add);
+            std::fs::write(&toml, text0).unwrap();
+        }
+        let mut c = common::agentlab(home.path());
+        c.arg("--content").arg(dir.path()).arg("validate");
+        let o = run(&mut c, Duration::from_secs(120));
+        (o.status.code(), text(&o).1)
+    };
+    let (code, err) = validate(
+        "sft-basics",
+        "\n[[claim]]\nid = \"never_measured\"\ntext = \"nothing measures this\"\nop = \">=\"\nthreshold = 0.5\n",
+        "\n[claim.never_measured]\ntext = \"没有代码测量它\"\n",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("claim `never_measured` is measured by no code") && err.contains("heldout_accuracy"), "{err}");
+    let (code, err) = validate(
+        "sft-basics",
+        "\n[[prediction]]\nid = \"p\"\nquestion = \"q?\"\nkind = \"number\"\ntolerance = 1.0\nmetric = \"no_such_series\"\nexplain = \"e\"\n",
+        ZH_P,
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("metric `no_such_series`, which no `[[chart]]` series"), "{err}");
+    // The same prediction on a series a chart of the drill declares loads.
+    let (code, err) = validate(
+        "agent-pipeline",
+        "\n[[prediction]]\nid = \"p\"\nquestion = \"q?\"\nkind = \"number\"\ntolerance = 1.0\nmetric = \"base_task_loss\"\nexplain = \"e\"\n",
+        ZH_P,
+    );
+    assert_eq!(code, Some(0), "{err}");
+}

@@ -58,6 +58,7 @@ struct CountingParams {
 struct Counting;
 impl TypedDrill for Counting {
     const ID: &'static str = "test-drill";
+    const CLAIMS: &'static [&'static str] = &["value"];
     type Params = CountingParams;
     fn run(&self, p: &CountingParams, ctx: &mut RunCtx) -> anyhow::Result<()> {
         let steps = p.steps;

@@ -39,6 +39,10 @@ kind = "number"
 tolerance = 100.0
 metric = "loss"
 explain = "The loss starts near the log of the vocabulary size."
+
+[[chart]]
+title = "training loss"
+series = ["loss"]
 "#;
 
 /// sft-basics' parameters and presets with its two claims bare (no `why`,

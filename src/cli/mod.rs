@@ -48,6 +48,14 @@ pub fn sheet(content: &Content, track: &str, width: u16) -> Result<ExitCode> {
 
 /// `agentlab validate`: loading already validated; report what was found.
 pub fn validate(content: &Content) -> Result<ExitCode> {
+    // What loading cannot check: the drills' claims against the code of this build.
+    let gaps: Vec<String> = content.drills.iter().flat_map(crate::drills::claim_gaps).collect();
+    if !gaps.is_empty() {
+        for g in &gaps {
+            eprintln!("agentlab: {}", crate::textsafe::escape_controls(g));
+        }
+        return Ok(ExitCode::from(2));
+    }
     let mut out = std::io::stdout().lock();
     let items: usize = content.quizzes.iter().map(|q| q.items.len()).sum();
     let translations: Vec<&str> = content.translations.iter().map(|t| t.lang.code()).collect();

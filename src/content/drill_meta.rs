@@ -459,7 +459,7 @@ impl PredictionSpec {
         self.presets.is_empty() || self.presets.iter().any(|p| p == preset)
     }
 
-    fn declaration_errors(&self, claims: &[ClaimSpec]) -> Vec<String> {
+    fn declaration_errors(&self, claims: &[ClaimSpec], charts: &[ChartSpec]) -> Vec<String> {
         let id = &self.id;
         let mut errors = Vec::new();
         match (&self.claim, &self.metric) {
@@ -468,7 +468,15 @@ impl PredictionSpec {
                     errors.push(format!("prediction `{id}` names claim `{c}`, which the drill does not have"));
                 }
             }
-            (None, Some(_)) => {}
+            // A metric's series must be one the drill charts: a name no chart declares is one
+            // nothing checks the run emits, and a prediction on it could never be answered.
+            (None, Some(m)) => {
+                if !charts.iter().any(|c| c.label_of(m).is_some()) {
+                    errors.push(format!(
+                        "prediction `{id}` asks about metric `{m}`, which no `[[chart]]` series of the drill has"
+                    ));
+                }
+            }
             _ => errors.push(format!("prediction `{id}` needs exactly one of `claim` or `metric`")),
         }
         match self.kind {
@@ -757,7 +765,7 @@ impl DrillMeta {
             if !prediction_ids.insert(p.id.clone()) {
                 errors.push(format!("prediction `{}` is declared twice", p.id));
             }
-            errors.extend(p.declaration_errors(&raw.claims));
+            errors.extend(p.declaration_errors(&raw.claims, &raw.charts));
             for name in p.presets.iter().filter(|n| !raw.presets.contains_key(*n)) {
                 errors.push(format!("prediction `{}` names preset `{name}`, which the drill does not have", p.id));
             }

@@ -133,6 +133,14 @@ const REPLAY_BUFFER: usize = 256;
 
 impl TypedDrill for AgentPipeline {
     const ID: &'static str = "agent-pipeline";
+    const CLAIMS: &'static [&'static str] = &[
+        "coreset_vs_random",
+        "replay_forgetting",
+        "rl_success_change",
+        "rl_timing_gain",
+        "sft_success_gain",
+        "sft_tool_selection_gain",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

@@ -393,6 +393,14 @@ fn emit_eval(ctx: &mut RunCtx, names: &Names, step: usize, e: &Eval) {
 
 impl TypedDrill for DpoPairs {
     const ID: &'static str = "dpo-pairs";
+    const CLAIMS: &'static [&'static str] = &[
+        "chosen_logp_change_small_beta",
+        "dpo_minus_sft_on_chosen",
+        "heldout_reward_accuracy",
+        "higher_beta_stays_closer",
+        "pass_rate_gain",
+        "sft_on_chosen_gain",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

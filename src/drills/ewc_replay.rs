@@ -197,6 +197,14 @@ fn series(task_index: usize, task: StringTask, method: Method) -> String {
 
 impl TypedDrill for EwcReplay {
     const ID: &'static str = "ewc-replay";
+    const CLAIMS: &'static [&'static str] = &[
+        "ewc_anchors_important_weights",
+        "ewc_keeps_a",
+        "ewc_learns_b",
+        "naive_forgets_a",
+        "replay_keeps_a",
+        "replay_learns_b",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

@@ -118,6 +118,15 @@ struct Arm {
 
 impl TypedDrill for GrpoRlvr {
     const ID: &'static str = "grpo-rlvr";
+    const CLAIMS: &'static [&'static str] = &[
+        "detector_flags_proxy",
+        "detector_quiet_on_sound",
+        "proxy_exploit_share",
+        "proxy_reward_gain",
+        "proxy_true_change",
+        "sound_single_answer_gain",
+        "sound_true_gain",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

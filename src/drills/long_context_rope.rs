@@ -101,6 +101,15 @@ fn scaled(model: &Gpt, scaling: RopeScaling) -> Result<Gpt> {
 
 impl TypedDrill for LongContextRope {
     const ID: &'static str = "long-context-rope";
+    const CLAIMS: &'static [&'static str] = &[
+        "long_collapses",
+        "pi_beats_ntk_zero_shot",
+        "pi_finetune_beats_plain",
+        "pi_finetune_faster",
+        "pi_finetune_recovers",
+        "pi_zero_shot_beats_none",
+        "yarn_zero_shot",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

@@ -275,6 +275,8 @@ fn train_arm(s: &Setup, ctx: &mut RunCtx, arm: &Arm, k: usize) -> Result<ArmResu
 
 impl TypedDrill for LoraVsFull {
     const ID: &'static str = "lora-vs-full";
+    const CLAIMS: &'static [&'static str] =
+        &["lora_forgets_more_here", "lora_gain_share", "lora_param_share", "rank1_falls_short"];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

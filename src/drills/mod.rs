@@ -57,7 +57,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use candle_core::Device;
 use serde::de::DeserializeOwned;
 
@@ -78,6 +78,10 @@ pub trait Drill: Send + Sync {
     /// that tie them together. `Err` is a message for the learner.
     fn check(&self, params: &ParamMap) -> Result<(), String>;
     fn run(&self, ctx: &mut RunCtx) -> Result<()>;
+    /// The ids of the claims the code measures (see [`TypedDrill::CLAIMS`]).
+    fn claims(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Try on a saved run's models ([`try_it`]); a drill without one refuses
     /// with [`try_it::Refused`] and the reason.
     fn open_try(&self, run: &KeptRun, device: &Device) -> Result<Box<dyn TrySession>> {
@@ -94,6 +98,10 @@ pub trait Drill: Send + Sync {
 /// A drill with typed parameters. Every `TypedDrill` is a [`Drill`].
 pub trait TypedDrill: Send + Sync {
     const ID: &'static str;
+    /// Every claim id `run` measures with [`RunCtx::claim`], as `drill.toml`
+    /// must declare them: `validate` refuses a `[[claim]]` no code measures,
+    /// and a run refuses to report one that is not listed here.
+    const CLAIMS: &'static [&'static str];
     /// The parameters, one field per `[[param]]` of `drill.toml`.
     type Params: DeserializeOwned;
     /// Rules between parameters (ranges of single values are in `drill.toml`).
@@ -124,6 +132,10 @@ impl<T: TypedDrill> Drill for T {
 
     fn check(&self, params: &ParamMap) -> Result<(), String> {
         T::validate(&parse_params::<T::Params>(params)?)
+    }
+
+    fn claims(&self) -> &'static [&'static str] {
+        T::CLAIMS
     }
 
     fn run(&self, ctx: &mut RunCtx) -> Result<()> {
@@ -174,6 +186,32 @@ pub fn registry() -> Vec<&'static dyn Drill> {
 
 pub fn find(id: &str) -> Option<&'static dyn Drill> {
     registry().into_iter().find(|d| d.id() == id)
+}
+
+/// Where `drill.toml`'s claims and the code's disagree: a `[[claim]]` no code
+/// measures (it would read "pending" in every run) and a claim the code
+/// measures that `drill.toml` does not declare (the run would fail). Empty
+/// for a drill this build has no code for.
+pub fn claim_gaps(meta: &DrillMeta) -> Vec<String> {
+    let Some(code) = find(&meta.id) else { return Vec::new() };
+    let measured = code.claims();
+    let mut gaps: Vec<String> = meta
+        .claims
+        .iter()
+        .filter(|c| !measured.contains(&c.id.as_str()))
+        .map(|c| {
+            format!(
+                "drills/{}/drill.toml: claim `{}` is measured by no code in this build (the code measures {})",
+                meta.id,
+                c.id,
+                measured.join(", ")
+            )
+        })
+        .collect();
+    for id in measured.iter().filter(|id| meta.claim(id).is_none()) {
+        gaps.push(format!("drills/{}/drill.toml: the code measures claim `{id}`, which is not declared", meta.id));
+    }
+    gaps
 }
 
 /// The run was cancelled by the learner (not a failure).
@@ -337,6 +375,13 @@ impl RunCtx {
     /// Returns whether it holds (an observation is reported the same way but
     /// never fails the run).
     pub fn claim(&mut self, id: &str, measured: f64) -> Result<bool> {
+        if let Some(d) = find(&self.meta.id).filter(|d| !d.claims().contains(&id)) {
+            bail!(
+                "drill {} measured claim `{id}`, which its code does not declare (it declares {:?})",
+                d.id(),
+                d.claims()
+            );
+        }
         let spec = self
             .meta
             .claim(id)
@@ -398,5 +443,30 @@ impl RunCtx {
     /// Hand the event sink back once the drill has returned.
     pub fn into_sink(self) -> Box<dyn FnMut(Event) + Send> {
         self.sink
+    }
+}
+
+#[cfg(test)]
+mod claim_list_tests {
+    /// Each drill's `CLAIMS` lists exactly the claim ids its source measures
+    /// (`ctx.claim("…", …)`, always a literal), and `drill.toml` declares
+    /// the same ones.
+    #[test]
+    fn every_drill_declares_the_claims_its_code_measures() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let content = crate::content::Content::load(None).unwrap();
+        for d in super::registry() {
+            let file = root.join("src/drills").join(format!("{}.rs", d.id().replace('-', "_")));
+            let src = std::fs::read_to_string(&file).unwrap();
+            let mut measured: Vec<&str> =
+                src.split(".claim(\"").skip(1).map(|rest| &rest[..rest.find('"').unwrap()]).collect();
+            measured.sort_unstable();
+            measured.dedup();
+            let mut declared = d.claims().to_vec();
+            declared.sort_unstable();
+            assert_eq!(measured, declared, "{}: CLAIMS against the source", d.id());
+            let meta = content.drill(d.id()).unwrap();
+            assert_eq!(super::claim_gaps(meta), Vec::<String>::new());
+        }
     }
 }

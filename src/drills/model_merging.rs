@@ -460,6 +460,17 @@ fn evaluate(s: Setup, ctx: &mut RunCtx, base_acc: &Both, e: &Experts, merges: &[
 
 impl TypedDrill for ModelMerging {
     const ID: &'static str = "model-merging";
+    const CLAIMS: &'static [&'static str] = &[
+        "average_keeps_both",
+        "dare_keeps_both",
+        "fixed_lambda_keeps_both",
+        "merge_beats_both_experts",
+        "sign_conflict_share",
+        "task_arithmetic_keeps_both",
+        "ties_keeps_both",
+        "ties_or_dare_beat_average",
+        "tuned_lambda",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

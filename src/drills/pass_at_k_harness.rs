@@ -141,6 +141,15 @@ fn t_name(t: f64) -> String {
 
 impl TypedDrill for PassAtKHarness {
     const ID: &'static str = "pass-at-k-harness";
+    const CLAIMS: &'static [&'static str] = &[
+        "extractor_moves_the_score",
+        "format_moves_the_score",
+        "naive_below_monte_carlo",
+        "pass_at_1_falls_with_temperature",
+        "pass_at_n_rises_with_temperature",
+        "pass_hat_k_falls",
+        "unbiased_matches_monte_carlo",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

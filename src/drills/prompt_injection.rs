@@ -254,6 +254,8 @@ fn fit(
 
 impl TypedDrill for PromptInjection {
     const ID: &'static str = "prompt-injection";
+    const CLAIMS: &'static [&'static str] =
+        &["clean_success_kept", "spotlight_vs_training", "training_cuts_asr", "undefended_follows"];
     type Params = Params;
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {

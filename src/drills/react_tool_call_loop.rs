@@ -131,6 +131,7 @@ impl Data {
 
 impl TypedDrill for ReactToolCallLoop {
     const ID: &'static str = "react-tool-call-loop";
+    const CLAIMS: &'static [&'static str] = &["error_recovery", "hallucination_gap", "sft_gain", "trained_success"];
     type Params = Params;
 
     fn run(&self, p: &Params, ctx: &mut RunCtx) -> Result<()> {

@@ -432,6 +432,18 @@ fn peak(curve: &[f64]) -> (usize, f64) {
 
 impl TypedDrill for RewardModelOveropt {
     const ID: &'static str = "reward-model-overopt";
+    const CLAIMS: &'static [&'static str] = &[
+        "large_gold_falls_after_peak",
+        "large_gold_rises_first",
+        "large_rm_heldout_accuracy",
+        "large_rm_leans_on_dots",
+        "large_set_higher_peak",
+        "large_set_keeps_gold",
+        "peak_later_with_more_pairs",
+        "small_gold_falls_after_peak",
+        "small_rm_leans_on_dots",
+        "small_rm_leans_on_dots_more",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

@@ -124,6 +124,18 @@ impl Params {
 
 impl TypedDrill for RolloutInfra {
     const ID: &'static str = "rollout-infra";
+    const CLAIMS: &'static [&'static str] = &[
+        "async_speedup",
+        "batching_speedup",
+        "bucketed_forward_speedup",
+        "bucketing_cuts_padding",
+        "cache_speedup",
+        "clip_grows_with_staleness",
+        "is_correction_gain",
+        "kl_grows_with_staleness",
+        "kv_measured_over_computed",
+        "stale_accuracy_cost",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

@@ -220,6 +220,13 @@ fn pass_rate(texts: &[String], probs: &[Problem]) -> f64 {
 
 impl TypedDrill for SelfRefineLoop {
     const ID: &'static str = "self-refine-loop";
+    const CLAIMS: &'static [&'static str] = &[
+        "refine_gain",
+        "self_critic_misses_own_errors",
+        "star_draft_score_gain",
+        "star_gain",
+        "verifier_beats_self_critic",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

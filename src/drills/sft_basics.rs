@@ -100,6 +100,7 @@ pub(crate) fn gpt_config(p: &Params) -> GptConfig {
 
 impl TypedDrill for SftBasics {
     const ID: &'static str = "sft-basics";
+    const CLAIMS: &'static [&'static str] = &["heldout_accuracy", "loss_drop"];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

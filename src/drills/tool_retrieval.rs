@@ -302,6 +302,15 @@ fn plugged_loss(ctx: &RunCtx, sims: &Tensor, positive: &[u32], tau: f64) -> Resu
 
 impl TypedDrill for ToolRetrieval {
     const ID: &'static str = "tool-retrieval";
+    const CLAIMS: &'static [&'static str] = &[
+        "bm25_recall_at_5",
+        "hard_negatives_fewer_confusions",
+        "hard_negatives_higher_recall_at_1",
+        "in_batch_beats_bm25_at_5",
+        "in_batch_misses_are_near_duplicates",
+        "more_negatives_help",
+        "retriever_beats_bm25_at_1",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {

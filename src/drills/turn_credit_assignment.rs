@@ -121,6 +121,15 @@ struct Setup {
 
 impl TypedDrill for TurnCreditAssignment {
     const ID: &'static str = "turn-credit-assignment";
+    const CLAIMS: &'static [&'static str] = &[
+        "needed_searches_kept",
+        "needless_search_drop",
+        "observation_logit_grad",
+        "reward_gain",
+        "reward_gap_closed",
+        "search_decisions_gain",
+        "search_gain_unknown",
+    ];
     type Params = Params;
 
     fn validate(p: &Params) -> Result<(), String> {
