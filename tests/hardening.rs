@@ -201,6 +201,8 @@ fn a_run_that_cannot_write_its_metrics_is_not_saved() {
     assert!(out.contains("NOT saved completely"), "{out}");
     assert!(!out.contains("saved in"), "{out}");
     assert!(err.contains("metrics.jsonl"), "the error names the file: {err}");
+    // Its models could not be written either: nothing says the metrics and report were saved.
+    assert!(!err.contains("are saved"), "{err}");
 }
 
 /// Escape sequences in content (a title that would retitle the terminal

@@ -689,7 +689,12 @@ pub fn drill_run(
             None => println!("{} · {}", report.outcome(), crate::t!("cli-saved-in", path = dir)),
         }
         if let Some(why) = handle.unkept() {
-            eprintln!("agentlab: {}", crate::t!("cli-run-models-not-kept", error = why));
+            // "The metrics and report are saved" only where they were.
+            let line = match handle.unsaved() {
+                Some(_) => crate::t!("cli-run-models-not-kept-either", error = why),
+                None => crate::t!("cli-run-models-not-kept", error = why),
+            };
+            eprintln!("agentlab: {line}");
         }
         if !answers.is_empty() && !tell_predictions(meta, preset, &answers, &report, &mut std::io::stdout())? {
             return Ok(ExitCode::from(1));

@@ -284,6 +284,7 @@ cli-help-drill-sweep--jobs = Runs at a time, 1 to 64 (they share the CPU threads
 cli-help-drill-sweep--json = One JSON line per seed, then the whole sweep as JSON
 cli-help-drill-sweep--resume = Continue the unfinished sweep of the same drill, preset, parameters and seeds (the same command without it does too; with it, nothing to continue is an error)
 cli-run-models-not-kept = the models were NOT kept ({ $error }): the metrics and report are saved, but Try cannot open this run
+cli-run-models-not-kept-either = the models were not kept either ({ $error })
 cli-run-not-saved = NOT saved completely in { $path }
 cli-validate-warning = warning: { $warning }
 cli-validate-too-deep = { $file }: quotes, lists or <details> nested { $depth } levels deep; the reader draws { $max } (deeper levels show as the { $max }th)

@@ -269,6 +269,7 @@ cli-help-drill-sweep--jobs = 同时运行的个数，1 到 64（它们共享 CPU
 cli-help-drill-sweep--json = 每个种子一行 JSON，最后是整个扫描的 JSON
 cli-help-drill-sweep--resume = 继续同一演练、预设、参数和种子的未完成扫描（不加它的同一命令也会继续；加了它，没有可继续的就报错）
 cli-run-models-not-kept = 模型没有保留（{ $error }）：指标和报告已保存，但 Try 打不开这次运行
+cli-run-models-not-kept-either = 模型也没有保留（{ $error }）
 cli-run-not-saved = 未能完整保存到 { $path }
 cli-validate-warning = 警告：{ $warning }
 cli-validate-too-deep = { $file }：引用、列表或 <details> 嵌套了 { $depth } 层；阅读器只画 { $max } 层（更深的按第 { $max } 层显示）
