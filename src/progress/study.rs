@@ -225,7 +225,7 @@ pub fn fill(
                     s.label = crate::t!("study-step-quiz-read", level = s.spec.target.as_str(), count = ask, all = all);
                 }
             }
-            if s.minutes() > left && !(steps.is_empty() && !has_review) {
+            if s.minutes() > left && (has_review || !steps.is_empty()) {
                 break 'tracks;
             }
             left = left.saturating_sub(s.minutes());

@@ -579,17 +579,23 @@ impl App {
             return;
         }
         let passed = self.passed_now();
+        // A later stop counts done by the record only; the quiz stop just
+        // walked also when it has nothing left to ask (every item about a
+        // section read is answered), while a later quiz waits for the
+        // sections planned before it.
         let done: Vec<bool> = s
             .stops
             .iter()
-            .map(|stop| match stop {
+            .enumerate()
+            .map(|(i, stop)| match stop {
                 study::Stop::Review(_) => s.plan.review.iter().all(|id| {
                     self.store.progress.items.get(id).is_some_and(|r| r.attempts.iter().any(|a| a.at >= s.started))
                 }),
                 study::Stop::Step(step) => {
                     let (t, spec) = (step.track, &step.spec);
                     path::is_done(&self.content, &self.store.progress, &passed, t, spec)
-                        || (spec.kind == crate::content::sheet::StepKind::Quiz
+                        || (i == s.current
+                            && spec.kind == crate::content::sheet::StepKind::Quiz
                             && Level::parse(&spec.target)
                                 .is_some_and(|l| path::askable(&self.content, &self.store.progress, t, l).is_empty()))
                 }
