@@ -297,7 +297,10 @@ fn a_session_done_early_offers_the_next_steps_and_continues_past_its_plan() {
     read_through(&mut a, &steps[0].target);
     key(&mut a, KeyCode::Esc);
 
-    // Its one stop done with minutes left: the session offers the path's next step, not its end.
+    // Its one stop done with minutes left: the session offers the path's next
+    // step, not its end, where a 60x16 terminal shows it too.
+    let small = draw(&mut a, 60, 16);
+    assert!(small.contains("Enter continues"), "{small}");
     let s = draw(&mut a, 120, 40);
     assert!(!s.contains("Session over"), "{s}");
     assert!(s.contains("Planned steps done, 5 min left") && s.contains("Enter continues: L1 quiz"), "{s}");
@@ -352,10 +355,10 @@ fn a_30_minute_session_on_track_3_reaches_its_drill_and_names_the_tracks_before(
     a.open_study(Some(TRACK), 30);
     let s = draw(&mut a, 120, 40);
     assert!(s.contains(&format!("Drill: {}", drill.spec.target)), "{s}");
-    assert!(s.contains("Track 3 builds on tracks 0, 1, 2"), "{s}");
+    assert!(s.contains("Not started yet: tracks 0, 1, 2, which track 3 builds on"), "{s}");
     // Once track 0 is touched, the line names only the others.
     a.store.mark_read(0, "sft", Utc::now()).unwrap();
     a.apply(agentlab::tui::action::Action::Replan(30));
     let s = draw(&mut a, 120, 40);
-    assert!(s.contains("Track 3 builds on tracks 1, 2 ("), "{s}");
+    assert!(s.contains("Not started yet: tracks 1, 2, which track 3 builds on"), "{s}");
 }

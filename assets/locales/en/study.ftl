@@ -52,4 +52,4 @@ study-step-drill = Drill: { $id } (quick preset)
 study-step-quiz-read = { $level } quiz ({ $count } of { $all } items: the sections read)
 study-offer-one = Planned steps done, { $left } min left · Enter continues: { $first } · x ends
 study-offer = Planned steps done, { $left } min left · Enter continues: { $first } and { $more } more · x ends
-study-untouched-before = Track { $track } builds on tracks { $tracks } (main line 0 → 1 → 2 → 3 → 4), not started yet
+study-untouched-before = Not started yet: tracks { $tracks }, which track { $track } builds on

@@ -40,4 +40,4 @@ study-step-drill = 演练：{ $id }（quick 预设）
 study-step-quiz-read = { $level } 测验（{ $all } 道题中的 { $count } 道：已读小节的题）
 study-offer-one = 计划的步骤已完成，还剩 { $left } 分钟 · Enter 继续：{ $first } · x 结束
 study-offer = 计划的步骤已完成，还剩 { $left } 分钟 · Enter 继续：{ $first } 等 { $more } 步 · x 结束
-study-untouched-before = 专题 { $track } 建立在专题 { $tracks } 之上（主线 0 → 1 → 2 → 3 → 4），它们还没开始
+study-untouched-before = 尚未开始：专题 { $track } 所依赖的专题 { $tracks }

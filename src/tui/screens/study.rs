@@ -341,6 +341,10 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 crate::t!("study-plan-head", minutes = p.minutes, on = on, planned = p.planned_minutes()),
                 accent().add_modifier(Modifier::BOLD),
             )));
+            // What just happened (and the offer to go on) under the head, where a short terminal still shows it.
+            if let Some(n) = &s.note {
+                lines.push(Line::styled(n.clone(), warm()));
+            }
             if let (Some(t), false) = (p.track, p.untouched_before.is_empty()) {
                 let list: Vec<String> = p.untouched_before.iter().map(u8::to_string).collect();
                 lines.push(Line::styled(
@@ -376,9 +380,6 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 ]));
             }
             lines.push(Line::raw(""));
-            if let Some(n) = &s.note {
-                lines.push(Line::styled(n.clone(), warm()));
-            }
             let hint = match phase {
                 Phase::Planning => crate::t!("study-plan-keys"),
                 _ => crate::t!("study-going-keys"),
