@@ -33,12 +33,14 @@ fn step(kind: StepKind, target: &str, minutes: u32) -> StepSpec {
 fn content() -> (Content, Vec<StepSpec>) {
     let mut c = Content::embedded().unwrap();
     let sheet = c.sheet(TRACK).unwrap();
-    // The longest level-2 section: it does not fit one screen, so reading it takes paging.
-    let secs: Vec<_> = sheet.sections.iter().filter(|s| s.level == 2).collect();
-    let last = sheet.body_line_offset + sheet.body.lines().count();
-    let end = |k: usize| secs.get(k + 1).map_or(last, |n| n.line);
-    let k = (0..secs.len()).max_by_key(|&k| end(k) - secs[k].line).unwrap();
-    let section = secs[k].slug.clone();
+    // A section an L1 item is about (so the session's L1 quiz has something
+    // to ask once it is read), long enough that reading it takes paging.
+    let section = "masking-observation-tokens".to_string();
+    assert!(sheet.section(&section).is_some(), "track 3 has §{section}");
+    let l1_about = |i: &agentlab::content::QuizItem| {
+        i.level == Level::L1 && i.sheet.as_deref() == Some("3#masking-observation-tokens")
+    };
+    assert!(c.quiz(TRACK).unwrap().items.iter().any(l1_about), "an L1 item is about §{section}");
     let exercise = c.exercises_of(TRACK).next().unwrap().id.clone();
     let drill = c.drills_of(TRACK).next().unwrap().id.clone();
     let steps = vec![
@@ -116,9 +118,12 @@ fn a_plan_reviews_first_within_its_share_then_fits_the_path() {
     assert_eq!(plan.steps.iter().map(|s| s.spec.clone()).collect::<Vec<_>>(), vec![steps[0].clone()]);
     assert!(plan.planned_minutes() <= 10);
 
-    // 60 minutes: every due item (6 min), then the whole path (27 min).
+    // 60 minutes: every due item (6 min), then the path (27 min) but its L1
+    // quiz: the L1 items still unanswered are about sections neither read
+    // nor planned, so a session has nothing to ask there yet.
     let plan = study::plan(&c, &p, &passed, Some(TRACK), 60, t0());
-    assert_eq!((plan.review.len(), plan.review_left_out, plan.steps.len()), (12, 0, 5));
+    assert_eq!((plan.review.len(), plan.review_left_out, plan.steps.len()), (12, 0, 4));
+    assert!(plan.steps.iter().all(|s| s.spec != steps[1]), "{plan:?}");
 
     // Nothing due and 5 minutes: the first step is taken even when it is longer.
     let fresh = Progress::default();
@@ -263,4 +268,97 @@ fn quitting_in_the_middle_of_a_session_saves_it() {
     assert_eq!(on_disk.sessions.len(), 1, "the session is saved on quit");
     assert_eq!(on_disk.sessions[0].planned_minutes, 20);
     assert!(matches!(on_disk.resume.as_ref().map(|r| &r.place), Some(Place::Sheet { track: TRACK, .. })));
+}
+
+/// Page through the reader on top until `slug` of track 3 is marked read.
+fn read_through(a: &mut App, slug: &str) {
+    draw(a, 120, 40);
+    for _ in 0..80 {
+        if a.store.progress.was_read(TRACK, slug) {
+            break;
+        }
+        key(a, KeyCode::PageDown);
+        draw(a, 120, 40);
+    }
+    assert!(a.store.progress.was_read(TRACK, slug), "paging through marks §{slug} read");
+}
+
+#[test]
+fn a_session_done_early_offers_the_next_steps_and_continues_past_its_plan() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("progress.json");
+    let (mut a, steps) = app_on(&file);
+
+    // 5 minutes: the read (4 min) only; the L1 quiz (3 min) does not fit.
+    a.open_study(Some(TRACK), 5);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Read §") && !s.contains("L1 quiz"), "{s}");
+    key(&mut a, KeyCode::Enter);
+    read_through(&mut a, &steps[0].target);
+    key(&mut a, KeyCode::Esc);
+
+    // Its one stop done with minutes left: the session offers the path's next
+    // step, not its end, where a 60x16 terminal shows it too.
+    let small = draw(&mut a, 60, 16);
+    assert!(small.contains("Enter continues"), "{small}");
+    let s = draw(&mut a, 120, 40);
+    assert!(!s.contains("Session over"), "{s}");
+    assert!(s.contains("Planned steps done, 5 min left") && s.contains("Enter continues: L1 quiz"), "{s}");
+    assert!(s.contains("x ends"), "{s}");
+    // The quiz asks only the L1 items about sections read: here the one about §masking.
+    let about_read: Vec<String> = a
+        .content
+        .quiz(TRACK)
+        .unwrap()
+        .items
+        .iter()
+        .filter(|i| i.level == Level::L1 && i.sheet.as_deref() == Some("3#masking-observation-tokens"))
+        .map(|i| i.id.clone())
+        .collect();
+    let all = ids(&a.content, Level::L1).len();
+    let offered = format!("L1 quiz ({} of {all} items: the sections read)", about_read.len());
+    assert!(s.contains(&offered), "{offered}\n{s}");
+
+    // Enter continues: the quiz opens as the session's second stop, with those items only.
+    key(&mut a, KeyCode::Enter);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.lines().next().unwrap().contains("session · step 2 of 2"), "{s}");
+    match a.stack.last() {
+        Some(agentlab::tui::screens::Screen::Quiz(q)) => assert_eq!(q.passes.queue, about_read),
+        _ => panic!("the quiz is on top:\n{s}"),
+    }
+    // Back without answering: not done; x ends, and the summary counts the stop walked.
+    key(&mut a, KeyCode::Esc);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("not done yet"), "{s}");
+    key(&mut a, KeyCode::Char('x'));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Session over") && s.contains("Steps: 1 done, 0 skipped"), "{s}");
+}
+
+#[test]
+fn a_30_minute_session_on_track_3_reaches_its_drill_and_names_the_tracks_before() {
+    isolated_home();
+    let dir = tempfile::tempdir().unwrap();
+    let c = Content::embedded().unwrap();
+    let drills: Vec<String> = c.drills_of(TRACK).map(|d| d.id.clone()).collect();
+    let plan = study::plan(&c, &Progress::default(), &BTreeMap::new(), Some(TRACK), 30, t0());
+    assert!(plan.planned_minutes() <= 30, "{plan:?}");
+    let drill = plan.steps.iter().find(|s| s.spec.kind == StepKind::Drill).expect("a drill within 30 minutes");
+    assert!(drills.contains(&drill.spec.target), "{drill:?}");
+    // Every section an L1 item planned here is about comes before the quiz.
+    let k = plan.steps.iter().position(|s| s.spec.kind == StepKind::Quiz).expect("the L1 quiz within 30 minutes");
+    assert!(plan.steps[k].label.contains("items: the sections read"), "{}", plan.steps[k].label);
+    assert_eq!(plan.untouched_before, vec![0, 1, 2]);
+
+    let mut a = App::with_store(c, Store::open(&dir.path().join("progress.json"), Utc::now()));
+    a.open_study(Some(TRACK), 30);
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains(&format!("Drill: {}", drill.spec.target)), "{s}");
+    assert!(s.contains("Not started yet: tracks 0, 1, 2, which track 3 builds on"), "{s}");
+    // Once track 0 is touched, the line names only the others.
+    a.store.mark_read(0, "sft", Utc::now()).unwrap();
+    a.apply(agentlab::tui::action::Action::Replan(30));
+    let s = draw(&mut a, 120, 40);
+    assert!(s.contains("Not started yet: tracks 1, 2, which track 3 builds on"), "{s}");
 }

@@ -43,6 +43,10 @@ pub fn write_plan(
     let on = plan.track.map_or(crate::t!("cli-plan-on-all"), |t| crate::t!("cli-plan-on-track", track = t));
     let head = crate::t!("cli-plan-head", minutes = plan.minutes, on = on, planned = plan.planned_minutes());
     writeln!(out, "{head}")?;
+    if let (Some(t), false) = (plan.track, plan.untouched_before.is_empty()) {
+        let list: Vec<String> = plan.untouched_before.iter().map(u8::to_string).collect();
+        writeln!(out, "  {}", crate::t!("study-untouched-before", track = t.to_string(), tracks = list.join(", ")))?;
+    }
     if plan.is_empty() {
         writeln!(out, "  {}", crate::t!("cli-plan-nothing"))?;
     }

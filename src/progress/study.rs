@@ -28,6 +28,9 @@ use super::store::{Progress, SessionDrill, SessionRecord};
 use crate::content::sheet::{StepKind, StepSpec};
 use crate::content::{Content, Level, TRACKS};
 
+/// The Roadmap's main line: each track builds on the ones before it here.
+pub const MAIN_LINE: [u8; 5] = [0, 1, 2, 3, 4];
+
 /// At most this share of a session goes to review items.
 pub const REVIEW_SHARE: f64 = 0.4;
 /// Minutes one review item is planned to take.
@@ -134,6 +137,8 @@ pub struct Plan {
     /// Due items left out to keep the review within its share.
     pub review_left_out: usize,
     pub steps: Vec<Step>,
+    /// Main-line tracks before the session's track that the learner has not touched.
+    pub untouched_before: Vec<u8>,
 }
 
 impl Plan {
@@ -176,22 +181,115 @@ pub fn plan(
     let cap = ((minutes as f64 * REVIEW_SHARE) / REVIEW_MINUTES_PER_ITEM).floor() as usize;
     let review: Vec<String> = due.iter().take(cap).cloned().collect();
     let review_left_out = due.len() - review.len();
-    let mut left = minutes.saturating_sub((review.len() as f64 * REVIEW_MINUTES_PER_ITEM).ceil() as u32);
+    let left = minutes.saturating_sub((review.len() as f64 * REVIEW_MINUTES_PER_ITEM).ceil() as u32);
+    let steps = fill(content, progress, passed, track, left, !review.is_empty(), &[]);
+    let untouched_before = track.map_or_else(Vec::new, |t| untouched_before(content, progress, passed, t));
+    Plan { minutes, track, review, review_left_out, steps, untouched_before }
+}
+
+/// The next undone steps of `track`'s path (or of the tracks in order) that
+/// fit `minutes`, leaving out those in `taken` (already in the session). The
+/// first is always taken unless `has_review`: a session never plans nothing
+/// while work is left. A quiz level with no unanswered item whose section
+/// the learner has read (or will have read, by the steps planned before it)
+/// is passed over: it has nothing to ask yet.
+pub fn fill(
+    content: &Content,
+    progress: &Progress,
+    passed: &BTreeMap<String, bool>,
+    track: Option<u8>,
+    minutes: u32,
+    has_review: bool,
+    taken: &[(u8, StepSpec)],
+) -> Vec<Step> {
     let tracks: Vec<u8> = match track {
         Some(t) => vec![t],
         None => TRACKS.iter().map(|t| t.number).collect(),
     };
+    let mut left = minutes;
     let mut steps = Vec::new();
+    // The record as it will be once the sections planned before a quiz are read.
+    let mut ahead = progress.clone();
     'tracks: for t in tracks {
-        for s in path(content, progress, passed, t).into_iter().filter(|s| !s.done) {
-            if s.minutes() > left && !(steps.is_empty() && review.is_empty()) {
+        for mut s in path(content, progress, passed, t).into_iter().filter(|s| !s.done) {
+            if taken.iter().any(|(tt, spec)| *tt == t && *spec == s.spec) {
+                continue;
+            }
+            if s.spec.kind == StepKind::Quiz {
+                let Some(level) = Level::parse(&s.spec.target) else { continue };
+                let (ask, all) = (askable(content, &ahead, t, level).len(), quiz_ids(content, t, level).len());
+                if ask == 0 {
+                    continue;
+                }
+                if ask < all {
+                    s.label = crate::t!("study-step-quiz-read", level = s.spec.target.as_str(), count = ask, all = all);
+                }
+            }
+            if s.minutes() > left && (has_review || !steps.is_empty()) {
                 break 'tracks;
             }
             left = left.saturating_sub(s.minutes());
+            if s.spec.kind == StepKind::Read {
+                ahead.read.insert(Progress::read_key(t, &s.spec.target), DateTime::<Utc>::UNIX_EPOCH);
+            }
             steps.push(s);
         }
     }
-    Plan { minutes, track, review, review_left_out, steps }
+    steps
+}
+
+/// Whether the learner has read the section a quiz item names (`"3#slug"`):
+/// every line of it, or of a section it sits in, was shown. An item that
+/// names no section can always be asked.
+pub fn section_read(content: &Content, progress: &Progress, sheet_ref: Option<&str>) -> bool {
+    let Some((t, slug)) = sheet_ref.and_then(|r| r.split_once('#')) else { return true };
+    let Ok(track) = t.trim().parse::<u8>() else { return true };
+    if progress.was_read(track, slug) {
+        return true;
+    }
+    let Some(sheet) = content.sheet(track) else { return true };
+    let Some(i) = sheet.sections.iter().position(|s| s.slug == slug) else { return true };
+    // The sections it sits in: walking back, each heading of a lower level than the last one met.
+    let mut level = sheet.sections[i].level;
+    for s in sheet.sections[..i].iter().rev() {
+        if s.level < level {
+            if progress.was_read(track, &s.slug) {
+                return true;
+            }
+            level = s.level;
+        }
+    }
+    false
+}
+
+/// The items of `track` × `level` a session's quiz asks: not answered yet,
+/// and about a section the learner has read.
+pub fn askable(content: &Content, progress: &Progress, track: u8, level: Level) -> Vec<String> {
+    content.quiz(track).map_or_else(Vec::new, |q| {
+        q.items
+            .iter()
+            .filter(|i| i.level == level)
+            .filter(|i| progress.items.get(&i.id).is_none_or(|r| r.attempts.is_empty()))
+            .filter(|i| section_read(content, progress, i.sheet.as_deref()))
+            .map(|i| i.id.clone())
+            .collect()
+    })
+}
+
+/// Whether the learner has done anything on `track`: read a section,
+/// answered an item, passed an exercise, run a drill that passed.
+pub fn touched(content: &Content, progress: &Progress, passed: &BTreeMap<String, bool>, track: u8) -> bool {
+    let prefix = Progress::read_key(track, "");
+    progress.read.keys().any(|k| k.starts_with(&prefix))
+        || progress.items.values().any(|r| r.track == track && !r.attempts.is_empty())
+        || content.exercises_of(track).any(|e| progress.exercise_done(&e.id))
+        || content.drills_of(track).any(|d| passed.get(&d.id).copied().unwrap_or(false))
+}
+
+/// The main-line tracks before `track` that the learner has not touched.
+pub fn untouched_before(content: &Content, progress: &Progress, passed: &BTreeMap<String, bool>, track: u8) -> Vec<u8> {
+    let Some(k) = MAIN_LINE.iter().position(|t| *t == track) else { return Vec::new() };
+    MAIN_LINE[..k].iter().copied().filter(|t| !touched(content, progress, passed, *t)).collect()
 }
 
 /// What a session did, read from the learner's record after it: answers

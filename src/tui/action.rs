@@ -47,6 +47,14 @@ pub enum Action {
     Replan(u32),
     /// End the study session on screen: tally, save, show the summary.
     EndSession,
+    /// Every stop of the session is done or skipped: offer the next steps
+    /// of the path when minutes are left, else end it.
+    StopsDone,
+    /// A session's quiz stop: the level's unanswered items about sections read.
+    SessionQuiz {
+        track: u8,
+        level: Level,
+    },
     /// Go where the learner stopped (Home's Continue).
     Continue,
     /// Open the next step of a track's study path.

@@ -462,6 +462,12 @@ impl App {
                 }
             }
             Action::EndSession => self.end_session(),
+            Action::StopsDone => self.offer_more_or_end(),
+            Action::SessionQuiz { track, level } => {
+                let ids = path::askable(&self.content, &self.store.progress, track, level);
+                let s = quiz::State::start_with(&self.content, &self.store, track, Some(level), ids);
+                self.stack.push(Screen::Quiz(Box::new(s)));
+            }
             Action::Continue => self.resume(),
             Action::NextStep(track) => {
                 let passed = self.passed_now();
@@ -531,21 +537,15 @@ impl App {
         })
     }
 
-    /// A reader showing a sheet: mark the path's read steps whose every line it showed.
+    /// A reader showing a sheet: mark read every section whose every line it
+    /// showed, whichever stop (or none) opened it: a path's read step, or a
+    /// section a quiz item is about.
     fn note_reading(&mut self) {
         let Some(Screen::Reader(r)) = self.stack.last() else { return };
         let Some(track) = r.track else { return };
-        let Some(sheet) = self.content.sheet(track) else { return };
-        let steps: Vec<String> = sheet
-            .meta
-            .steps
-            .iter()
-            .filter(|s| s.kind == crate::content::sheet::StepKind::Read)
-            .map(|s| s.target.clone())
-            .collect();
         let now = self.now();
         for slug in r.sections_read() {
-            if steps.contains(&slug) && !self.store.progress.was_read(track, &slug) {
+            if !self.store.progress.was_read(track, &slug) {
                 if let Err(e) = self.store.mark_read(track, &slug, now) {
                     self.flash = Some(crate::t!("app-progress-not-saved", error = format!("{e:#}")));
                 }
@@ -578,18 +578,62 @@ impl App {
         if !s.going() || s.opened_at.is_none() {
             return;
         }
-        let done = match s.stops.get(s.current) {
-            Some(study::Stop::Review(_)) => s.plan.review.iter().all(|id| {
-                self.store.progress.items.get(id).is_some_and(|r| r.attempts.iter().any(|a| a.at >= s.started))
-            }),
-            Some(study::Stop::Step(step)) => {
-                path::is_done(&self.content, &self.store.progress, &self.passed_now(), step.track, &step.spec)
-            }
-            None => true,
-        };
+        let passed = self.passed_now();
+        // A later stop counts done by the record only; the quiz stop just
+        // walked also when it has nothing left to ask (every item about a
+        // section read is answered), while a later quiz waits for the
+        // sections planned before it.
+        let done: Vec<bool> = s
+            .stops
+            .iter()
+            .enumerate()
+            .map(|(i, stop)| match stop {
+                study::Stop::Review(_) => s.plan.review.iter().all(|id| {
+                    self.store.progress.items.get(id).is_some_and(|r| r.attempts.iter().any(|a| a.at >= s.started))
+                }),
+                study::Stop::Step(step) => {
+                    let (t, spec) = (step.track, &step.spec);
+                    path::is_done(&self.content, &self.store.progress, &passed, t, spec)
+                        || (i == s.current
+                            && spec.kind == crate::content::sheet::StepKind::Quiz
+                            && Level::parse(&spec.target)
+                                .is_some_and(|l| path::askable(&self.content, &self.store.progress, t, l).is_empty()))
+                }
+            })
+            .collect();
         let Some(Screen::Study(s)) = self.stack.last_mut() else { return };
-        if s.on_return(done, now) {
+        if s.on_return(&done, now) {
+            self.offer_more_or_end();
+        }
+    }
+
+    /// Every stop of the session on top is marked: when minutes of its plan
+    /// are left, offer the next steps of the path that fit them (`Enter`
+    /// continues, `x` ends); with no minute or no step left, end it.
+    fn offer_more_or_end(&mut self) {
+        let now = self.now();
+        let passed = self.passed_now();
+        let Some(Screen::Study(s)) = self.stack.last() else { return };
+        let used = s.minutes_used(if self.now_override.is_some() { now } else { s.ended_at(now) });
+        let left = s.plan.minutes.saturating_sub(used);
+        let taken: Vec<(u8, crate::content::sheet::StepSpec)> = s
+            .stops
+            .iter()
+            .filter_map(|x| match x {
+                study::Stop::Step(st) => Some((st.track, st.spec.clone())),
+                study::Stop::Review(_) => None,
+            })
+            .collect();
+        let more = match left {
+            0 => Vec::new(),
+            _ => path::fill(&self.content, &self.store.progress, &passed, s.plan.track, left, false, &taken),
+        };
+        if more.is_empty() {
             self.end_session();
+            return;
+        }
+        if let Some(Screen::Study(s)) = self.stack.last_mut() {
+            s.offer(more, left);
         }
     }
 

@@ -48,3 +48,8 @@ study-step-quiz = { $level } quiz ({ $count } { $count ->
     })
 study-step-exercise = Exercise: { $title }
 study-step-drill = Drill: { $id } (quick preset)
+# Issue 56: sessions that fill their time and follow the reading.
+study-step-quiz-read = { $level } quiz ({ $count } of { $all } items: the sections read)
+study-offer-one = Planned steps done, { $left } min left · Enter continues: { $first } · x ends
+study-offer = Planned steps done, { $left } min left · Enter continues: { $first } and { $more } more · x ends
+study-untouched-before = Not started yet: tracks { $tracks }, which track { $track } builds on

@@ -36,3 +36,8 @@ study-step-read = 阅读 §{ $title }
 study-step-quiz = { $level } 测验（{ $count } 道题）
 study-step-exercise = 练习：{ $title }
 study-step-drill = 演练：{ $id }（quick 预设）
+# 问题 56：学满计划的时间，跟着阅读走。
+study-step-quiz-read = { $level } 测验（{ $all } 道题中的 { $count } 道：已读小节的题）
+study-offer-one = 计划的步骤已完成，还剩 { $left } 分钟 · Enter 继续：{ $first } · x 结束
+study-offer = 计划的步骤已完成，还剩 { $left } 分钟 · Enter 继续：{ $first } 等 { $more } 步 · x 结束
+study-untouched-before = 尚未开始：专题 { $track } 所依赖的专题 { $tracks }

@@ -91,8 +91,20 @@ impl State {
         s
     }
 
+    /// Start right away on these items of `track` × `level` (a study
+    /// session's quiz stop: the items about the sections read).
+    pub fn start_with(content: &Content, store: &Store, track: u8, level: Option<Level>, ids: Vec<String>) -> State {
+        let mut s = State::setup(track, level);
+        s.begin_with(content, store, ids);
+        s
+    }
+
     fn begin(&mut self, content: &Content, store: &Store) {
         let ids = quiz_items(content, Some(self.track), self.level, None).iter().map(|i| i.id.clone()).collect();
+        self.begin_with(content, store, ids);
+    }
+
+    fn begin_with(&mut self, content: &Content, store: &Store, ids: Vec<String>) {
         self.passes = Passes::new(ids);
         self.answered.clear();
         self.cursor = 0;

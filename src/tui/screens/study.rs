@@ -78,7 +78,10 @@ impl Stop {
                 let t = s.spec.target.clone();
                 match s.spec.kind {
                     StepKind::Read => Action::Follow(Target::Lab(Link::Sheet { track: s.track, section: Some(t) })),
-                    StepKind::Quiz => Action::OpenQuiz { track: Some(s.track), level: Level::parse(&t) },
+                    StepKind::Quiz => match Level::parse(&t) {
+                        Some(level) => Action::SessionQuiz { track: s.track, level },
+                        None => Action::OpenQuiz { track: Some(s.track), level: None },
+                    },
                     StepKind::Exercise => Action::Follow(Target::Lab(Link::Exercise(t))),
                     StepKind::Drill => Action::Follow(Target::Lab(Link::Drill(t))),
                 }
@@ -110,6 +113,9 @@ pub struct State {
     pub track_secs: BTreeMap<u8, u64>,
     /// Said under the list: "not done yet", "done: …".
     pub note: Option<String>,
+    /// Every stop is done or skipped and minutes are left: the next steps
+    /// of the path, offered (`Enter` continues with them, `x` ends).
+    pub offer: Vec<Step>,
 }
 
 pub const HINTS: &[Hint] = &[("Enter", "go"), ("n", "skip"), ("x", "end"), ("Esc", "back")];
@@ -141,6 +147,7 @@ impl State {
             opened_at: None,
             track_secs: BTreeMap::new(),
             note: None,
+            offer: Vec::new(),
         }
     }
 
@@ -215,8 +222,12 @@ impl State {
             (Phase::Planning, KeyCode::Char('+') | KeyCode::Char('=')) => Action::Replan(self.plan.minutes + 5),
             (Phase::Planning, KeyCode::Char('-')) if self.plan.minutes > 5 => Action::Replan(self.plan.minutes - 5),
             (Phase::Planning, KeyCode::Esc | KeyCode::Backspace) => Action::Back,
+            (Phase::Going, KeyCode::Enter) if !self.has_current() && !self.offer.is_empty() => {
+                self.take_offer();
+                self.open(now)
+            }
             (Phase::Going, KeyCode::Enter) => self.open(now),
-            (Phase::Going, KeyCode::Char('n')) => {
+            (Phase::Going, KeyCode::Char('n')) if self.has_current() => {
                 self.marks[self.current] = Some(Mark::Skipped);
                 self.note =
                     Some(crate::t!("study-skipped", label = self.stops[self.current].label(self.plan.track.is_none())));
@@ -224,7 +235,7 @@ impl State {
                 if self.has_current() {
                     Action::None
                 } else {
-                    Action::EndSession
+                    Action::StopsDone
                 }
             }
             (Phase::Going, KeyCode::Char('x') | KeyCode::Esc | KeyCode::Backspace) => Action::EndSession,
@@ -234,7 +245,8 @@ impl State {
         }
     }
 
-    fn has_current(&self) -> bool {
+    /// Whether a stop is left to walk (none once every stop is marked).
+    pub fn has_current(&self) -> bool {
         self.current < self.stops.len()
     }
 
@@ -256,9 +268,11 @@ impl State {
     }
 
     /// The learner came back from the current stop: count its time, and
-    /// mark it done when `done` says so. Returns whether the session is over
-    /// (no stop left).
-    pub fn on_return(&mut self, done: bool, now: DateTime<Utc>) -> bool {
+    /// mark each stop not marked yet done when `done` (one flag per stop)
+    /// says so: the current one, and any later one done on the way (a
+    /// section read through from an earlier stop). Returns whether every
+    /// stop is marked now.
+    pub fn on_return(&mut self, done: &[bool], now: DateTime<Utc>) -> bool {
         let Some(stop) = self.stops.get(self.current).cloned() else { return true };
         if let Some(at) = self.opened_at.take() {
             let secs = (now - at).num_seconds().max(0) as u64;
@@ -267,14 +281,47 @@ impl State {
                 *total = total.saturating_add(secs);
             }
         }
-        if done {
-            self.marks[self.current] = Some(Mark::Done);
-            self.note = Some(crate::t!("study-done", label = stop.label(self.plan.track.is_none())));
+        let with_track = self.plan.track.is_none();
+        let mut labels = Vec::new();
+        for i in self.current..self.stops.len() {
+            if self.marks[i].is_none() && done.get(i).copied().unwrap_or(false) {
+                self.marks[i] = Some(Mark::Done);
+                labels.push(self.stops[i].label(with_track));
+            }
+        }
+        if self.marks[self.current].is_some() {
+            self.note = Some(crate::t!("study-done", label = labels.join(" · ")));
             self.advance();
         } else {
-            self.note = Some(crate::t!("study-not-done"));
+            let not_done = crate::t!("study-not-done");
+            self.note = Some(match labels.is_empty() {
+                true => not_done,
+                false => format!("{} · {not_done}", crate::t!("study-done", label = labels.join(" · "))),
+            });
         }
         !self.has_current()
+    }
+
+    /// Every stop is marked and `left` minutes remain: offer `steps` (the
+    /// next ones of the path). With none, the caller ends the session.
+    pub fn offer(&mut self, steps: Vec<Step>, left: u32) {
+        let with_track = self.plan.track.is_none();
+        if let Some(first) = steps.first() {
+            let first = Stop::Step(first.clone()).label(with_track);
+            self.note = Some(match steps.len() {
+                1 => crate::t!("study-offer-one", left = left, first = first),
+                n => crate::t!("study-offer", left = left, first = first, more = n - 1),
+            });
+        }
+        self.offer = steps;
+    }
+
+    /// The offered steps join the session, after the stops walked.
+    fn take_offer(&mut self) {
+        let steps = std::mem::take(&mut self.offer);
+        self.current = self.stops.len();
+        self.marks.extend(steps.iter().map(|_| None));
+        self.stops.extend(steps.into_iter().map(Stop::Step));
     }
 
     /// The session ended with `record` (already tallied and saved by the app).
@@ -294,6 +341,17 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 crate::t!("study-plan-head", minutes = p.minutes, on = on, planned = p.planned_minutes()),
                 accent().add_modifier(Modifier::BOLD),
             )));
+            // What just happened (and the offer to go on) under the head, where a short terminal still shows it.
+            if let Some(n) = &s.note {
+                lines.push(Line::styled(n.clone(), warm()));
+            }
+            if let (Some(t), false) = (p.track, p.untouched_before.is_empty()) {
+                let list: Vec<String> = p.untouched_before.iter().map(u8::to_string).collect();
+                lines.push(Line::styled(
+                    crate::t!("study-untouched-before", track = t.to_string(), tracks = list.join(", ")),
+                    warm(),
+                ));
+            }
             if p.review_left_out > 0 {
                 lines.push(Line::styled(
                     crate::t!(
@@ -322,9 +380,6 @@ pub fn draw(frame: &mut Frame, area: Rect, s: &State, now: DateTime<Utc>) {
                 ]));
             }
             lines.push(Line::raw(""));
-            if let Some(n) = &s.note {
-                lines.push(Line::styled(n.clone(), warm()));
-            }
             let hint = match phase {
                 Phase::Planning => crate::t!("study-plan-keys"),
                 _ => crate::t!("study-going-keys"),
