@@ -12,6 +12,7 @@ pub mod quiz;
 pub mod quoted;
 pub mod recompute;
 pub mod sheet;
+pub mod template;
 pub mod tracks;
 pub mod translation;
 
@@ -545,10 +546,16 @@ impl Content {
                             &q.file,
                             None,
                             Some(&item.id),
-                            format!("answer {value} ± {tolerance} disagrees with the code, which computes {v}"),
+                            format!(
+                                "answer {value} ± {tolerance} disagrees with the code, which computes {v}{}",
+                                if item.template.is_some() { " from the template's authored inputs" } else { "" }
+                            ),
                         ),
                         Ok(_) => {}
                     }
+                }
+                for m in template::problems(item) {
+                    push(&q.file, None, Some(&item.id), m);
                 }
                 if let Some(d) = &item.drill {
                     if resolve(&Link::Drill(d.clone())).is_err() {

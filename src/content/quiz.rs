@@ -122,6 +122,8 @@ pub struct QuizItem {
     pub drill: Option<String>,
     /// For numeric items: how the code recomputes the answer (see `content::recompute`).
     pub check: Option<toml::Table>,
+    /// For checked numeric items: input ranges drawn afresh when the item comes back (see `content::template`).
+    pub template: Option<super::template::Template>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,6 +151,7 @@ pub(crate) struct RawItem {
     pub steps: Option<Vec<String>>,
     pub reference: Option<String>,
     pub check: Option<toml::Table>,
+    pub template: Option<super::template::Template>,
 }
 
 impl RawItem {
@@ -232,6 +235,11 @@ impl RawItem {
         if self.check.is_some() && self.kind != Kind::Numeric {
             return Err("only numeric items take a `check`".into());
         }
+        let mut template = self.template;
+        if let Some(t) = &mut template {
+            super::template::check_shape(t, self.check.as_ref())?;
+            t.decimals = decimals_asked(&t.prompt).or_else(|| decimals_asked(&self.prompt));
+        }
         Ok(QuizItem {
             id: self.id,
             track,
@@ -242,6 +250,7 @@ impl RawItem {
             sheet: self.sheet,
             drill: self.drill,
             check: self.check,
+            template,
         })
     }
 }

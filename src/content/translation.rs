@@ -205,6 +205,16 @@ pub struct ItemText {
     pub choices: Option<Vec<String>>,
     pub steps: Option<Vec<String>>,
     pub reference: Option<String>,
+    /// A numeric template's prose (`[item.template]` with `prompt` and, where the English has one, `explanation`).
+    pub template: Option<TemplateText>,
+}
+
+/// A translated numeric template: the same placeholders as the English.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemplateText {
+    pub prompt: String,
+    pub explanation: Option<String>,
 }
 
 /// A translated exercise.
@@ -686,6 +696,33 @@ fn compare_markdown(en: &str, zh: &str) -> Vec<(Option<usize>, String)> {
 }
 
 /// Compare one translated unit (a quiz item, a claim, …) with the English.
+/// A translated template has the English one's texts, with the same placeholders.
+fn template_problems(en: Option<&super::template::Template>, zh: Option<&TemplateText>) -> Vec<String> {
+    use super::template::placeholders;
+    match (en, zh) {
+        (None, None) => Vec::new(),
+        (Some(_), None) => vec!["`template` is missing (the English item has one)".into()],
+        (None, Some(_)) => vec!["`template` does not belong to this item (the English has none)".into()],
+        (Some(e), Some(z)) => {
+            let mut out = Vec::new();
+            let pairs = [("prompt", Some(&e.prompt), Some(&z.prompt)), ("explanation", e.explanation.as_ref(), z.explanation.as_ref())];
+            for (field, a, b) in pairs {
+                match (a, b) {
+                    (Some(a), Some(b)) if placeholders(a) != placeholders(b) => out.push(format!(
+                        "template `{field}` has placeholders {:?}, the English {:?}",
+                        placeholders(b),
+                        placeholders(a)
+                    )),
+                    (Some(_), None) => out.push(format!("template `{field}` is missing (the English has it)")),
+                    (None, Some(_)) => out.push(format!("template `{field}` does not belong (the English has none)")),
+                    _ => {}
+                }
+            }
+            out
+        }
+    }
+}
+
 fn compare_unit(name: &str, en: &[&str], zh: &[&str]) -> Vec<String> {
     let join = |v: &[&str]| v.join("\n");
     let mut out = Vec::new();
@@ -795,6 +832,9 @@ pub(crate) fn check(
             }
             en.extend(reference.map(String::as_str));
             zh.extend(z.reference.as_deref());
+            for m in template_problems(item.template.as_ref(), z.template.as_ref()) {
+                push(zfile, None, Some(&item.id), m);
+            }
             for m in compare_unit("", &en, &zh) {
                 push(zfile, None, Some(&item.id), m.trim_start_matches(": ").to_string());
             }
@@ -1071,6 +1111,12 @@ pub fn apply(content: &Content, tr: &Translation) -> Content {
             let Some((_, z)) = tr.items.get(&item.id) else { continue };
             item.prompt = z.prompt.clone();
             item.explanation = z.explanation.clone();
+            if let (Some(t), Some(zt)) = (&mut item.template, &z.template) {
+                t.prompt = zt.prompt.clone();
+                if zt.explanation.is_some() {
+                    t.explanation = zt.explanation.clone();
+                }
+            }
             match &mut item.answer {
                 Answer::Choice { choices, .. } => replace_same_len(choices, z.choices.as_ref()),
                 Answer::Order { steps } => replace_same_len(steps, z.steps.as_ref()),

@@ -125,6 +125,8 @@ pub fn pinned(choice: &str) -> bool {
 /// options allow it. Other kinds are returned as they are (an order item's
 /// steps are arranged by [`order_shuffle_at`]).
 pub fn shown(item: &QuizItem, showing: u64) -> QuizItem {
+    // A templated numeric item draws fresh inputs after its first showing.
+    let item = &crate::content::template::instance(item, showing);
     let Answer::Choice { choices, correct } = &item.answer else { return item.clone() };
     let free: Vec<usize> = (0..choices.len()).filter(|&i| !pinned(&choices[i])).collect();
     let arrange = |perm: &[usize]| -> Vec<usize> {
@@ -382,6 +384,7 @@ mod tests {
                 sheet: None,
                 drill: None,
                 check: None,
+                template: None,
             };
             let p = order_shuffle(&item);
             assert_eq!(p, order_shuffle(&item));
@@ -406,6 +409,7 @@ mod tests {
             sheet: None,
             drill: None,
             check: None,
+            template: None,
         }
     }
 

@@ -1,0 +1,285 @@
+//! Numeric templates: a checked numeric item whose inputs are drawn afresh
+//! when it comes back, so that it cannot be answered from memory of the number.
+//!
+//! ```toml
+//! [item.template]
+//! prompt = "Rewards [{rewards}], γ = {gamma}: what is G_0? (3 decimals)"
+//! explanation = "G_1 = {g1}; G_0 = {rewards} … = {answer}."
+//! ranges = { rewards = [-0.2, 1.2, 0.1], gamma = [0.5, 0.95, 0.05] }   # [min, max, step]
+//! derived = { g1 = { index = 1 } }   # the check again with these arguments changed
+//! ```
+//!
+//! A range names an argument of the item's `[item.check]`: a number is drawn
+//! as `min + k·step`, a list draws each entry so (its length kept), an integer
+//! argument stays an integer. `{name}` in the prompt or explanation is the
+//! drawn argument (a list as `a, b, c`), `{answer}` the recomputed answer,
+//! `{x}` for a `derived` name the check recomputed with its table's arguments
+//! in place of the drawn ones. The first showing keeps the authored item.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::quiz::{Answer, QuizItem};
+use super::recompute;
+
+/// How many draws `validate` tries for each template.
+pub const DRAWS: u64 = 200;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    pub prompt: String,
+    #[serde(default)]
+    pub explanation: Option<String>,
+    pub ranges: BTreeMap<String, [f64; 3]>,
+    #[serde(default)]
+    pub derived: BTreeMap<String, toml::Table>,
+    /// Decimals the English prompt asks for (set at load; the answer is rounded to them).
+    #[serde(skip)]
+    pub decimals: Option<u32>,
+}
+
+/// A small deterministic generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+fn seed(id: &str, showing: u64, retry: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes().chain(showing.to_le_bytes()).chain(retry.to_le_bytes()) {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// Decimals of a step as written: 0.05 → 2, 1 → 0.
+fn step_decimals(step: f64) -> usize {
+    let s = format!("{step}");
+    s.split_once('.').map_or(0, |(_, d)| d.len())
+}
+
+/// A number as the prompts write it: fixed decimals, a true minus sign.
+pub fn show(x: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, x);
+    let s = if s.starts_with('-') && s[1..].chars().all(|c| c == '0' || c == '.') { s[1..].to_string() } else { s };
+    s.replacen('-', "−", 1)
+}
+
+/// A computed number: `decimals` if the prompt asks for them, else at most six, trailing zeros dropped.
+fn show_computed(x: f64, decimals: Option<u32>) -> String {
+    match decimals {
+        Some(d) => show(x, d as usize),
+        None => {
+            let s = show(x, 6);
+            if s.contains('.') {
+                s.trim_end_matches('0').trim_end_matches('.').to_string()
+            } else {
+                s
+            }
+        }
+    }
+}
+
+/// Check that a template fits its item (at load): every range names a
+/// numeric argument of the check, ranges are well formed.
+pub fn check_shape(t: &Template, check: Option<&toml::Table>) -> Result<(), String> {
+    let check = check.ok_or("a `template` needs an `[item.check]` to recompute its answer")?;
+    if t.ranges.is_empty() {
+        return Err("a `template` needs at least one entry in `ranges`".into());
+    }
+    for (name, [lo, hi, step]) in &t.ranges {
+        if !(lo.is_finite() && hi.is_finite() && step.is_finite() && *step > 0.0 && lo <= hi) {
+            return Err(format!("template range `{name}` must be [min, max, step] with min ≤ max and step > 0"));
+        }
+        if (hi - lo) / step > 1e6 {
+            return Err(format!("template range `{name}` has more than a million steps"));
+        }
+        let integral = |x: f64| x.fract() == 0.0;
+        match check.get(name) {
+            Some(toml::Value::Integer(_)) if !(integral(*lo) && integral(*step)) => {
+                return Err(format!("template range `{name}` draws an integer argument: whole min and step"))
+            }
+            Some(toml::Value::Integer(_) | toml::Value::Float(_)) => {}
+            Some(toml::Value::Array(a))
+                if !a.is_empty() && a.iter().all(|v| matches!(v, toml::Value::Float(_) | toml::Value::Integer(_))) => {}
+            Some(_) => return Err(format!("template range `{name}` names a check argument that is not numbers")),
+            None => return Err(format!("template range `{name}` names no argument of the check")),
+        }
+    }
+    for name in t.derived.keys() {
+        if name == "answer" || t.ranges.contains_key(name) {
+            return Err(format!("template derived `{name}` hides another placeholder"));
+        }
+    }
+    Ok(())
+}
+
+/// The check's arguments drawn for one seed.
+fn draw(t: &Template, check: &toml::Table, rng: &mut Rng) -> toml::Table {
+    let mut out = check.clone();
+    for (name, [lo, hi, step]) in &t.ranges {
+        let n = ((hi - lo) / step + 1e-9).floor() as u64 + 1;
+        let dec = step_decimals(*step);
+        let mut one = |as_int: bool| {
+            let x = lo + rng.below(n) as f64 * step;
+            if as_int {
+                toml::Value::Integer(x.round() as i64)
+            } else {
+                toml::Value::Float(show(x, dec).replace('−', "-").parse().unwrap_or(x))
+            }
+        };
+        let v = match check.get(name) {
+            Some(toml::Value::Integer(_)) => one(true),
+            Some(toml::Value::Array(a)) => toml::Value::Array(
+                a.iter().map(|e| one(matches!(e, toml::Value::Integer(_)) && step.fract() == 0.0)).collect(),
+            ),
+            _ => one(false),
+        };
+        out.insert(name.clone(), v);
+    }
+    out
+}
+
+/// A drawn argument as the prompt shows it.
+fn show_value(v: &toml::Value, dec: usize) -> String {
+    match v {
+        toml::Value::Integer(i) => show(*i as f64, 0),
+        toml::Value::Float(x) => show(*x, dec),
+        toml::Value::Array(a) => a.iter().map(|e| show_value(e, dec)).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// Fill `{name}` placeholders; an unknown name stays as written (and `validate` reports it).
+fn fill(text: &str, values: &BTreeMap<String, String>) -> String {
+    let mut out = text.to_string();
+    for (k, v) in values {
+        out = out.replace(&format!("{{{k}}}"), v);
+    }
+    out
+}
+
+/// The placeholders `{name}` a text uses.
+pub fn placeholders(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        let after = &rest[i + 1..];
+        match after.find('}') {
+            Some(j) if !after[..j].is_empty() && after[..j].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                out.push(after[..j].to_string());
+                rest = &after[j + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The item with inputs drawn for one seed: prompt and explanation filled,
+/// the answer recomputed (rounded to the decimals the prompt asks for).
+fn instance_at(item: &QuizItem, t: &Template, check: &toml::Table, seed: u64) -> Result<QuizItem, String> {
+    let Answer::Numeric { tolerance, .. } = item.answer else { return Err("a template on a non-numeric item".into()) };
+    let args = draw(t, check, &mut Rng(seed));
+    let raw = recompute::compute(&args)?;
+    if !raw.is_finite() {
+        return Err(format!("the drawn inputs give a non-finite answer ({raw})"));
+    }
+    let value = match t.decimals {
+        Some(d) => (raw * 10f64.powi(d as i32)).round() / 10f64.powi(d as i32),
+        None => (raw * 1e6).round() / 1e6,
+    };
+    let mut values: BTreeMap<String, String> = BTreeMap::new();
+    for (name, [_, _, step]) in &t.ranges {
+        values.insert(name.clone(), show_value(&args[name], step_decimals(*step)));
+    }
+    values.insert("answer".into(), show_computed(value, t.decimals));
+    for (name, over) in &t.derived {
+        let mut a = args.clone();
+        a.extend(over.clone());
+        let x = recompute::compute(&a).map_err(|e| format!("derived `{name}`: {e}"))?;
+        values.insert(name.clone(), show_computed(x, None));
+    }
+    let mut shown = item.clone();
+    shown.prompt = fill(&t.prompt, &values);
+    if let Some(e) = &t.explanation {
+        shown.explanation = fill(e, &values);
+    }
+    shown.answer = Answer::Numeric { value, tolerance };
+    shown.check = Some(args);
+    Ok(shown)
+}
+
+/// `item` at its `showing`-th showing: showing 0 (the first time it is asked)
+/// keeps the authored numbers; later showings draw fresh inputs, seeded by
+/// the item id and the showing. A draw the check refuses is drawn again (a
+/// few times; `validate` makes sure that is rare), else the authored item.
+pub fn instance(item: &QuizItem, showing: u64) -> QuizItem {
+    let (Some(t), Some(check)) = (&item.template, &item.check) else { return item.clone() };
+    if showing == 0 {
+        return item.clone();
+    }
+    (0..8).find_map(|r| instance_at(item, t, check, seed(&item.id, showing, r)).ok()).unwrap_or_else(|| item.clone())
+}
+
+/// What `validate` says about a template: every one of [`DRAWS`] showings
+/// recomputes to a finite answer and leaves no placeholder unfilled.
+pub fn problems(item: &QuizItem) -> Vec<String> {
+    let (Some(t), Some(check)) = (&item.template, &item.check) else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut known: Vec<String> = t.ranges.keys().chain(t.derived.keys()).cloned().collect();
+    known.push("answer".into());
+    for text in std::iter::once(&t.prompt).chain(t.explanation.as_ref()) {
+        for p in placeholders(text) {
+            if !known.contains(&p) {
+                out.push(format!("template placeholder {{{p}}} is not a range, a derived value or {{answer}}"));
+            }
+        }
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    for showing in 1..=DRAWS {
+        let r = (0..8).map(|r| instance_at(item, t, check, seed(&item.id, showing, r))).find(|r| r.is_ok());
+        match r {
+            Some(Ok(_)) => {}
+            _ => {
+                let e = instance_at(item, t, check, seed(&item.id, showing, 0)).err().unwrap_or_default();
+                out.push(format!("template: showing {showing} draws no inputs the check accepts ({e})"));
+                break;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_shown_as_the_prompts_write_them() {
+        assert_eq!(show(-0.1, 1), "−0.1");
+        assert_eq!(show(-0.0001, 2), "0.00");
+        assert_eq!(show_computed(0.98000001, None), "0.98");
+        assert_eq!(show_computed(65536.0, None), "65536");
+        assert_eq!(show_computed(0.7, Some(3)), "0.700");
+        assert_eq!(placeholders("a {x} {y_1} {} {not a} {x}"), vec!["x", "y_1"]);
+    }
+}
