@@ -469,3 +469,55 @@ fn a_drill_table_or_drill_list_that_leaves_out_a_drill_fails_validation() {
     let err = cut("cheatsheets/04-agentic-rl-infra.md", ", \"long-context-rope\"", "");
     assert!(err.contains("leaves out \"long-context-rope\""), "{err}");
 }
+
+/// A numeric template is checked at load: its authored inputs must give the
+/// authored value (here γ changed from 0.9 to 0.8 in the check, the value
+/// left at 0.782), and a placeholder the template does not define is refused.
+#[test]
+fn a_template_whose_authored_inputs_miss_the_value_is_refused() {
+    let files = disk_files();
+    let edit = |from: &str, to: &str| -> Vec<(String, String)> {
+        files
+            .iter()
+            .map(|(p, t)| {
+                if p == "quizzes/03-agentic-rl.toml" {
+                    let at = t.find("id = \"arl-l2-return\"").expect("the templated return item");
+                    let end = at + t[at..].find("[[item]]").unwrap();
+                    let block = t[at..end].replacen(from, to, 1);
+                    assert_ne!(block, t[at..end], "{from} is in the item");
+                    (p.clone(), format!("{}{block}{}", &t[..at], &t[end..]))
+                } else {
+                    (p.clone(), t.clone())
+                }
+            })
+            .collect()
+    };
+    let Err(err) = Content::from_files(edit("gamma = 0.9\n", "gamma = 0.8\n")) else {
+        panic!("a template whose authored inputs miss the value is refused")
+    };
+    let err = err.to_string();
+    assert!(err.contains("arl-l2-return") && err.contains("from the template's authored inputs"), "{err}");
+    let Err(err) = Content::from_files(edit("G_0 = r_0 + {gamma}·G_1", "G_0 = r_0 + {gama}·G_1")) else {
+        panic!("an undefined placeholder is refused")
+    };
+    assert!(err.to_string().contains("template placeholder {gama}"), "{err}");
+}
+
+/// Every template draws inputs that recompute, and fills every placeholder,
+/// in both languages; the first showing keeps the authored item.
+#[test]
+fn templates_draw_fresh_numbers_after_the_first_showing() {
+    use agentlab::content::template;
+    let c = content();
+    let templated: Vec<_> = c.items().filter(|i| i.template.is_some()).collect();
+    assert!(templated.len() >= 5, "{} templated items", templated.len());
+    for i in &templated {
+        assert_eq!(&template::instance(i, 0), *i);
+        let later: Vec<_> = (1..=20).map(|s| template::instance(i, s)).collect();
+        assert!(later.iter().any(|x| x.prompt != i.prompt), "{}: the prompt changes", i.id);
+        for x in &later {
+            assert!(template::placeholders(&x.prompt).is_empty(), "{}: {}", i.id, x.prompt);
+            assert!(template::placeholders(&x.explanation).is_empty(), "{}: {}", i.id, x.explanation);
+        }
+    }
+}

@@ -312,3 +312,54 @@ fn review_shows_the_options_shuffled_and_the_key_follows() {
     keys(&mut a, &k);
     assert!(draw(&mut a, 120, 40).contains("✓ Correct"));
 }
+
+/// A templated numeric item comes back in review with fresh inputs: the
+/// prompt shows other numbers than the authored ones, the answer recomputed
+/// from them by the lab's code is graded right, and the authored answer
+/// (which no longer fits) is graded wrong; the explanation shows the worked
+/// computation with the drawn numbers.
+#[test]
+fn a_templated_numeric_item_in_review_asks_other_numbers_and_grades_the_recomputed_answer() {
+    let id = "arl-l2-return";
+    let answer_in_review = |typed: Option<&str>| -> (QuizItem, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut a = study_app(dir.path());
+        let item = a.content.items().find(|i| i.id == id).expect("the templated item").clone();
+        let earlier = t0() - chrono::Duration::days(30);
+        a.store.record(&item.id, item.track, item.level, Some(true), Rating::Know, earlier).unwrap();
+        key(&mut a, KeyCode::Char('r'));
+        let shown = on_screen(&a);
+        assert_eq!(shown.id, id);
+        let Answer::Numeric { value, .. } = shown.answer else { panic!("numeric") };
+        let typed = typed.map_or_else(|| value.to_string(), str::to_string);
+        keys(&mut a, &typed);
+        key(&mut a, KeyCode::Enter);
+        (shown, draw(&mut a, 120, 40))
+    };
+    let (shown, right) = answer_in_review(None);
+    let authored = Content::embedded().unwrap().items().find(|i| i.id == id).unwrap().clone();
+    let (Answer::Numeric { value, tolerance }, Answer::Numeric { value: authored_value, .. }) =
+        (&shown.answer, &authored.answer)
+    else {
+        panic!("numeric")
+    };
+    assert_ne!(shown.prompt, authored.prompt, "other numbers than the authored ones");
+    // The value graded against is the lab's own recomputation from the drawn inputs.
+    let code = agentlab::content::recompute::compute(shown.check.as_ref().unwrap()).unwrap();
+    assert!((code - value).abs() <= *tolerance, "{code} vs {value}");
+    let rewards = shown.check.as_ref().unwrap()["rewards"].as_array().unwrap().clone();
+    let first = rewards[0].as_float().unwrap();
+    let on_screen_number = agentlab::content::template::show(first, 1);
+    assert!(right.contains(&on_screen_number), "{on_screen_number}:\n{right}");
+    assert!(right.contains("✓ Correct"), "{right}");
+    let shown_value = agentlab::content::template::show(*value, 3);
+    assert!(shown.explanation.contains("G_0 = r_0 + "), "{}", shown.explanation);
+    assert!(shown.explanation.contains(&format!("= {shown_value} (rewards [")), "{}", shown.explanation);
+    assert!(right.contains(&shown_value), "the worked explanation shows the recomputed answer:\n{right}");
+    assert!(
+        (value - authored_value).abs() > *tolerance,
+        "this showing's answer differs from the authored {authored_value}"
+    );
+    let (_, wrong) = answer_in_review(Some(&authored_value.to_string()));
+    assert!(wrong.contains("✗ Not quite"), "the authored answer is wrong here:\n{wrong}");
+}

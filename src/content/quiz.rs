@@ -18,8 +18,10 @@
 //! ```
 //!
 //! `numeric` items carry `value` and `tolerance` (and, where the code can
-//! compute the answer, a `[item.check]` table naming the function); `order`
-//! items carry `steps` in the correct order; `open` items carry `reference`.
+//! compute the answer, a `[item.check]` table naming the function, and
+//! optionally an `[item.template]` whose inputs are drawn afresh when the
+//! item comes back, see `content::template`); `order` items carry `steps` in
+//! the correct order; `open` items carry `reference`.
 
 use std::fmt;
 

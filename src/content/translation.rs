@@ -705,7 +705,10 @@ fn template_problems(en: Option<&super::template::Template>, zh: Option<&Templat
         (None, Some(_)) => vec!["`template` does not belong to this item (the English has none)".into()],
         (Some(e), Some(z)) => {
             let mut out = Vec::new();
-            let pairs = [("prompt", Some(&e.prompt), Some(&z.prompt)), ("explanation", e.explanation.as_ref(), z.explanation.as_ref())];
+            let pairs = [
+                ("prompt", Some(&e.prompt), Some(&z.prompt)),
+                ("explanation", e.explanation.as_ref(), z.explanation.as_ref()),
+            ];
             for (field, a, b) in pairs {
                 match (a, b) {
                     (Some(a), Some(b)) if placeholders(a) != placeholders(b) => out.push(format!(
