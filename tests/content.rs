@@ -512,8 +512,8 @@ fn templates_draw_fresh_numbers_after_the_first_showing() {
     let templated: Vec<_> = c.items().filter(|i| i.template.is_some()).collect();
     assert!(templated.len() >= 5, "{} templated items", templated.len());
     for i in &templated {
-        assert_eq!(&template::instance(i, 0), *i);
-        let later: Vec<_> = (1..=20).map(|s| template::instance(i, s)).collect();
+        assert_eq!(&i.instance(0), *i);
+        let later: Vec<_> = (1..=20).map(|s| i.instance(s)).collect();
         assert!(later.iter().any(|x| x.prompt != i.prompt), "{}: the prompt changes", i.id);
         for x in &later {
             assert!(template::placeholders(&x.prompt).is_empty(), "{}: {}", i.id, x.prompt);

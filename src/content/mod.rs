@@ -554,7 +554,7 @@ impl Content {
                         Ok(_) => {}
                     }
                 }
-                for m in template::problems(item) {
+                for m in item.template_problems() {
                     push(&q.file, None, Some(&item.id), m);
                 }
                 if let Some(d) = &item.drill {

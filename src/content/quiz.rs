@@ -285,6 +285,40 @@ fn decimals_asked(prompt: &str) -> Option<u32> {
     })
 }
 
+impl QuizItem {
+    /// This item at its `showing`-th showing: showing 0 (the first time it
+    /// is asked) keeps the authored numbers; a templated numeric item shows
+    /// fresh inputs after that, its answer recomputed
+    /// ([`super::template::drawn`]); any other item as it is.
+    pub fn instance(&self, showing: u64) -> QuizItem {
+        let (Some(t), Some(check), Answer::Numeric { tolerance, .. }) = (&self.template, &self.check, &self.answer)
+        else {
+            return self.clone();
+        };
+        if showing == 0 {
+            return self.clone();
+        }
+        let Some(d) = super::template::drawn(t, check, &self.id, showing) else { return self.clone() };
+        let mut shown = self.clone();
+        shown.prompt = d.prompt;
+        if let Some(e) = d.explanation {
+            shown.explanation = e;
+        }
+        shown.answer = Answer::Numeric { value: d.value, tolerance: *tolerance };
+        shown.check = Some(d.args);
+        shown
+    }
+
+    /// What `validate` says about the item's template (none without one).
+    pub fn template_problems(&self) -> Vec<String> {
+        match (&self.template, &self.check, &self.answer) {
+            (Some(t), Some(check), Answer::Numeric { .. }) => super::template::problems(t, check, &self.id),
+            (Some(_), _, _) => vec!["a template needs a numeric item with an [item.check]".into()],
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{decimals_asked, RawItem};

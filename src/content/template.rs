@@ -20,7 +20,6 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::quiz::{Answer, QuizItem};
 use super::recompute;
 
 /// How many draws `validate` tries for each template.
@@ -192,10 +191,18 @@ pub fn placeholders(text: &str) -> Vec<String> {
     out
 }
 
-/// The item with inputs drawn for one seed: prompt and explanation filled,
-/// the answer recomputed (rounded to the decimals the prompt asks for).
-fn instance_at(item: &QuizItem, t: &Template, check: &toml::Table, seed: u64) -> Result<QuizItem, String> {
-    let Answer::Numeric { tolerance, .. } = item.answer else { return Err("a template on a non-numeric item".into()) };
+/// One showing of a template: the prompt and explanation filled with drawn
+/// inputs, the answer recomputed from them (rounded to the decimals the
+/// prompt asks for), and the inputs themselves (the item's new check).
+pub struct Drawn {
+    pub prompt: String,
+    pub explanation: Option<String>,
+    pub value: f64,
+    pub args: toml::Table,
+}
+
+/// Inputs drawn for one seed, the answer recomputed.
+fn draw_at(t: &Template, check: &toml::Table, seed: u64) -> Result<Drawn, String> {
     let args = draw(t, check, &mut Rng(seed));
     let raw = recompute::compute(&args)?;
     if !raw.is_finite() {
@@ -216,32 +223,22 @@ fn instance_at(item: &QuizItem, t: &Template, check: &toml::Table, seed: u64) ->
         let x = recompute::compute(&a).map_err(|e| format!("derived `{name}`: {e}"))?;
         values.insert(name.clone(), show_computed(x, None));
     }
-    let mut shown = item.clone();
-    shown.prompt = fill(&t.prompt, &values);
-    if let Some(e) = &t.explanation {
-        shown.explanation = fill(e, &values);
-    }
-    shown.answer = Answer::Numeric { value, tolerance };
-    shown.check = Some(args);
-    Ok(shown)
+    let explanation = t.explanation.as_ref().map(|e| fill(e, &values));
+    Ok(Drawn { prompt: fill(&t.prompt, &values), explanation, value, args })
 }
 
-/// `item` at its `showing`-th showing: showing 0 (the first time it is asked)
-/// keeps the authored numbers; later showings draw fresh inputs, seeded by
-/// the item id and the showing. A draw the check refuses is drawn again (a
-/// few times; `validate` makes sure that is rare), else the authored item.
-pub fn instance(item: &QuizItem, showing: u64) -> QuizItem {
-    let (Some(t), Some(check)) = (&item.template, &item.check) else { return item.clone() };
-    if showing == 0 {
-        return item.clone();
-    }
-    (0..8).find_map(|r| instance_at(item, t, check, seed(&item.id, showing, r)).ok()).unwrap_or_else(|| item.clone())
+/// The `showing`-th showing of the item `id` (showing ≥ 1; the first, 0,
+/// keeps the authored numbers): fresh inputs seeded by the id and the
+/// showing. A draw the check refuses is drawn again (a few times; `validate`
+/// makes sure that is rare); `None` when every try was refused.
+pub fn drawn(t: &Template, check: &toml::Table, id: &str, showing: u64) -> Option<Drawn> {
+    (0..8).find_map(|r| draw_at(t, check, seed(id, showing, r)).ok())
 }
 
-/// What `validate` says about a template: every one of [`DRAWS`] showings
-/// recomputes to a finite answer and leaves no placeholder unfilled.
-pub fn problems(item: &QuizItem) -> Vec<String> {
-    let (Some(t), Some(check)) = (&item.template, &item.check) else { return Vec::new() };
+/// What `validate` says about the template of item `id`: every placeholder
+/// is defined, and every one of [`DRAWS`] showings recomputes to a finite
+/// answer.
+pub fn problems(t: &Template, check: &toml::Table, id: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut known: Vec<String> = t.ranges.keys().chain(t.derived.keys()).cloned().collect();
     known.push("answer".into());
@@ -256,14 +253,10 @@ pub fn problems(item: &QuizItem) -> Vec<String> {
         return out;
     }
     for showing in 1..=DRAWS {
-        let r = (0..8).map(|r| instance_at(item, t, check, seed(&item.id, showing, r))).find(|r| r.is_ok());
-        match r {
-            Some(Ok(_)) => {}
-            _ => {
-                let e = instance_at(item, t, check, seed(&item.id, showing, 0)).err().unwrap_or_default();
-                out.push(format!("template: showing {showing} draws no inputs the check accepts ({e})"));
-                break;
-            }
+        if drawn(t, check, id, showing).is_none() {
+            let e = draw_at(t, check, seed(id, showing, 0)).err().unwrap_or_default();
+            out.push(format!("template: showing {showing} draws no inputs the check accepts ({e})"));
+            break;
         }
     }
     out

@@ -126,7 +126,7 @@ pub fn pinned(choice: &str) -> bool {
 /// steps are arranged by [`order_shuffle_at`]).
 pub fn shown(item: &QuizItem, showing: u64) -> QuizItem {
     // A templated numeric item draws fresh inputs after its first showing.
-    let item = &crate::content::template::instance(item, showing);
+    let item = &item.instance(showing);
     let Answer::Choice { choices, correct } = &item.answer else { return item.clone() };
     let free: Vec<usize> = (0..choices.len()).filter(|&i| !pinned(&choices[i])).collect();
     let arrange = |perm: &[usize]| -> Vec<usize> {
