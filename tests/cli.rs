@@ -225,10 +225,12 @@ fn spawn_study(home: &Path, args: &[&str], input: &str) -> std::process::Child {
     child
 }
 
-/// The answer line that is right (or wrong) for an item, as a script would type it.
-fn answer_line(item: &agentlab::content::QuizItem, right: bool) -> String {
+/// The answer line that is right (or wrong) for an item at its `showing`-th
+/// showing (options shuffled, numbers drawn afresh), as a script would type it.
+fn answer_line(authored: &agentlab::content::QuizItem, right: bool, showing: u64) -> String {
     use agentlab::content::Answer;
-    use agentlab::progress::grade::{letter, order_shuffle};
+    use agentlab::progress::grade::{letter, order_shuffle_at, shown};
+    let item = &shown(authored, showing);
     match &item.answer {
         Answer::Choice { choices, correct } => {
             if right {
@@ -240,7 +242,7 @@ fn answer_line(item: &agentlab::content::QuizItem, right: bool) -> String {
         Answer::Numeric { value, tolerance } => if right { *value } else { value + 10.0 * tolerance + 1.0 }.to_string(),
         Answer::Order { steps } => {
             // Shown row r holds step shown[r]; the right answer lists rows so steps come out 0, 1, 2, …
-            let shown = order_shuffle(item);
+            let shown = order_shuffle_at(authored, showing);
             let mut rows: Vec<usize> = (0..steps.len()).map(|s| shown.iter().position(|&x| x == s).unwrap()).collect();
             if !right {
                 rows.swap(0, 1);
@@ -266,7 +268,7 @@ fn headless_quiz_driven_by_piped_input_scores_and_saves() {
         if k == 0 {
             input.push_str("zz\n"); // bad input: re-prompted
         }
-        input.push_str(&answer_line(item, ok));
+        input.push_str(&answer_line(item, ok, 0));
         input.push('\n');
         if item.answer.auto_graded() {
             graded += 1;
@@ -305,7 +307,7 @@ fn headless_quiz_driven_by_piped_input_scores_and_saves() {
     assert!(out.contains("nothing is due now") && out.contains("3 ⚠️/❌ items are not yet due"), "{out}");
     let mut input = String::new();
     for k in [2, 5, 7] {
-        input.push_str(&format!("{}\n1\n", answer_line(items[k], true)));
+        input.push_str(&format!("{}\n1\n", answer_line(items[k], true, 1)));
     }
     let (out, _) = text(&study(home.path(), &["review", "--all", "--retention", "0.85"], &input));
     assert!(out.contains("desired retention set to 0.85"), "{out}");
@@ -318,10 +320,59 @@ fn headless_quiz_driven_by_piped_input_scores_and_saves() {
     assert!(out.contains("nothing is due now"), "all ✅ now:\n{out}");
 }
 
+/// The headless quiz asks items as the TUI does: a choice item's options
+/// come shuffled (the key follows its choice), and a templated numeric item
+/// comes back in review with fresh inputs, graded against the answer the
+/// lab's code recomputes from them.
+#[test]
+fn headless_quiz_shuffles_choices_and_review_draws_fresh_numbers() {
+    use agentlab::content::Answer;
+    use agentlab::progress::grade::{letter, shown};
+    let content = agentlab::content::Content::embedded().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let items = agentlab::progress::session::quiz_items(&content, Some(3), Some(agentlab::content::Level::L2), None);
+    let at = items.iter().position(|i| i.id == "arl-l2-return").expect("the templated item is a track-3 L2 item");
+    let first_choice = items.iter().position(|i| matches!(i.answer, Answer::Choice { .. })).expect("a choice item");
+    let last = at.max(first_choice);
+    // Right and ✅ up to both, but the templated item, answered wrong and rated ❌.
+    let mut input = String::new();
+    for (k, item) in items[..=last].iter().enumerate() {
+        let right = k != at;
+        input.push_str(&format!("{}\n{}\n", answer_line(item, right, 0), if right { 1 } else { 3 }));
+    }
+    let o = study(home.path(), &["quiz", "--track", "3", "--level", "L2", "--limit", &(last + 1).to_string()], &input);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains(&format!("✅ {last} · ⚠️ 0 · ❌ 1")), "{out}");
+    let choice = items[first_choice];
+    let (Answer::Choice { choices: authored, .. }, Answer::Choice { choices: asked, .. }) =
+        (&choice.answer, &shown(choice, 0).answer)
+    else {
+        unreachable!()
+    };
+    assert_ne!(authored, asked, "{}: the options are shuffled", choice.id);
+    for (i, c) in asked.iter().enumerate() {
+        let line = format!("  {}) {}", letter(i), agentlab::markdown::math::inline(c));
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
+
+    // Review: the templated item at its second showing, other numbers, the recomputed answer right.
+    let templated = items[at];
+    let again = shown(templated, 1);
+    assert_ne!(again.prompt, templated.prompt);
+    let o = study(home.path(), &["review", "--all"], &format!("{}\n1\n", answer_line(templated, true, 1)));
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    let first_line = |p: &str| agentlab::markdown::math::inline(p.lines().next().unwrap());
+    assert!(out.contains(&first_line(&again.prompt)), "the drawn prompt:\n{out}");
+    assert!(!out.contains(&first_line(&templated.prompt)), "not the authored numbers:\n{out}");
+    assert!(out.contains("✅ 1 · ⚠️ 0 · ❌ 0"), "{out}");
+}
+
 #[test]
 fn headless_quiz_ends_cleanly_at_eof_and_saves_what_was_answered() {
     let home = tempfile::tempdir().unwrap();
-    let o = study(home.path(), &["quiz", "--track", "3", "--level", "L1"], "b\n1\na,b,d\n");
+    let o = study(home.path(), &["quiz", "--track", "3", "--level", "L1"], "b\n2\na,b,d\n");
     let (out, err) = text(&o);
     assert!(o.status.success(), "{err}");
     assert!(out.contains("input ended: 1 rating saved"), "{out}");
@@ -409,7 +460,7 @@ fn bench_with_an_unknown_model_is_a_clear_error() {
 
 /// Right answers to `items`, each rated ✅.
 fn answers(items: &[&agentlab::content::QuizItem]) -> String {
-    items.iter().map(|i| format!("{}\n1\n", answer_line(i, true))).collect()
+    items.iter().map(|i| format!("{}\n1\n", answer_line(i, true, 0))).collect()
 }
 
 /// Every attempt in `home`'s progress.json, parsed with the loader's own checks.
@@ -480,7 +531,8 @@ fn quizzes_killed_at_random_moments_keep_every_saved_rating() {
     let iters: usize = std::env::var("AGENTLAB_KILL_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(25);
     let content = agentlab::content::Content::embedded().unwrap();
     let items = agentlab::progress::session::quiz_items(&content, Some(3), None, Some(20));
-    let input = answers(&items);
+    // Rated ⚠️, which any answer allows: after the first session the options are shuffled anew.
+    let input: String = items.iter().map(|i| format!("{}\n2\n", answer_line(i, true, 0))).collect();
     let home = tempfile::tempdir().unwrap();
     // One whole session first: how long it runs sets the range of kill times (up to 1.2 times as long).
     let start = std::time::Instant::now();

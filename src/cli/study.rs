@@ -5,6 +5,12 @@
 //! open: any line, then the reference is shown), then one rating line
 //! (`1` ✅ know, `2` ⚠️ fuzzy, `3` ❌ don't). Bad input re-prompts; EOF ends
 //! the session cleanly with every rating given so far saved.
+//!
+//! Items are asked as the TUI asks them: a choice item's options are
+//! shuffled at each showing (the letters are the printed ones), an order
+//! item's steps arranged anew, and a templated numeric item draws fresh
+//! inputs once it has been answered (`grade::shown`). A script that answers
+//! finds the showing in the state file (`Progress::showing`).
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -89,9 +95,11 @@ pub fn link_text(content: &Content, link: &Link) -> String {
 fn ask_item(
     io: &mut Session,
     content: &Content,
-    item: &QuizItem,
+    authored: &QuizItem,
+    showing: u64,
     header: &str,
 ) -> Result<Option<(Option<bool>, Rating)>> {
+    let item = &grade::shown(authored, showing);
     let out = &mut *io.out;
     let level = crate::tui::screens::quiz::level_describe(item.level);
     let head = crate::t!(
@@ -103,7 +111,7 @@ fn ask_item(
     );
     writeln!(out, "\n── {head} ──")?;
     writeln!(out, "{}", inline(&item.prompt))?;
-    let shown = grade::order_shuffle(item);
+    let shown = grade::order_shuffle_at(authored, showing);
     let prompt = match &item.answer {
         Answer::Choice { choices, correct } => {
             for (i, c) in choices.iter().enumerate() {
@@ -205,7 +213,10 @@ fn run_passes(
                 continue;
             };
             let header = format!("{label} {}/{}", passes.pos + 1, passes.queue.len());
-            let Some((correct, rating)) = ask_item(io, content, item, &header)? else { return Ok((passes, true)) };
+            let showing = store.progress.showing(&item.id);
+            let Some((correct, rating)) = ask_item(io, content, item, showing, &header)? else {
+                return Ok((passes, true));
+            };
             if let Err(e) = store.record(&item.id, item.track, item.level, correct, rating, (io.now)()) {
                 eprintln!(
                     "agentlab: {}",

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::recompute;
+use crate::ml::rng::Rng;
 
 /// How many draws `validate` tries for each template.
 pub const DRAWS: u64 = 200;
@@ -39,23 +40,7 @@ pub struct Template {
     pub decimals: Option<u32>,
 }
 
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
+/// The seed of one draw: FNV-1a of the item id, the showing and the retry.
 fn seed(id: &str, showing: u64, retry: u64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in id.bytes().chain(showing.to_le_bytes()).chain(retry.to_le_bytes()) {
@@ -134,7 +119,7 @@ fn draw(t: &Template, check: &toml::Table, rng: &mut Rng) -> toml::Table {
         let n = ((hi - lo) / step + 1e-9).floor() as u64 + 1;
         let dec = step_decimals(*step);
         let mut one = |as_int: bool| {
-            let x = lo + rng.below(n) as f64 * step;
+            let x = lo + rng.below(n as usize) as f64 * step;
             if as_int {
                 toml::Value::Integer(x.round() as i64)
             } else {
@@ -203,7 +188,7 @@ pub struct Drawn {
 
 /// Inputs drawn for one seed, the answer recomputed.
 fn draw_at(t: &Template, check: &toml::Table, seed: u64) -> Result<Drawn, String> {
-    let args = draw(t, check, &mut Rng(seed));
+    let args = draw(t, check, &mut Rng::new(seed));
     let raw = recompute::compute(&args)?;
     if !raw.is_finite() {
         return Err(format!("the drawn inputs give a non-finite answer ({raw})"));

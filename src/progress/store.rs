@@ -283,6 +283,13 @@ impl Progress {
     }
 
     /// The key of a read step in [`Progress::read`].
+    /// How many times item `id` has been shown and answered before: its
+    /// next showing (0 the first time). Choices are shuffled and templated
+    /// numbers drawn per showing (`grade::shown`).
+    pub fn showing(&self, id: &str) -> u64 {
+        self.items.get(id).map_or(0, |r| r.attempts.len() as u64)
+    }
+
     pub fn read_key(track: u8, slug: &str) -> String {
         format!("{track}:{slug}")
     }

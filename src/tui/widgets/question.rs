@@ -98,8 +98,7 @@ impl Question {
     /// answers the learner has given it.
     pub fn of(content: &Content, store: &crate::progress::Store, id: &str) -> Option<Question> {
         let item = content.items().find(|i| i.id == id)?;
-        let showing = store.progress.items.get(id).map_or(0, |r| r.attempts.len() as u64);
-        Some(Question::shown(item, showing))
+        Some(Question::shown(item, store.progress.showing(id)))
     }
 
     /// This question, answered and rated `rating`, to look at again (read-only).
