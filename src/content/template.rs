@@ -63,12 +63,15 @@ pub fn show(x: f64, decimals: usize) -> String {
     s.replacen('-', "−", 1)
 }
 
-/// A computed number: `decimals` if the prompt asks for them, else at most six, trailing zeros dropped.
+/// A computed number: `decimals` if the prompt asks for them, else six
+/// significant figures (the checks compute in f32: 19.343002 shows as
+/// 19.343), trailing zeros dropped.
 fn show_computed(x: f64, decimals: Option<u32>) -> String {
     match decimals {
         Some(d) => show(x, d as usize),
         None => {
-            let s = show(x, 6);
+            let magnitude = if x == 0.0 { 0 } else { x.abs().log10().floor() as i32 };
+            let s = show(x, (5 - magnitude).clamp(0, 12) as usize);
             if s.contains('.') {
                 s.trim_end_matches('0').trim_end_matches('.').to_string()
             } else {
@@ -258,6 +261,10 @@ mod tests {
         assert_eq!(show_computed(0.98000001, None), "0.98");
         assert_eq!(show_computed(65536.0, None), "65536");
         assert_eq!(show_computed(0.7, Some(3)), "0.700");
+        assert_eq!(show_computed(19.343002, None), "19.343");
+        assert_eq!(show_computed(241664.0, None), "241664");
+        assert_eq!(show_computed(0.000123456789, None), "0.000123457");
+        assert_eq!(show_computed(-2.5, None), "−2.5");
         assert_eq!(placeholders("a {x} {y_1} {} {not a} {x}"), vec!["x", "y_1"]);
     }
 }
