@@ -257,6 +257,10 @@ fn a_save_waits_for_the_lock_and_says_so_when_it_stays_held() {
     let err = s.record("b", 0, Level::L1, None, Rating::Know, t0()).unwrap_err();
     assert!(format!("{err:#}").contains("another agentlab kept"), "{err:#}");
     assert_eq!((s.unsaved_ratings(), attempts_on_disk(&path)), (1, 1), "kept in memory, not on disk");
+    // Tried four times: the message says how long the lock was held over all of them, not over the last.
+    s.lock_wait = std::time::Duration::from_millis(500);
+    let err = s.save_retrying(4).unwrap_err();
+    assert!(format!("{err:#}").contains("locked for 2 s"), "{err:#}");
     drop(held);
     s.record("c", 0, Level::L1, None, Rating::Know, t0()).unwrap();
     assert_eq!((s.unsaved_ratings(), attempts_on_disk(&path)), (0, 3), "the next save writes both");

@@ -614,6 +614,11 @@ pub const LOCK_WAIT: Duration = Duration::from_secs(3);
 pub const SAVE_TRIES: u32 = 4;
 
 /// `<file>.lock`, the sibling file that writers of `path` lock.
+/// The lock a save waited for in vain, if that is why it failed.
+fn busy(e: &anyhow::Error) -> Option<&crate::fsutil::Busy> {
+    e.chain().find_map(|c| c.downcast_ref::<crate::fsutil::Busy>())
+}
+
 pub fn lock_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".lock");
@@ -827,23 +832,38 @@ impl Store {
     /// one-shot command (an exercise check, a prediction) does, as a quiz
     /// does by saving again with each rating.
     pub fn save_retrying(&mut self, tries: u32) -> Result<()> {
-        let mut k = 1;
-        loop {
-            match self.save() {
-                Err(e) if k < tries && e.chain().any(|c| c.is::<crate::fsutil::Busy>()) => k += 1,
-                other => return other,
-            }
-        }
+        self.retrying(tries, Duration::ZERO)
     }
 
     /// After a save that failed (`first`) because another agentlab held the
     /// lock, [`Store::save_retrying`]; any other outcome as it is.
     pub fn retry_if_busy(&mut self, first: Result<()>, tries: u32) -> Result<()> {
         match first {
-            Err(e) if e.chain().any(|c| c.is::<crate::fsutil::Busy>()) && self.has_unsaved() => {
-                self.save_retrying(tries)
-            }
+            Err(e) if self.has_unsaved() => match busy(&e) {
+                Some(b) => self.retrying(tries, b.waited),
+                None => Err(e),
+            },
             other => other,
+        }
+    }
+
+    /// Up to `tries` saves while the lock is held; `waited` already waited.
+    /// The last error says how long the lock was held over all the tries.
+    fn retrying(&mut self, tries: u32, mut waited: Duration) -> Result<()> {
+        let mut k = 1;
+        loop {
+            let err = match self.save() {
+                Err(e) => e,
+                ok => return ok,
+            };
+            let Some(b) = busy(&err) else { return Err(err) };
+            waited += b.waited;
+            if k >= tries {
+                let total = crate::fsutil::Busy { path: b.path.clone(), waited };
+                return Err(anyhow::Error::new(total)
+                    .context(crate::t!("progress-store-saving", path = self.path.display().to_string())));
+            }
+            k += 1;
         }
     }
 
