@@ -120,6 +120,13 @@ fn every_stage_reports_five_metrics_and_the_card_says_the_same() {
     }
     // GRPO is anchored to the SFT model, and says how far it moved.
     assert!(s.keys().any(|(n, _)| n == "kl to SFT"), "no KL chart");
+    // The timing claim reads sampled episodes on fact-given tasks (greedy ones are charted beside them).
+    let at = |name: &str, k: u64| s[&(name.to_string(), k)];
+    let (gain, _) = measured(&report, "rl_timing_gain");
+    let (sft, rl) = (at("given_timing · sampled", 1), at("given_timing · sampled", 2));
+    assert!(sft < 1.0, "the SFT model mistimes some sampled calls: {sft}");
+    assert_eq!(gain, (rl - sft) / (1.0 - sft), "the share of the gap RL closes");
+    assert!(s.contains_key(&("given_timing · greedy".to_string(), 2)));
 }
 
 #[test]
