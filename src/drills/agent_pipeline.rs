@@ -368,21 +368,32 @@ struct StageEval {
     scores: Vec<Scores>,
 }
 
-/// Every held-out task in the real loop, greedy, one batched generation per turn.
-fn evaluate(p: &Params, d: &Data, model: &dyn CausalLm) -> Result<(Vec<Session>, Vec<Scores>)> {
-    let lm = d.lm(model);
-    let sessions = d.eval.iter().map(|t| Session::new(&t.question)).collect();
+/// `tasks` played in the real loop, one batched generation per turn, and scored.
+fn play(
+    p: &Params,
+    d: &Data,
+    model: &dyn CausalLm,
+    tasks: &[&BenchTask],
+    decoding: (Decoding, &mut Rng),
+) -> Result<(Vec<Session>, Vec<Scores>)> {
+    let sessions = tasks.iter().map(|t| Session::new(&t.question)).collect();
     let tools = &d.tools;
     let done = drive(
-        &lm,
+        &d.lm(model),
         sessions,
         p.max_steps,
-        (Decoding::Greedy, &mut Rng::new(0)),
+        decoding,
         &mut |_, tool, input| agent_bench::call(tools, tool, input),
         &mut |_| Ok(()),
     )?;
-    let scores = d.eval.iter().zip(&done).map(|(t, s)| score(t, s)).collect();
+    let scores = tasks.iter().zip(&done).map(|(t, s)| score(t, s)).collect();
     Ok((done, scores))
+}
+
+/// Every held-out task, greedy.
+fn evaluate(p: &Params, d: &Data, model: &dyn CausalLm) -> Result<(Vec<Session>, Vec<Scores>)> {
+    let tasks: Vec<&BenchTask> = d.eval.iter().collect();
+    play(p, d, model, &tasks, (Decoding::Greedy, &mut Rng::new(0)))
 }
 
 /// The share of the gap to a perfect 1.0 that `after` closes from `before`;
@@ -407,20 +418,10 @@ const GIVEN_SAMPLES: usize = 4;
 /// the samples. The same sampling seed at every stage (common random
 /// numbers), so a difference between stages is the policy's.
 fn given_timing_sampled(ctx: &mut RunCtx, p: &Params, d: &Data, k: usize, model: &dyn CausalLm) -> Result<f64> {
-    let lm = d.lm(model);
-    let tasks: Vec<&BenchTask> = d.eval.iter().filter(|t| t.kind == Kind::Given).collect();
-    let all: Vec<&BenchTask> = tasks.iter().flat_map(|t| std::iter::repeat_n(*t, GIVEN_SAMPLES)).collect();
-    let sessions = all.iter().map(|t| Session::new(&t.question)).collect();
-    let tools = &d.tools;
-    let done = drive(
-        &lm,
-        sessions,
-        p.max_steps,
-        (Decoding::Sample { temperature: 1.0, top_k: None, top_p: None }, &mut Rng::new(ctx.seed ^ 0x5a3e_7109)),
-        &mut |_, tool, input| agent_bench::call(tools, tool, input),
-        &mut |_| Ok(()),
-    )?;
-    let scores: Vec<Scores> = all.iter().zip(&done).map(|(t, s)| score(t, s)).collect();
+    let given = d.eval.iter().filter(|t| t.kind == Kind::Given);
+    let all: Vec<&BenchTask> = given.flat_map(|t| std::iter::repeat_n(t, GIVEN_SAMPLES)).collect();
+    let sampling = Decoding::Sample { temperature: 1.0, top_k: None, top_p: None };
+    let (_, scores) = play(p, d, model, &all, (sampling, &mut Rng::new(ctx.seed ^ 0x5a3e_7109)))?;
     let precision = timing_on(all.iter().copied().zip(&scores), Kind::Given);
     ctx.metric(k, "given_timing · sampled", precision);
     Ok(precision)
@@ -632,25 +633,15 @@ fn rl(p: &Params, ctx: &mut RunCtx, d: &Data, policy: &Model) -> Result<()> {
     let weights = [p.w_correct, p.w_format, p.w_tool, p.w_timing, p.w_steps];
     // The SFT model, frozen: DPO's reference, and GRPO's KL anchor.
     let reference = policy.frozen(ctx.seed)?;
-    let lm = d.lm(policy.lm());
     let mut trainer = Trainer::for_model(policy.lm(), TrainConfig::constant(p.lr_rl))?;
     let mut rng = Rng::new(ctx.seed ^ 0x4172);
     let decoding = Decoding::Sample { temperature: p.temperature as f32, top_k: None, top_p: None };
-    let tools = &d.tools;
     for step in 0..p.rl_steps {
         ctx.check_cancel()?;
         let tasks: Vec<&BenchTask> = (0..p.questions_per_step).map(|_| rng.choose(&d.train)).collect();
         let all: Vec<&BenchTask> = tasks.iter().flat_map(|t| std::iter::repeat_n(*t, p.group)).collect();
-        let sessions = all.iter().map(|t| Session::new(&t.question)).collect();
-        let done = drive(
-            &lm,
-            sessions,
-            p.max_steps,
-            (decoding, &mut rng),
-            &mut |_, tool, input| agent_bench::call(tools, tool, input),
-            &mut |_| Ok(()),
-        )?;
-        let comps: Vec<[f64; 5]> = all.iter().zip(&done).map(|(t, s)| components(t, &score(t, s), p.credit)).collect();
+        let (done, scores) = play(p, d, policy.lm(), &all, (decoding, &mut rng))?;
+        let comps: Vec<[f64; 5]> = all.iter().zip(&scores).map(|(t, s)| components(t, s, p.credit)).collect();
         let totals: Vec<f32> =
             comps.iter().map(|c| c.iter().zip(&weights).map(|(c, w)| c * w).sum::<f64>() as f32).collect();
         let ids: Vec<Vec<(Role, Vec<u32>)>> = done
