@@ -20,6 +20,10 @@
 #    exported --to trl, the DPO loss of the run's policy against its SFT reference
 #    in plain PyTorch and in TRL's DPOTrainer equals agentlab's; both exports train
 #    a few steps in TRL and their eval.py runs.
+# 7. The ReAct loop: react-tool-call-loop (60 steps) exported --to trl: tools.py gives the Rust
+#    loop's answer on every tool case and replays every training trajectory; TRL's labels keep
+#    prompt, observations and slips out of the loss and transformers' loss is agentlab's; each
+#    exported model plays every held-out episode as agentlab did; TRL trains 20 steps.
 #
 # Prints one line per check and a closing "N passed, N failed".
 set -uo pipefail
@@ -140,6 +144,20 @@ cd "$WORK/dpo"
 check "dpo-pairs: DPO loss in PyTorch and TRL = agentlab's" "$PY" check_loss.py
 check "dpo-pairs: DPOTrainer and SFT on chosen, 3 steps each, then eval.py" sh -c \
   "'$PY' train.py --arm dpo --steps 3 --cpu && '$PY' train.py --arm sft-on-chosen --steps 3 --cpu && '$PY' eval.py sft out/dpo out/sft-on-chosen"
+
+# The ReAct loop: a short react-tool-call-loop run exported for TRL; tools.py against the Rust
+# loop, the masked loss, the run's own held-out episodes replayed, then TRL trains the agent.
+cd "$ROOT"
+"$BIN" drill run react-tool-call-loop --seed 2 --set steps=60 --set train_tasks=300 --set eval_tasks=40 \
+  --set probes=1 >/dev/null
+RRUN="$(ls -d "$AGENTLAB_HOME"/runs/react-tool-call-loop/* | sort | tail -1)"
+"$BIN" export "$RRUN" --to trl --out "$WORK/react" >/dev/null || exit 1
+cd "$WORK/react"
+check "react-tool-call-loop: tools.py = the Rust loop (tool cases, every training trajectory)" "$PY" check_tools.py
+check "react-tool-call-loop: TRL's labels mask prompt, observations and slips; masked loss = agentlab's" "$PY" check_loss.py
+check "react-tool-call-loop: each exported model plays every held-out episode as agentlab did" "$PY" eval.py --check
+check "react-tool-call-loop: SFTTrainer, 20 steps, then eval.py in the loop" sh -c \
+  "'$PY' train.py --steps 20 --cpu && '$PY' eval.py out/masked start"
 cd "$ROOT"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

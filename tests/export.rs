@@ -344,7 +344,11 @@ fn bad_requests_exit_2_with_the_reason() {
     let h = home.path();
     let o = run(h, &["export", "ewc-replay", "--to", "trl", "--out", h.join("x").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
-    assert!(err(&o).contains("grpo-rlvr, sft-basics, dpo-pairs"), "names the drills that do export: {}", err(&o));
+    assert!(
+        err(&o).contains("grpo-rlvr, sft-basics, dpo-pairs, react-tool-call-loop"),
+        "names the drills that do export: {}",
+        err(&o)
+    );
     // A drill with an exporter, but not to this engine: the reason.
     let o = run(h, &["export", "sft-basics", "--to", "verl", "--out", h.join("x").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
@@ -584,4 +588,175 @@ fn dpo_pairs_exports_to_trl_with_the_drills_loss() {
     let ours = parity["loss"].as_f64().unwrap();
     assert!((theirs - ours).abs() / ours < 1e-4, "DPO loss from GPT-2's forward {theirs}, agentlab's {ours}");
     assert!((parity["loss_at_reference"].as_f64().unwrap() - std::f64::consts::LN_2).abs() < 1e-5);
+}
+
+/// The value of `name` at `step` in a run's metrics.
+fn metric(dir: &Path, name: &str, step: u64) -> f64 {
+    let metrics = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    metrics
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["data"]["name"] == name && e["data"]["step"] == step)
+        .unwrap_or_else(|| panic!("no {name} at step {step}"))["data"]["value"]
+        .as_f64()
+        .unwrap()
+}
+
+/// react-tool-call-loop → TRL: the run's trajectories pre-tokenized as the
+/// drill's tiny GPT reads them, with the drill's masks (no observation, prompt
+/// or slip token in the agent's loss); agentlab's loss on the drill's first
+/// batch equal to the run's step-0 loss and to GPT-2's on the exported
+/// checkpoints; the tool cases the loop's own answers; the held-out episodes
+/// the run's numbers. A real-model run is refused with the reason.
+#[test]
+fn react_exports_to_trl_with_the_drills_masks_loss_and_episodes() {
+    use agentlab::envs::react::Tools;
+    use agentlab::ml::tokenizer::{Tokenize, BOS, EOS};
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let short = ["--set", "steps=40", "--set", "train_tasks=200", "--set", "eval_tasks=24", "--set", "probes=1"];
+    let o = run(h, &[&["drill", "run", "react-tool-call-loop", "--seed", "3"][..], &short].concat());
+    assert!(out(&o).contains("saved in"), "{}{}", out(&o), err(&o));
+    let dir = newest_run(h, "react-tool-call-loop");
+    let trl = h.join("trl");
+    let o = run(h, &["export", dir.to_str().unwrap(), "--to", "trl", "--out", trl.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    let got = files(&trl);
+    for f in [
+        "README.md",
+        "train.py",
+        "eval.py",
+        "tools.py",
+        "check_tools.py",
+        "check_loss.py",
+        "requirements.txt",
+        "experiment.json",
+        "loss_parity.json",
+        "eval_parity.json",
+        "tool_cases.jsonl",
+        "world/facts.tsv",
+        "data/train.jsonl",
+        "data/test.jsonl",
+        "start/model.safetensors",
+        "masked/model.safetensors",
+        "unmasked/tokenizer.json",
+    ] {
+        assert!(got.contains(f), "{f} missing: {got:?}");
+    }
+    for f in ["README.md", "train.py", "eval.py", "tools.py", "check_tools.py", "check_loss.py"] {
+        assert!(!std::fs::read_to_string(trl.join(f)).unwrap().contains("{{"), "{f} has an unfilled placeholder");
+    }
+    let train_py = std::fs::read_to_string(trl.join("train.py")).unwrap();
+    for line in [
+        "max_steps=steps or 40,  # drill parameter `steps`",
+        "per_device_train_batch_size=24,  # drill parameter `batch`",
+        "learning_rate=0.002,  # drill parameter `lr`",
+        "warmup_steps=4,  # the lab's warmup rule",
+        "completion_only_loss=True,  # drill parameter `mask_observations` = True",
+        "default=\"masked\"",
+        "bf16=False,",
+    ] {
+        assert!(train_py.contains(line), "train.py lacks {line:?}");
+    }
+
+    // Each row: BOS, every segment as the base's BPE encodes it, EOS; the agent's mask covers its own
+    // lines (not a slip) and the end token, the twin's every token but the slips.
+    let (_, tok) = agentlab::ml::base::shipped(&Device::Cpu).unwrap();
+    let rows = read_jsonl(&trl.join("data/train.jsonl"));
+    assert_eq!(rows.len(), 200);
+    let (mut env_tokens, mut slips) = (0, 0);
+    for r in &rows {
+        let ids: Vec<u32> = serde_json::from_value(r["input_ids"].clone()).unwrap();
+        let agent: Vec<bool> = serde_json::from_value(r["agent_mask"].clone()).unwrap();
+        let all: Vec<bool> = serde_json::from_value(r["all_mask"].clone()).unwrap();
+        let (mut want_ids, mut want_agent, mut want_all) = (vec![BOS], vec![false], vec![false]);
+        for seg in r["segments"].as_array().unwrap() {
+            let seg_ids = tok.encode(seg["text"].as_str().unwrap());
+            let slip = seg["slip"].as_bool().unwrap();
+            let role = seg["role"].as_str().unwrap();
+            env_tokens += if role == "env" { seg_ids.len() } else { 0 };
+            slips += usize::from(slip);
+            want_agent.extend(vec![role == "agent" && !slip; seg_ids.len()]);
+            want_all.extend(vec![!slip; seg_ids.len()]);
+            want_ids.extend(seg_ids);
+        }
+        want_ids.push(EOS);
+        want_agent.push(true);
+        want_all.push(true);
+        assert_eq!((ids, agent, all), (want_ids, want_agent, want_all), "{}", r["question"]);
+    }
+    assert!(env_tokens > 1000 && slips > 5, "{env_tokens} observation tokens, {slips} slips");
+    assert_eq!(read_jsonl(&trl.join("data/test.jsonl")).len(), 24);
+
+    // The first batch is the drill's: the start model's loss on it is the run's step-0 loss of the agent.
+    let parity: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trl.join("loss_parity.json")).unwrap()).unwrap();
+    let tokens: Vec<Vec<u32>> = serde_json::from_value(parity["tokens"].clone()).unwrap();
+    let in_loss: Vec<Vec<bool>> = serde_json::from_value(parity["in_loss"].clone()).unwrap();
+    assert_eq!(tokens.len(), 24);
+    let models = parity["models"].as_array().unwrap();
+    assert_eq!(models.iter().map(|m| m["dir"].as_str().unwrap()).collect::<Vec<_>>(), ["start", "masked", "unmasked"]);
+    let step0 = metric(&dir, "sft loss · masked", 0);
+    assert!((models[0]["loss"].as_f64().unwrap() - step0).abs() < 1e-9, "{} vs the run's {step0}", models[0]);
+    for m in models {
+        let ours = m["loss"].as_f64().unwrap();
+        let theirs = gpt2_masked_ce(&trl.join(m["dir"].as_str().unwrap()), &tokens, &in_loss);
+        assert!((theirs - ours).abs() / ours < 1e-4, "{m}: GPT-2's masked loss {theirs}, agentlab's {ours}");
+    }
+
+    // The tool cases are the loop's answers: every tool, errors and turns included.
+    let tools = Tools::new(agentlab::envs::kb::FactTable::world());
+    let cases = read_jsonl(&trl.join("tool_cases.jsonl"));
+    assert!(cases.len() >= 1000, "{} cases", cases.len());
+    let mut errors: BTreeMap<String, usize> = BTreeMap::new();
+    for c in cases.iter().filter(|c| c["case"] == "call") {
+        let (tool, input) = (c["tool"].as_str().unwrap(), c["input"].as_str().unwrap());
+        match tools.call(tool, input) {
+            Ok(v) => assert_eq!(c["ok"].as_str(), Some(v.as_str()), "{c}"),
+            Err(e) => {
+                assert_eq!(c["err"].as_str(), Some(e.as_str()), "{c}");
+                *errors.entry(tool.to_string()).or_default() += 1;
+            }
+        }
+    }
+    for tool in ["calc", "lookup", "search", "weather"] {
+        assert!(errors.get(tool).copied().unwrap_or(0) >= 1, "no {tool} error among the cases: {errors:?}");
+    }
+    let turns: Vec<&serde_json::Value> = cases.iter().filter(|c| c["case"] == "turn").collect();
+    assert!(turns.len() >= 200);
+    assert!(turns.iter().any(|c| c["counts"][4] == 1), "a turn that writes an observation");
+    assert!(turns.iter().any(|c| c["counts"][3] == 1), "an invalid turn");
+
+    // The held-out episodes are the run's: the agent's success and the hallucination gap.
+    let eval: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trl.join("eval_parity.json")).unwrap()).unwrap();
+    let m = &eval["models"];
+    assert_eq!(m["masked"]["success"].as_f64(), Some(metric(&dir, "heldout_success_masked", 0)));
+    assert_eq!(m["start"]["success"].as_f64(), Some(metric(&dir, "heldout_success_untrained", 0)));
+    assert_eq!(m["masked"]["episodes"].as_array().unwrap().len(), 24);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    let gap = report["claims"].as_array().unwrap().iter().find(|c| c["id"] == "hallucination_gap").unwrap()["measured"]
+        .as_f64()
+        .unwrap();
+    let ours = m["unmasked"]["writes_obs"].as_f64().unwrap() - m["masked"]["writes_obs"].as_f64().unwrap();
+    assert!((ours - gap).abs() < 1e-9, "hallucination gap {ours} in the export, {gap} in the run");
+
+    // --to hf: the start and both arms as gpt2 checkpoints with the base's BPE.
+    let hf = h.join("hf");
+    let o = run(h, &["export", dir.to_str().unwrap(), "--to", "hf", "--out", hf.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    for arm in ["start", "masked", "unmasked"] {
+        assert!(hf.join(arm).join("parity.json").is_file(), "{arm}");
+        assert_eq!(std::fs::read_to_string(hf.join(arm).join("tokenizer.json")).unwrap(), tok.to_json().unwrap());
+    }
+
+    // The real preset's data is chat-template text on SmolLM2: refused, with the reason.
+    let o = run(
+        h,
+        &["export", "react-tool-call-loop", "--preset", "real", "--to", "trl", "--out", h.join("x").to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}{}", out(&o), err(&o));
+    assert!(err(&o).contains("tiny-model runs"), "{}", err(&o));
+    assert!(!h.join("x").exists());
 }

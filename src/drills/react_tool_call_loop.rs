@@ -386,17 +386,45 @@ fn world(p: &Params, seed: u64) -> (Tools, Vec<Task>) {
     (tools, eval_tasks)
 }
 
-/// Phase "data": tasks, oracle trajectories in the real loop, masked and
-/// unmasked examples, the starting model.
-fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
-    ctx.phase(crate::t!("view-phase-data"));
+/// A run's world: its tools, its places split, its training tasks solved by
+/// the oracle in the real loop and its held-out tasks (the TRL export writes
+/// the same ones).
+pub(crate) struct Trajectories {
+    pub tools: Tools,
+    pub places: Vec<String>,
+    pub held_out: Vec<String>,
+    pub train_tasks: Vec<Task>,
+    pub eval_tasks: Vec<Task>,
+    pub solved: Vec<Solved>,
+}
+
+/// The tasks and trajectories a run with `p` and `seed` draws.
+pub(crate) fn trajectories(p: &Params, seed: u64) -> Trajectories {
     let kb = FactTable::world();
     let tools = Tools::new(kb.clone());
-    let mut rng = Rng::new(ctx.seed);
+    let mut rng = Rng::new(seed);
     let (places, held_out) = split_places(&kb, &mut rng);
     let train_tasks: Vec<Task> = (0..p.train_tasks).map(|_| make_task(&mut rng, &kb, &places)).collect();
     let eval_tasks: Vec<Task> = (0..p.eval_tasks).map(|_| make_task(&mut rng, &kb, &held_out)).collect();
     let solved: Vec<Solved> = train_tasks.iter().map(|t| solve(t, &tools, p.slip_rate, &mut rng)).collect();
+    Trajectories { tools, places, held_out, train_tasks, eval_tasks, solved }
+}
+
+/// The tiny GPT a run starts from (the lab's base model, or random weights of
+/// its shape) and the base's BPE tokenizer.
+pub(crate) fn tiny_start(p: &Params, seed: u64, device: &candle_core::Device) -> Result<(Gpt, Bpe)> {
+    let (shipped, tok) = base::shipped(device)?;
+    Ok(match p.start_from {
+        StartFrom::Random => (Gpt::new(shipped.cfg.clone(), seed ^ 0x5eed, device)?, tok),
+        StartFrom::Base => (shipped, tok),
+    })
+}
+
+/// Phase "data": tasks, oracle trajectories in the real loop, masked and
+/// unmasked examples, the starting model.
+fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
+    ctx.phase(crate::t!("view-phase-data"));
+    let Trajectories { tools, places, held_out, train_tasks, eval_tasks, solved } = trajectories(p, ctx.seed);
     let slips = solved.iter().filter(|s| !s.mistakes.is_empty()).count();
     let (start, tok, fmt) = starting_model(p, ctx)?;
     let oracle_ok = train_tasks.iter().zip(&solved).filter(|(t, s)| answered_right(t, &s.session)).count();
@@ -437,12 +465,10 @@ fn data(p: &Params, ctx: &mut RunCtx) -> Result<Data> {
 fn starting_model(p: &Params, ctx: &mut RunCtx) -> Result<(Start, Bpe, Format)> {
     let ModelChoice::Real(name) = &p.model else {
         // The lab's base model and its BPE tokenizer (`src/ml/base.rs`).
-        let (shipped, tok) = base::shipped(&ctx.device)?;
-        let (start, what) = match p.start_from {
-            StartFrom::Random => {
-                (Gpt::new(shipped.cfg.clone(), ctx.seed ^ 0x5eed, &ctx.device)?, crate::t!("view-react-start-random"))
-            }
-            StartFrom::Base => (shipped, crate::t!("view-react-start-base")),
+        let (start, tok) = tiny_start(p, ctx.seed, &ctx.device)?;
+        let what = match p.start_from {
+            StartFrom::Random => crate::t!("view-react-start-random"),
+            StartFrom::Base => crate::t!("view-react-start-base"),
         };
         let (n, vocab) = (start.num_params(), tok.vocab_size());
         ctx.log(crate::t!("view-react-log-start", what = what, n = n.to_string(), vocab = vocab.to_string()));

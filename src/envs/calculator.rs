@@ -103,10 +103,11 @@ impl Parser {
                 if r == 0 {
                     return Err("division by zero".into());
                 }
-                if v % r != 0 {
+                // i128::MIN / -1 overflows (and would panic in `%`): an error like any other overflow.
+                if v.checked_rem(r).ok_or("overflow")? != 0 {
                     return Err(format!("{v}/{r} is not a whole number"));
                 }
-                v / r
+                v.checked_div(r).ok_or("overflow")?
             };
         }
         Ok(v)
@@ -120,7 +121,7 @@ impl Parser {
             }
             Some(Tok::Op('-')) => {
                 self.pos += 1;
-                Ok(-self.factor()?)
+                Ok(self.factor()?.checked_neg().ok_or("overflow")?)
             }
             Some(Tok::Op('(')) => {
                 self.pos += 1;
@@ -156,8 +157,19 @@ mod tests {
     #[test]
     fn errors_are_messages_not_panics() {
         let c = Calculator;
-        for bad in ["", "2+", "1,250", "(1+2", "1/0", "abc", "5 5", "99999999999999999999*99999999999999999999", "7/2"]
-        {
+        for bad in [
+            "",
+            "2+",
+            "1,250",
+            "(1+2",
+            "1/0",
+            "abc",
+            "5 5",
+            "99999999999999999999*99999999999999999999",
+            "7/2",
+            "(-170141183460469231731687303715884105727-1)/-1",
+            "-(-170141183460469231731687303715884105727-1)",
+        ] {
             assert!(c.eval(bad).is_err(), "{bad}");
         }
     }

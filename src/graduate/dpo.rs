@@ -81,8 +81,9 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     let tok = tokenizer();
     let sft = run.tiny(dpo_pairs::SFT_ARM, &Device::Cpu)?;
     let policy = run.tiny(dpo_pairs::DPO_ARM, &Device::Cpu)?;
-    super::hf::write_gpt2(&sft, &tok, &dir.join("sft"))?;
-    super::hf::write_gpt2(&policy, &tok, &dir.join("dpo"))?;
+    let tok_json = super::hf::char_tokenizer_json(&tok)?;
+    super::hf::write_gpt2(&sft, &tok_json, &dir.join("sft"))?;
+    super::hf::write_gpt2(&policy, &tok_json, &dir.join("dpo"))?;
     notes.push(crate::t!("export-dpo-models", sft = "sft/", dpo = "dpo/"));
     notes.push(crate::t!("export-dpo-draws"));
 
@@ -117,13 +118,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     });
     write(dir, "loss_parity.json", serde_json::to_string_pretty(&parity)?)?;
 
-    let experiment = json!({
-        "drill": src.drill, "preset": src.preset, "seed": src.seed,
-        "run": src.run.as_ref().map(|r| r.display().to_string()),
-        "agentlab": env!("CARGO_PKG_VERSION"),
-        "params": src.params,
-    });
-    write(dir, "experiment.json", serde_json::to_string_pretty(&experiment)?)?;
+    super::write_experiment(src, dir)?;
     let py = |k: &str| super::py_value(&src.params, k);
     let v = vec![
         ("DRILL", src.drill.clone()),

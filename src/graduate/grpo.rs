@@ -180,9 +180,11 @@ fn jsonl(rows: impl IntoIterator<Item = serde_json::Value>) -> String {
 /// the drill initialises it, or the real base.
 fn write_start(src: &Source, p: &Params, dir: &Path) -> Result<()> {
     match &p.model {
-        ModelChoice::Tiny => {
-            super::hf::write_gpt2(&super::tiny::start(src)?, &CharTokenizer::new(ALPHABET, &[]), &dir.join("start"))
-        }
+        ModelChoice::Tiny => super::hf::write_gpt2(
+            &super::tiny::start(src)?,
+            &super::hf::char_tokenizer_json(&CharTokenizer::new(ALPHABET, &[]))?,
+            &dir.join("start"),
+        ),
         ModelChoice::Real(name) => {
             let m = crate::ml::gguf::load_path(&crate::ml::models::resolve(name)?, &Device::Cpu)?;
             super::hf::write_llama(&m, &dir.join("start"))
@@ -262,13 +264,7 @@ fn common(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(Params, 
     let d = data(&p, src.seed, fmt);
     write(dir, "reward_cases.jsonl", jsonl(reward_cases(&p, src.seed)))?;
     write_start(src, &p, dir)?;
-    let experiment = json!({
-        "drill": src.drill, "preset": src.preset, "seed": src.seed,
-        "run": src.run.as_ref().map(|r| r.display().to_string()),
-        "agentlab": env!("CARGO_PKG_VERSION"),
-        "params": src.params,
-    });
-    write(dir, "experiment.json", serde_json::to_string_pretty(&experiment)?)?;
+    super::write_experiment(src, dir)?;
     notes.push(crate::t!("export-start-model", dir = "start/"));
     notes.push(crate::t!("export-draws"));
     Ok((p, fmt, d))

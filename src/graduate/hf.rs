@@ -81,7 +81,7 @@ pub fn export_hf(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<()
         notes.push(crate::t!("export-hf-real", dir = "base/"));
         return Ok(());
     }
-    let tok = super::tiny::tokenizer(&src.drill).ok_or_else(|| anyhow!("no tokenizer known for {}", src.drill))?;
+    let tok = super::tiny::tokenizer_json(&src.drill)?;
     let Some(run) = run else {
         // The weights are gone: the starting model, as the drill initialises it.
         let gpt = super::tiny::start(src)?;
@@ -93,7 +93,7 @@ pub fn export_hf(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<()
         Some(crate::content::ParamValue::Int(n)) => (*n).max(1) as usize,
         _ => 8,
     };
-    let probes = probes_for(&src.drill, src.seed, &tok);
+    let probes = probes_for(&src.drill, src.seed)?;
     for arm in &run.index.arms {
         if !matches!(arm.kind, ArmKind::TinyGpt { .. }) {
             continue;
@@ -166,14 +166,25 @@ pub fn export_peft(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<
 }
 
 /// Held-out prompts of the drill to compare logits on.
-fn probes_for(drill: &str, seed: u64, tok: &CharTokenizer) -> Vec<Vec<u32>> {
-    match drill {
+fn probes_for(drill: &str, seed: u64) -> Result<Vec<Vec<u32>>> {
+    if drill == "react-tool-call-loop" {
+        // Held-out-style questions as the loop's first context: BOS, then the prompt.
+        let (_, tok) = crate::ml::base::shipped(&Device::Cpu)?;
+        let fmt = crate::envs::format::Format::tiny(&tok);
+        let questions = ["population of Vesk?", "417 + 38?", "repeat Nilbu"];
+        return Ok(questions
+            .iter()
+            .map(|q| fmt.encode_segments(&tok, &crate::envs::react::Session::new(q).episode.segments))
+            .collect());
+    }
+    let tok = super::tiny::tokenizer(drill).ok_or_else(|| anyhow!("no tokenizer known for {drill}"))?;
+    Ok(match drill {
         "grpo-rlvr" => {
             let mut rng = crate::ml::rng::Rng::new(seed).fork(7);
             (0..4).map(|_| tok.encode(&crate::envs::refine_arith::Problem::random(2, &mut rng).prompt())).collect()
         }
         _ => vec![tok.encode("1+1=")],
-    }
+    })
 }
 
 /// agentlab's logits (every position) and greedy continuation of each probe.
@@ -204,7 +215,9 @@ fn save(tensors: &[(String, Tensor)], path: &Path) -> Result<()> {
 }
 
 /// The tiny GPT as a `gpt2` checkpoint in `out` (see the module doc).
-pub fn write_gpt2(gpt: &Gpt, tok: &CharTokenizer, out: &Path) -> Result<()> {
+/// `tokenizer` is the model's `tokenizer.json`: [`char_tokenizer_json`] for
+/// a drill that reads characters, the lab's BPE (`Bpe::to_json`) for the base model.
+pub fn write_gpt2(gpt: &Gpt, tokenizer: &str, out: &Path) -> Result<()> {
     let c = &gpt.cfg;
     if c.pos != PosEncoding::Learned || c.mlp != MlpKind::Gelu || !c.tied {
         bail!(Refused(crate::t!("export-not-gpt2")));
@@ -272,7 +285,7 @@ pub fn write_gpt2(gpt: &Gpt, tok: &CharTokenizer, out: &Path) -> Result<()> {
             "bos_token_id": crate::ml::tokenizer::BOS, "eos_token_id": EOS, "pad_token_id": crate::ml::tokenizer::PAD,
         }))?,
     )?;
-    write(out, "tokenizer.json", char_tokenizer_json(tok)?)?;
+    write(out, "tokenizer.json", tokenizer)?;
     let tc = json!({
         "tokenizer_class": "PreTrainedTokenizerFast",
         "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>", "unk_token": "<unk>",

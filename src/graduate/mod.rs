@@ -22,6 +22,7 @@ pub mod dpo;
 pub mod grpo;
 pub mod hf;
 pub mod parquet;
+pub mod react;
 pub mod sft;
 pub mod tiny;
 
@@ -96,6 +97,13 @@ pub const SUPPORT: &[Support] = &[
         peft: Err("export-why-not-checked"),
         trl: Ok(()),
         verl: Err("export-why-verl-dpo"),
+    },
+    Support {
+        drill: "react-tool-call-loop",
+        hf: Ok(()),
+        peft: Err("export-why-not-checked"),
+        trl: Ok(()),
+        verl: Err("export-why-verl-sft"),
     },
 ];
 
@@ -202,6 +210,7 @@ pub fn export(src: &Source, engine: Engine, out: &Path, force: bool) -> Result<W
         ("grpo-rlvr", Engine::Verl) => grpo::export_verl(src, tmp.path(), &mut notes)?,
         ("sft-basics", Engine::Trl) => sft::export_trl(src, tmp.path(), &mut notes)?,
         ("dpo-pairs", Engine::Trl) => dpo::export_trl(src, tmp.path(), &mut notes)?,
+        ("react-tool-call-loop", Engine::Trl) => react::export_trl(src, tmp.path(), &mut notes)?,
         (d, e) => bail!("no exporter for {d} → {}", e.name()),
     }
     let mut files = Vec::new();
@@ -238,6 +247,17 @@ pub(crate) fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) -> Result<()>
         std::fs::create_dir_all(p)?;
     }
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// `experiment.json`: the drill, preset, seed, run and every parameter of the exported experiment.
+pub(crate) fn write_experiment(src: &Source, dir: &Path) -> Result<()> {
+    let experiment = serde_json::json!({
+        "drill": src.drill, "preset": src.preset, "seed": src.seed,
+        "run": src.run.as_ref().map(|r| r.display().to_string()),
+        "agentlab": env!("CARGO_PKG_VERSION"),
+        "params": src.params,
+    });
+    write(dir, "experiment.json", serde_json::to_string_pretty(&experiment)?)
 }
 
 /// A template with `{{KEY}}` placeholders filled from `vars`; a placeholder

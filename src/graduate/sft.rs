@@ -76,7 +76,8 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     let every: Vec<Example> =
         first.iter().map(|&(a, b)| sft_basics::example(&tok, a, b, p.reverse_answer, false)).collect();
     let start = start(src)?;
-    super::hf::write_gpt2(&start, &tok, &dir.join("start"))?;
+    let tok_json = super::hf::char_tokenizer_json(&tok)?;
+    super::hf::write_gpt2(&start, &tok_json, &dir.join("start"))?;
     notes.push(crate::t!("export-start-model", dir = "start/"));
     let mut models =
         vec![json!({ "dir": "start", "loss": loss(&start, &examples)?, "loss_every_token": loss(&start, &every)? })];
@@ -94,7 +95,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     };
     if let Some(run) = kept {
         let trained = run.tiny(sft_basics::TRAINED_ARM, &Device::Cpu)?;
-        super::hf::write_gpt2(&trained, &tok, &dir.join("trained"))?;
+        super::hf::write_gpt2(&trained, &tok_json, &dir.join("trained"))?;
         notes.push(crate::t!("export-trained-model", dir = "trained/"));
         models.push(json!({ "dir": "trained", "loss": loss(&trained, &examples)?, "loss_every_token": loss(&trained, &every)? }));
     }
@@ -108,13 +109,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     });
     write(dir, "loss_parity.json", serde_json::to_string_pretty(&parity)?)?;
 
-    let experiment = json!({
-        "drill": src.drill, "preset": src.preset, "seed": src.seed,
-        "run": src.run.as_ref().map(|r| r.display().to_string()),
-        "agentlab": env!("CARGO_PKG_VERSION"),
-        "params": src.params,
-    });
-    write(dir, "experiment.json", serde_json::to_string_pretty(&experiment)?)?;
+    super::write_experiment(src, dir)?;
     let py = |k: &str| super::py_value(&src.params, k);
     let v = vec![
         ("DRILL", src.drill.clone()),

@@ -19,6 +19,16 @@ pub fn tokenizer(drill: &str) -> Option<CharTokenizer> {
     }
 }
 
+/// The `tokenizer.json` of a drill's tiny GPT: its characters, or the lab's
+/// BPE for a drill that starts from the base model.
+pub fn tokenizer_json(drill: &str) -> Result<String> {
+    if drill == "react-tool-call-loop" {
+        return crate::ml::base::shipped(&Device::Cpu)?.1.to_json();
+    }
+    let tok = tokenizer(drill).ok_or_else(|| anyhow!("no tokenizer known for {drill}"))?;
+    super::hf::char_tokenizer_json(&tok)
+}
+
 /// A drill's tiny GPT as the drill initialises it, before its first step
 /// (grpo-rlvr: `addition::warm_start`'s `Gpt::new(config, seed)`).
 pub fn start(src: &Source) -> Result<Gpt> {
@@ -35,6 +45,11 @@ pub fn start(src: &Source) -> Result<Gpt> {
             let v = CharTokenizer::new(crate::drills::dpo_pairs::CHARS, &[]).vocab_size();
             let cfg = crate::ml::gpt::GptConfig::new(v, p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
             return Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?);
+        }
+        "react-tool-call-loop" => {
+            let p: crate::drills::react_tool_call_loop::Params =
+                crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+            return Ok(crate::drills::react_tool_call_loop::tiny_start(&p, src.seed, &Device::Cpu)?.0);
         }
         _ => {}
     }

@@ -31,5 +31,6 @@ export-trained-model = { $dir }: the run's trained model as a gpt2 checkpoint
 export-dpo-models = { $sft }: the run's SFT model (DPO's start and reference); { $dpo }: the run's DPO policy
 export-dpo-draws = the pairs are fresh samples of the run's SFT model, judged and paired as the drill does (the run's own pairs were not kept); the held-out problems are the run's
 export-dpo-real = --to trl exports dpo-pairs' tiny-model runs; a real-model run's adapters are not exported yet
+export-react-real = --to trl exports react-tool-call-loop's tiny-model runs (the base model and its BPE); the real preset's chat-template data and adapters are not exported yet: use --to hf for its base
 export-dpo-pruned = the run's weights were pruned by the keep rule: the pairs are its SFT model's samples, so there is nothing to export them from
 export-dpo-no-pairs = the run's SFT model gave no pair (every prompt's samples all right or all wrong): nothing for DPO to learn from

@@ -31,5 +31,6 @@ export-trained-model = { $dir }：这次运行训练出的模型，gpt2 检查�
 export-dpo-models = { $sft }：这次运行的 SFT 模型（DPO 的起点和参考模型）；{ $dpo }：这次运行的 DPO 策略
 export-dpo-draws = 偏好对是从这次运行的 SFT 模型新采样的，按演练的方式判定并配对（运行自己的偏好对没有保存）；留出题目就是这次运行的
 export-dpo-real = --to trl 只导出 dpo-pairs 的小模型运行；真实模型运行的适配器暂不导出
+export-react-real = --to trl 只导出 react-tool-call-loop 的小模型运行（内置基座模型及其 BPE）；real 预设的 chat template 数据和适配器暂不导出：基座可用 --to hf 导出
 export-dpo-pruned = 这次运行的权重已按保留规则清理：偏好对要从它的 SFT 模型采样，所以没有东西可导出
 export-dpo-no-pairs = 这次运行的 SFT 模型没有给出任何偏好对（每个提示的样本全对或全错）：DPO 没有可学的
