@@ -24,6 +24,9 @@
 #    loop's answer on every tool case and replays every training trajectory; TRL's labels keep
 #    prompt, observations and slips out of the loss and transformers' loss is agentlab's; each
 #    exported model plays every held-out episode as agentlab did; TRL trains 20 steps.
+# 8. STaR: a short self-refine-loop run's first STaR round exported --to trl: the round's
+#    first batch through TRL and transformers gives agentlab's loss (the run's own at that
+#    step); the exported models' drafts are agentlab's; TRL trains 10 steps.
 #
 # Prints one line per check and a closing "N passed, N failed".
 set -uo pipefail
@@ -158,6 +161,18 @@ check "react-tool-call-loop: TRL's labels mask prompt, observations and slips; m
 check "react-tool-call-loop: each exported model plays every held-out episode as agentlab did" "$PY" eval.py --check
 check "react-tool-call-loop: SFTTrainer, 20 steps, then eval.py in the loop" sh -c \
   "'$PY' train.py --steps 20 --cpu && '$PY' eval.py out/masked start"
+
+# STaR: a short self-refine-loop run's first STaR round exported for TRL.
+cd "$ROOT"
+"$BIN" drill run self-refine-loop --seed 2 --set steps=150 --set star_iters=1 --set star_problems=256 \
+  --set star_steps=40 --set test_size=64 >/dev/null
+FRUN="$(ls -d "$AGENTLAB_HOME"/runs/self-refine-loop/* | sort | tail -1)"
+"$BIN" export "$FRUN" --to trl --out "$WORK/star" >/dev/null || exit 1
+cd "$WORK/star"
+check "self-refine-loop: STaR data through TRL, masked loss = agentlab's (the run's own step)" "$PY" check_loss.py
+check "self-refine-loop: sft/ and after-star/ draft every held-out problem as agentlab did" "$PY" eval.py --check
+check "self-refine-loop: SFTTrainer on the STaR round, 10 steps, then eval.py" sh -c \
+  "'$PY' train.py --steps 10 --cpu && '$PY' eval.py out/star sft"
 cd "$ROOT"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

@@ -760,3 +760,108 @@ fn react_exports_to_trl_with_the_drills_masks_loss_and_episodes() {
     assert!(err(&o).contains("tiny-model runs"), "{}", err(&o));
     assert!(!h.join("x").exists());
 }
+
+/// self-refine-loop → TRL: the run's first STaR round replayed — its kept
+/// answers and refinement steps as prompt-completion rows (each kept answer
+/// right: the verifier filtered them), the round's first batch whose loss
+/// under the SFT model is the run's own loss at that step and GPT-2's on the
+/// exported checkpoint, and each model's drafts giving the run's pass rates.
+/// Without a run it is refused.
+#[test]
+fn self_refine_exports_its_star_round_to_trl() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    let o = run(h, &["export", "self-refine-loop", "--to", "trl", "--out", h.join("x").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    assert!(err(&o).contains("verified answers") && err(&o).contains("drill run self-refine-loop"), "{}", err(&o));
+    let short = [
+        "--set",
+        "steps=150",
+        "--set",
+        "star_iters=1",
+        "--set",
+        "star_problems=256",
+        "--set",
+        "star_steps=40",
+        "--set",
+        "test_size=64",
+    ];
+    let o = run(h, &[&["drill", "run", "self-refine-loop", "--seed", "2"][..], &short].concat());
+    assert!(out(&o).contains("saved in"), "{}{}", out(&o), err(&o));
+    let dir = newest_run(h, "self-refine-loop");
+    let trl = h.join("trl");
+    let o = run(h, &["export", dir.to_str().unwrap(), "--to", "trl", "--out", trl.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", out(&o), err(&o));
+    let got = files(&trl);
+    for f in [
+        "README.md",
+        "train.py",
+        "eval.py",
+        "check_loss.py",
+        "requirements.txt",
+        "experiment.json",
+        "loss_parity.json",
+        "eval_parity.json",
+        "data/train.jsonl",
+        "data/test.jsonl",
+        "sft/model.safetensors",
+        "after-star/model.safetensors",
+    ] {
+        assert!(got.contains(f), "{f} missing: {got:?}");
+    }
+    for f in ["README.md", "train.py", "eval.py", "check_loss.py"] {
+        assert!(!std::fs::read_to_string(trl.join(f)).unwrap().contains("{{"), "{f} has an unfilled placeholder");
+    }
+    let train_py = std::fs::read_to_string(trl.join("train.py")).unwrap();
+    for line in [
+        "max_steps=steps or 40,  # drill parameter `star_steps`",
+        "per_device_train_batch_size=64,  # drill parameter `batch`",
+        "learning_rate=0.002,  # drill parameter `star_lr`",
+        "warmup_steps=2,",
+        "completion_only_loss=True,",
+        "bf16=False,",
+    ] {
+        assert!(train_py.contains(line), "train.py lacks {line:?}");
+    }
+    // The rows: the run's round 1 (its log says how many), every kept answer the sum, every trace's
+    // revision that answer; the critique marks one per digit.
+    let rows = read_jsonl(&trl.join("data/train.jsonl"));
+    let log = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert!(log.contains(&format!("{} training sequences", rows.len())), "not the run's round: {} rows", rows.len());
+    let mut refinements = 0;
+    for r in &rows {
+        let (prompt, completion) = (r["prompt"].as_str().unwrap(), r["completion"].as_str().unwrap());
+        let (a, b): (u32, u32) = (prompt[..2].parse().unwrap(), prompt[3..5].parse().unwrap());
+        let sum: String = format!("{:03}", a + b).chars().rev().collect();
+        if r["kind"] == "draft" {
+            assert_eq!((prompt.len(), completion), (6, sum.as_str()), "{r}");
+        } else {
+            refinements += 1;
+            let (marks, revision) = completion.split_once('>').unwrap();
+            assert_eq!((revision, marks.len()), (sum.as_str(), 3), "{r}");
+            assert!(prompt.ends_with('|') && marks.chars().all(|c| ".^v".contains(c)), "{r}");
+        }
+    }
+    assert!(refinements > 0 && refinements < rows.len());
+    // The first batch is the round's: the SFT model's loss on it is the run's loss at step 150.
+    let parity: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trl.join("loss_parity.json")).unwrap()).unwrap();
+    let models = parity["models"].as_array().unwrap();
+    assert_eq!((models[0]["dir"].as_str(), models[1]["dir"].as_str()), (Some("sft"), Some("after-star")));
+    let at_star = metric(&dir, "sft loss", 150);
+    assert!((models[0]["loss"].as_f64().unwrap() - at_star).abs() < 1e-9, "{} vs the run's {at_star}", models[0]);
+    let tokens: Vec<Vec<u32>> = serde_json::from_value(parity["tokens"].clone()).unwrap();
+    let in_loss: Vec<Vec<bool>> = serde_json::from_value(parity["in_loss"].clone()).unwrap();
+    for m in models {
+        let ours = m["loss"].as_f64().unwrap();
+        let theirs = gpt2_masked_ce(&trl.join(m["dir"].as_str().unwrap()), &tokens, &in_loss);
+        assert!((theirs - ours).abs() / ours < 1e-4, "{m}: GPT-2's masked loss {theirs}, agentlab's {ours}");
+    }
+    // The drafts give the run's first-draft pass rates before and after its STaR round.
+    let eval: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trl.join("eval_parity.json")).unwrap()).unwrap();
+    let m = &eval["models"];
+    assert_eq!(m["sft"]["pass_rate"].as_f64(), Some(metric(&dir, "STaR: first-draft pass rate", 0)));
+    assert_eq!(m["after-star"]["pass_rate"].as_f64(), Some(metric(&dir, "STaR: first-draft pass rate", 1)));
+    assert_eq!(m["sft"]["drafts"].as_array().unwrap().len(), 64);
+}

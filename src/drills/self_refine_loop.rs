@@ -46,6 +46,7 @@ use crate::envs::refine_arith::{
     corrupt, critic_tail, critique, critique_score, passes, revise_tail, score, HeldOut as Problems, Problem, ALPHABET,
 };
 use crate::envs::refine_codec::{draft_example, refine_example, sft_example, Codec};
+use crate::ml::data::Example;
 use crate::ml::gpt::{Gpt, GptConfig};
 use crate::ml::lm::CausalLm;
 use crate::ml::rng::Rng;
@@ -54,6 +55,8 @@ use crate::ml::start::Model;
 use crate::ml::tokenizer::{CharTokenizer, Tokenize};
 
 mod tried;
+
+pub(crate) use tried::{AFTER_STAR, SFT};
 
 pub struct SelfRefineLoop;
 
@@ -101,9 +104,9 @@ pub struct Params {
 /// time of every step.
 const SYSTEM: &str = "Add; write the sum reversed.";
 
-struct Gen<'a> {
-    codec: &'a Codec,
-    width: usize,
+pub(crate) struct Gen<'a> {
+    pub codec: &'a Codec,
+    pub width: usize,
 }
 
 impl Gen<'_> {
@@ -118,7 +121,7 @@ impl Gen<'_> {
         Ok(out.iter().map(|o| self.codec.text(&o.iter().copied().filter(|&t| t != stop).collect::<Vec<_>>())).collect())
     }
 
-    fn drafts(&self, model: &dyn CausalLm, probs: &[Problem]) -> Result<Vec<String>> {
+    pub(crate) fn drafts(&self, model: &dyn CausalLm, probs: &[Problem]) -> Result<Vec<String>> {
         self.complete(model, &probs.iter().map(|p| (p, String::new())).collect::<Vec<_>>(), self.codec.eos())
     }
 }
@@ -301,10 +304,42 @@ fn critic_name(c: Critic) -> String {
 }
 
 /// Phase "data": the held-out problems and one refinement trace to look at.
-fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
+/// The first draws of a run's stream: the held-out problems, and the problem
+/// and corrupted draft of the trace the data view shows.
+fn first_draws(p: &Params, rng: &mut Rng) -> (Problems, Problem, String) {
     let problems = Problems::new(p.digits, p.test_size, &mut rng.fork(7));
     let q = problems.fresh(&mut rng.fork(9));
     let draft = corrupt(&q.answer(), &mut rng.fork(10));
+    (problems, q, draft)
+}
+
+/// One SFT batch: fresh problems, each a first draft or a refinement trace.
+fn sft_batch(p: &Params, codec: &Codec, problems: &Problems, rng: &mut Rng) -> Vec<Example> {
+    (0..p.batch)
+        .map(|_| {
+            let q = problems.fresh(rng);
+            sft_example(codec, &q, p.draft_frac, p.correct_draft_frac, rng)
+        })
+        .collect()
+}
+
+/// The run's stream replayed without training up to its first STaR round:
+/// the held-out problems, the round's fresh problems, and the stream as the
+/// round's batches then draw from it (`run` draws nothing else in between:
+/// the SFT phase draws only its batches, the loop is greedy). The TRL export
+/// writes the round's data from these.
+pub(crate) fn replay_to_star(p: &Params, seed: u64, codec: &Codec) -> (Problems, Vec<Problem>, Rng) {
+    let mut rng = Rng::new(seed);
+    let (problems, _, _) = first_draws(p, &mut rng);
+    for _ in 0..p.steps {
+        sft_batch(p, codec, &problems, &mut rng);
+    }
+    let probs = (0..p.star_problems).map(|_| problems.fresh(&mut rng)).collect();
+    (problems, probs, rng)
+}
+
+fn data(p: &Params, ctx: &mut RunCtx, g: &Gen, rng: &mut Rng) -> Problems {
+    let (problems, q, draft) = first_draws(p, rng);
     let shown = refine_example(g.codec, &q, &draft, &critique(&draft, &q.answer()), &q.answer());
     if let Codec::Chat(_) = g.codec {
         ctx.log(crate::t!(
@@ -339,9 +374,7 @@ fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
         return Ok((start.fork(ctx.seed)?, Codec::chat(tok, fmt)?));
     }
     let tok = CharTokenizer::new(ALPHABET, &[]);
-    let width = p.digits + 1;
-    let cfg = GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, 4 * width + 2 * p.digits + 8);
-    let model = Gpt::new(cfg, ctx.seed, &ctx.device)?;
+    let model = Gpt::new(gpt_config(p), ctx.seed, &ctx.device)?;
     let (n, digits) = (model.num_params(), p.digits);
     let gpt = crate::t!(
         "view-log-tiny-gpt",
@@ -355,6 +388,19 @@ fn start(p: &Params, ctx: &mut RunCtx) -> Result<(Model, Codec)> {
     Ok((Model::Tiny(model), Codec::Chars(tok)))
 }
 
+/// The tiny GPT's shape: its characters, and a context that holds a problem,
+/// a draft, its critique and a revision.
+pub(crate) fn gpt_config(p: &Params) -> GptConfig {
+    let width = p.digits + 1;
+    GptConfig::new(
+        CharTokenizer::new(ALPHABET, &[]).vocab_size(),
+        p.d_model,
+        p.n_layers,
+        p.n_heads,
+        4 * width + 2 * p.digits + 8,
+    )
+}
+
 /// Phase "sft": the model learns drafts and (draft, critique, revision) traces.
 fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &Problems, rng: &mut Rng) -> Result<()> {
     ctx.phase(crate::t!("view-phase-sft"));
@@ -364,14 +410,7 @@ fn sft(p: &Params, ctx: &mut RunCtx, model: &dyn CausalLm, g: &Gen, problems: &P
     // star_gain 0.020), while seeds 1–20 all pass with this one.
     let total = p.steps + p.star_iters * p.star_steps;
     let sft = Sft { warmup: p.steps / 20, ..Sft::new(p.steps, p.lr).within(0, total) };
-    let batches = Batches::fresh(|rng: &mut Rng| {
-        (0..p.batch)
-            .map(|_| {
-                let q = problems.fresh(rng);
-                sft_example(g.codec, &q, p.draft_frac, p.correct_draft_frac, rng)
-            })
-            .collect()
-    });
+    let batches = Batches::fresh(|rng: &mut Rng| sft_batch(p, g.codec, problems, rng));
     let after = |ctx: &mut RunCtx, step: usize| -> Result<()> {
         if (step + 1).is_multiple_of((p.steps / 5).max(1)) {
             let pr = pass_rate(&g.drafts(model, probe)?, probe);
@@ -418,6 +457,42 @@ struct Star {
     score_after_first: f64,
 }
 
+/// One STaR round's training data: the loop's kept answers as first drafts,
+/// and the refinement steps that produced them.
+pub(crate) struct StarData {
+    pub data: Vec<Example>,
+    /// Problems whose kept answer was trained on, and those of them that are wrong (the ablation).
+    pub kept: usize,
+    pub wrong_kept: usize,
+    /// Problems whose first draft already passed.
+    pub drafts_ok: usize,
+}
+
+/// Run the loop on `probs` and keep what the filter passes (the verifier, or
+/// with `star_verified_only` off whatever the loop returned).
+pub(crate) fn star_data(p: &Params, model: &dyn CausalLm, g: &Gen, probs: &[Problem]) -> Result<StarData> {
+    let collected = refine_loop(model, g, probs, p.rounds, p.critic)?;
+    let mut data = Vec::new();
+    let (mut kept, mut wrong_kept) = (0usize, 0usize);
+    for (q, e) in probs.iter().zip(&collected) {
+        let answer = &e.versions[e.best.best];
+        let ok = passes(answer, &q.answer());
+        if p.star_verified_only && !ok {
+            continue;
+        }
+        kept += 1;
+        wrong_kept += usize::from(!ok);
+        data.push(draft_example(g.codec, q, answer));
+        // The refinement step that produced the kept answer, in the model's own words.
+        if e.best.best > 0 {
+            let k = e.best.best;
+            data.push(refine_example(g.codec, q, &e.versions[k - 1], &e.critiques[k - 1], answer));
+        }
+    }
+    let drafts_ok = collected.iter().zip(probs).filter(|(e, q)| passes(&e.versions[0], &q.answer())).count();
+    Ok(StarData { data, kept, wrong_kept, drafts_ok })
+}
+
 /// Phases "STaR round i": run the loop on fresh problems, keep the final
 /// answers the verifier passes (or all of them, as an ablation), fine-tune on
 /// them, and score the first drafts on the held-out problems again.
@@ -444,26 +519,7 @@ fn star_rounds(
     for it in 1..=p.star_iters {
         ctx.phase(crate::t!("view-refine-phase-star", round = it.to_string()));
         let probs: Vec<Problem> = (0..p.star_problems).map(|_| problems.fresh(rng)).collect();
-        let collected = refine_loop(model, g, &probs, p.rounds, p.critic)?;
-        let mut data = Vec::new();
-        let (mut kept, mut wrong_kept) = (0usize, 0usize);
-        for (q, e) in probs.iter().zip(&collected) {
-            let answer = &e.versions[e.best.best];
-            // Filter: the verifier's pass, or (ablation) whatever the loop returned.
-            let ok = passes(answer, &q.answer());
-            if p.star_verified_only && !ok {
-                continue;
-            }
-            kept += 1;
-            wrong_kept += usize::from(!ok);
-            data.push(draft_example(g.codec, q, answer));
-            // The refinement step that produced the kept answer, in the model's own words.
-            if e.best.best > 0 {
-                let k = e.best.best;
-                data.push(refine_example(g.codec, q, &e.versions[k - 1], &e.critiques[k - 1], answer));
-            }
-        }
-        let drafts_ok = collected.iter().zip(&probs).filter(|(e, q)| passes(&e.versions[0], &q.answer())).count();
+        let StarData { data, kept, wrong_kept, drafts_ok } = star_data(p, model, g, &probs)?;
         ctx.log(crate::t!(
             "view-refine-log-star",
             round = it.to_string(),

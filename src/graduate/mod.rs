@@ -23,6 +23,7 @@ pub mod grpo;
 pub mod hf;
 pub mod parquet;
 pub mod react;
+pub mod refine;
 pub mod sft;
 pub mod tiny;
 
@@ -105,13 +106,22 @@ pub const SUPPORT: &[Support] = &[
         trl: Ok(()),
         verl: Err("export-why-verl-sft"),
     },
+    Support {
+        drill: "self-refine-loop",
+        hf: Ok(()),
+        peft: Err("export-why-not-checked"),
+        trl: Ok(()),
+        verl: Err("export-why-verl-star"),
+    },
 ];
 
 /// Whether exporting `drill` for `engine` needs a run (its kept weights), not
 /// only a drill at a preset and seed: the weights themselves, or, for
-/// dpo-pairs, the pairs, which are the run's SFT model's own samples.
+/// dpo-pairs and self-refine-loop, the data, which are the run's SFT model's
+/// own samples (preference pairs; the STaR round's verified answers).
 pub fn needs_run(drill: &str, engine: Engine) -> bool {
-    matches!(engine, Engine::Hf | Engine::Peft) || (drill == "dpo-pairs" && engine == Engine::Trl)
+    matches!(engine, Engine::Hf | Engine::Peft)
+        || (matches!(drill, "dpo-pairs" | "self-refine-loop") && engine == Engine::Trl)
 }
 
 /// The reason `drill` does not export to `engine`, as a sentence (`None`: it does).
@@ -176,6 +186,8 @@ pub fn export(src: &Source, engine: Engine, out: &Path, force: bool) -> Result<W
         let (engine, drill) = (engine.name(), src.drill.as_str());
         return Err(refused(if matches!(engine, "hf" | "peft") {
             crate::t!("export-needs-run", engine = engine, drill = drill)
+        } else if drill == "self-refine-loop" {
+            crate::t!("export-needs-run-star", engine = engine, drill = drill)
         } else {
             crate::t!("export-needs-run-pairs", engine = engine, drill = drill)
         }));
@@ -211,6 +223,7 @@ pub fn export(src: &Source, engine: Engine, out: &Path, force: bool) -> Result<W
         ("sft-basics", Engine::Trl) => sft::export_trl(src, tmp.path(), &mut notes)?,
         ("dpo-pairs", Engine::Trl) => dpo::export_trl(src, tmp.path(), &mut notes)?,
         ("react-tool-call-loop", Engine::Trl) => react::export_trl(src, tmp.path(), &mut notes)?,
+        ("self-refine-loop", Engine::Trl) => refine::export_trl(src, tmp.path(), &mut notes)?,
         (d, e) => bail!("no exporter for {d} → {}", e.name()),
     }
     let mut files = Vec::new();
@@ -247,6 +260,13 @@ pub(crate) fn write(dir: &Path, rel: &str, text: impl AsRef<[u8]>) -> Result<()>
         std::fs::create_dir_all(p)?;
     }
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// agentlab's masked cross-entropy of `examples` as one padded batch (the drills' SFT loss).
+pub(crate) fn masked_loss(model: &crate::ml::gpt::Gpt, examples: &[&crate::ml::data::Example]) -> Result<f64> {
+    let (x, y) = crate::ml::data::batch(examples, &candle_core::Device::Cpu)?;
+    let logits = crate::ml::lm::CausalLm::forward(model, &x)?;
+    Ok(crate::ml::loss::masked_cross_entropy(&logits, &y)?.to_scalar::<f32>()? as f64)
 }
 
 /// `experiment.json`: the drill, preset, seed, run and every parameter of the exported experiment.

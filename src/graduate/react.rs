@@ -30,7 +30,7 @@ use anyhow::{anyhow, Result};
 use candle_core::Device;
 use serde_json::{json, Value};
 
-use super::{fill, write, Refused, Source};
+use super::{fill, masked_loss, write, Refused, Source};
 use crate::drills::keep::{KeptRun, Missing};
 use crate::drills::pipeline::ModelChoice;
 use crate::drills::react_tool_call_loop::{self as react, Params};
@@ -41,9 +41,8 @@ use crate::envs::react_tasks::{misspell, oracle_turn, Kind, Task};
 use crate::envs::{joined, Role};
 use crate::eval::react_loop::{evaluate, hallucination_rate, MAX_TURN};
 use crate::eval::Lm;
-use crate::ml::data::{batch, Example, LengthBuckets};
+use crate::ml::data::{Example, LengthBuckets};
 use crate::ml::gpt::Gpt;
-use crate::ml::loss::masked_cross_entropy;
 use crate::ml::rng::Rng;
 use crate::ml::tokenizer::Bpe;
 
@@ -72,12 +71,6 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Both => "lookup+calc",
         Kind::Direct => "no tool",
     }
-}
-
-/// agentlab's masked cross-entropy of `examples` (one padded batch).
-fn loss(model: &Gpt, examples: &[&Example]) -> Result<f64> {
-    let (x, y) = batch(examples, &Device::Cpu)?;
-    Ok(masked_cross_entropy(&model.forward(&x)?, &y)?.to_scalar::<f32>()? as f64)
 }
 
 /// The held-out questions played greedily in the loop by `model`, as the drill's evaluate phase plays them.
@@ -175,7 +168,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     let mut losses = Vec::new();
     let mut evals = serde_json::Map::new();
     for (name, m) in &models {
-        losses.push(json!({ "dir": name, "loss": loss(m, &picks)?, "loss_unmasked": loss(m, &every)? }));
+        losses.push(json!({ "dir": name, "loss": masked_loss(m, &picks)?, "loss_unmasked": masked_loss(m, &every)? }));
         evals.insert(name.to_string(), episodes(m, &tok, &fmt, &w.eval_tasks, &w.tools, p.max_steps)?);
     }
     let parity = json!({

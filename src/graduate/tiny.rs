@@ -15,6 +15,7 @@ pub fn tokenizer(drill: &str) -> Option<CharTokenizer> {
         "grpo-rlvr" => Some(CharTokenizer::new(crate::envs::rlvr::ALPHABET, &[])),
         "sft-basics" => Some(CharTokenizer::new(crate::drills::sft_basics::ALPHABET, &[])),
         "dpo-pairs" => Some(CharTokenizer::new(crate::drills::dpo_pairs::CHARS, &[])),
+        "self-refine-loop" => Some(CharTokenizer::new(crate::envs::refine_arith::ALPHABET, &[])),
         _ => None,
     }
 }
@@ -45,6 +46,11 @@ pub fn start(src: &Source) -> Result<Gpt> {
             let v = CharTokenizer::new(crate::drills::dpo_pairs::CHARS, &[]).vocab_size();
             let cfg = crate::ml::gpt::GptConfig::new(v, p.d_model, p.n_layers, p.n_heads, 3 * p.digits + 6);
             return Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?);
+        }
+        "self-refine-loop" => {
+            let p: crate::drills::self_refine_loop::Params =
+                crate::drills::parse_params(&src.params).map_err(|e| anyhow!(e))?;
+            return Ok(Gpt::new(crate::drills::self_refine_loop::gpt_config(&p), src.seed, &Device::Cpu)?);
         }
         "react-tool-call-loop" => {
             let p: crate::drills::react_tool_call_loop::Params =

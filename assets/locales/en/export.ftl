@@ -34,3 +34,11 @@ export-dpo-real = --to trl exports dpo-pairs' tiny-model runs; a real-model run'
 export-react-real = --to trl exports react-tool-call-loop's tiny-model runs (the base model and its BPE); the real preset's chat-template data and adapters are not exported yet: use --to hf for its base
 export-dpo-pruned = the run's weights were pruned by the keep rule: the pairs are its SFT model's samples, so there is nothing to export them from
 export-dpo-no-pairs = the run's SFT model gave no pair (every prompt's samples all right or all wrong): nothing for DPO to learn from
+# self-refine-loop → TRL (src/graduate/refine.rs)
+export-why-verl-star = verl trains from rollouts and rewards; a STaR round is supervised fine-tuning on the model's own verified answers: use --to trl
+export-needs-run-star = --to { $engine } for { $drill } needs a run: its STaR data are the run's SFT model's own verified answers. Give its run directory (agentlab runs list), or run the drill first (agentlab drill run { $drill })
+export-refine-real = --to trl exports self-refine-loop's tiny-model runs; a real-model run's chat-template data and adapters are not exported yet
+export-refine-pruned = the run's weights were pruned by the keep rule: the STaR data are its SFT model's own answers, so there is nothing to export them from
+export-refine-no-data = the run's SFT model kept no answer in its first STaR round (the verifier passed none): nothing to fine-tune on
+export-refine-models = { $sft }: the run's model after SFT (the STaR round's start); { $star }: the same model after its { $rounds } STaR rounds
+export-refine-round = data/: the run's first STaR round replayed: { $problems } fresh problems, { $kept } answers kept by the filter, { $seqs } training sequences (the run's draws, its SFT model's loop)

@@ -34,3 +34,11 @@ export-dpo-real = --to trl 只导出 dpo-pairs 的小模型运行；真实模型
 export-react-real = --to trl 只导出 react-tool-call-loop 的小模型运行（内置基座模型及其 BPE）；real 预设的 chat template 数据和适配器暂不导出：基座可用 --to hf 导出
 export-dpo-pruned = 这次运行的权重已按保留规则清理：偏好对要从它的 SFT 模型采样，所以没有东西可导出
 export-dpo-no-pairs = 这次运行的 SFT 模型没有给出任何偏好对（每个提示的样本全对或全错）：DPO 没有可学的
+# self-refine-loop → TRL (src/graduate/refine.rs)
+export-why-verl-star = verl 从 rollout 和奖励训练；STaR 一轮是在模型自己通过验证的答案上做监督微调：请用 --to trl
+export-needs-run-star = { $drill } 的 --to { $engine } 需要一次运行：它的 STaR 数据是这次运行的 SFT 模型自己通过验证的答案。请给出运行目录（agentlab runs list），或先运行该演练（agentlab drill run { $drill }）
+export-refine-real = --to trl 只导出 self-refine-loop 的小模型运行；真实模型运行的 chat template 数据和适配器暂不导出
+export-refine-pruned = 这次运行的权重已被保留规则清理：STaR 数据是它的 SFT 模型自己的答案，没有可导出的来源
+export-refine-no-data = 这次运行的 SFT 模型在第一轮 STaR 中没有留下任何答案（验证器一个都没通过）：没有可微调的数据
+export-refine-models = { $sft }：这次运行 SFT 之后的模型（STaR 这一轮的起点）；{ $star }：同一模型经过 { $rounds } 轮 STaR 之后
+export-refine-round = data/：重放这次运行的第一轮 STaR：{ $problems } 道新题，过滤后留下 { $kept } 个答案，{ $seqs } 条训练序列（与这次运行相同的抽样、它的 SFT 模型跑的循环）

@@ -33,8 +33,8 @@ use crate::ml::start::Model;
 use crate::ml::tokenizer::CharTokenizer;
 
 /// The arms a run keeps: the model after its SFT, and the same model after the STaR rounds.
-pub(super) const SFT: &str = "sft";
-pub(super) const AFTER_STAR: &str = "after-star";
+pub(crate) const SFT: &str = "sft";
+pub(crate) const AFTER_STAR: &str = "after-star";
 
 /// The switch: the model critiques itself (on), or the verifier does (off).
 const SELF_CRITIC: &str = "self-critic";
