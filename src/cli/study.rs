@@ -156,9 +156,14 @@ fn ask_item(
                 correct.iter().map(|&i| format!("{}) {}", letter(i), inline(&choices[i]))).collect();
             writeln!(out, "{}", crate::t!("cli-wrong-answer", answer = right.join(" + ")))?
         }
-        (Answer::Numeric { value, tolerance }, _) => {
-            writeln!(out, "{}", crate::t!("cli-wrong-answer", answer = format!("{value} (± {tolerance})")))?
-        }
+        (Answer::Numeric { value, tolerance }, _) => writeln!(
+            out,
+            "{}",
+            crate::t!(
+                "cli-wrong-answer",
+                answer = format!("{} (± {tolerance})", crate::content::template::show_expected(*value, *tolerance))
+            )
+        )?,
         (Answer::Order { steps }, _) => {
             writeln!(out, "{}", crate::t!("cli-wrong-order"))?;
             for (i, s) in steps.iter().enumerate() {

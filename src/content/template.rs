@@ -63,6 +63,21 @@ pub fn show(x: f64, decimals: usize) -> String {
     s.replacen('-', "−", 1)
 }
 
+/// An expected numeric answer as the learner reads it after answering: to one
+/// decimal more than its tolerance, the zeros past the tolerance's own
+/// decimals dropped (0.48 ± 0.005 → "0.480", 0.9347 ± 0.005 → "0.9347",
+/// 1234 ± 1 → "1234"), so it reads as the explanation writes the number,
+/// not as a float prints ("0.48").
+pub fn show_expected(value: f64, tolerance: f64) -> String {
+    let d = step_decimals(tolerance);
+    let s = show(value, d + 1);
+    match s.strip_suffix('0') {
+        Some(t) if d == 0 => t.trim_end_matches('.').to_string(),
+        Some(t) => t.to_string(),
+        None => s,
+    }
+}
+
 /// A computed number: `decimals` if the prompt asks for them, else six
 /// significant figures (the checks compute in f32: 19.343002 shows as
 /// 19.343), trailing zeros dropped.
@@ -253,6 +268,16 @@ pub fn problems(t: &Template, check: &toml::Table, id: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_expected_answer_reads_to_its_tolerance() {
+        assert_eq!(show_expected(0.48, 0.005), "0.480");
+        assert_eq!(show_expected(0.934_759_3, 0.005), "0.9348");
+        assert_eq!(show_expected(1.25, 0.01), "1.25");
+        assert_eq!(show_expected(1234.0, 1.0), "1234");
+        assert_eq!(show_expected(1234.5, 1.0), "1234.5");
+        assert_eq!(show_expected(-0.36, 0.01), "−0.36");
+    }
 
     #[test]
     fn numbers_are_shown_as_the_prompts_write_them() {

@@ -398,7 +398,11 @@ pub fn draw(frame: &mut Frame, area: Rect, q: &Question, status: Line<'static>, 
                 };
                 lines.push(Line::raw(crate::t!("question-your-answer", answer = said)));
                 lines.push(Line::from(Span::styled(
-                    crate::t!("question-expected", value = value.to_string(), tolerance = tolerance.to_string()),
+                    crate::t!(
+                        "question-expected",
+                        value = crate::content::template::show_expected(*value, *tolerance),
+                        tolerance = tolerance.to_string()
+                    ),
                     good(),
                 )));
             }
