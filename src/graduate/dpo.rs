@@ -81,7 +81,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     let tok = tokenizer();
     let sft = run.tiny(dpo_pairs::SFT_ARM, &Device::Cpu)?;
     let policy = run.tiny(dpo_pairs::DPO_ARM, &Device::Cpu)?;
-    let tok_json = super::hf::char_tokenizer_json(&tok)?;
+    let tok_json = super::tiny::char_tokenizer_json(&tok)?;
     super::hf::write_gpt2(&sft, &tok_json, &dir.join("sft"))?;
     super::hf::write_gpt2(&policy, &tok_json, &dir.join("dpo"))?;
     notes.push(crate::t!("export-dpo-models", sft = "sft/", dpo = "dpo/"));

@@ -182,7 +182,7 @@ fn write_start(src: &Source, p: &Params, dir: &Path) -> Result<()> {
     match &p.model {
         ModelChoice::Tiny => super::hf::write_gpt2(
             &super::tiny::start(src)?,
-            &super::hf::char_tokenizer_json(&CharTokenizer::new(ALPHABET, &[]))?,
+            &super::tiny::char_tokenizer_json(&CharTokenizer::new(ALPHABET, &[]))?,
             &dir.join("start"),
         ),
         ModelChoice::Real(name) => {

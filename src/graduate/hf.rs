@@ -36,7 +36,7 @@ use crate::ml::gpt::{Gpt, MlpKind, PosEncoding};
 use crate::ml::llama::Llama;
 use crate::ml::lm::CausalLm;
 use crate::ml::sample::GenConfig;
-use crate::ml::tokenizer::{CharTokenizer, Tokenize, EOS};
+use crate::ml::tokenizer::{Tokenize, EOS};
 
 /// The run's kept models, or why not (pruned: said in `notes`, `None` returned).
 pub(crate) fn kept(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptRun>> {
@@ -215,7 +215,7 @@ fn save(tensors: &[(String, Tensor)], path: &Path) -> Result<()> {
 }
 
 /// The tiny GPT as a `gpt2` checkpoint in `out` (see the module doc).
-/// `tokenizer` is the model's `tokenizer.json`: [`char_tokenizer_json`] for
+/// `tokenizer` is the model's `tokenizer.json`: [`super::tiny::char_tokenizer_json`] for
 /// a drill that reads characters, the lab's BPE (`Bpe::to_json`) for the base model.
 pub fn write_gpt2(gpt: &Gpt, tokenizer: &str, out: &Path) -> Result<()> {
     let c = &gpt.cfg;
@@ -302,40 +302,6 @@ pub fn write_gpt2(gpt: &Gpt, tokenizer: &str, out: &Path) -> Result<()> {
             "bos_token": "<bos>", "eos_token": "<eos>", "pad_token": "<pad>", "unk_token": "<unk>",
         }))?,
     )
-}
-
-/// A character tokenizer as `tokenizer.json`: a BPE without merges (each
-/// character its own token), the special tokens added, a `Fuse` decoder
-/// (characters joined without spaces), nothing added around a sequence.
-pub fn char_tokenizer_json(tok: &CharTokenizer) -> Result<String> {
-    let n = tok.vocab_size() as u32;
-    let specials = ["<pad>", "<bos>", "<eos>", "<unk>"];
-    let added: Vec<serde_json::Value> = specials
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            json!({ "id": i, "content": s, "single_word": false, "lstrip": false, "rstrip": false,
-                    "normalized": false, "special": true })
-        })
-        .collect();
-    let vocab: serde_json::Map<String, serde_json::Value> =
-        (0..n).map(|i| (tok.token(i).to_string(), json!(i))).collect();
-    let j = json!({
-        "version": "1.0",
-        "truncation": null,
-        "padding": null,
-        "added_tokens": added,
-        "normalizer": null,
-        "pre_tokenizer": null,
-        "post_processor": null,
-        "decoder": { "type": "Fuse" },
-        "model": {
-            "type": "BPE", "dropout": null, "unk_token": "<unk>", "continuing_subword_prefix": null,
-            "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
-            "vocab": vocab, "merges": []
-        }
-    });
-    Ok(serde_json::to_string_pretty(&j)?)
 }
 
 /// A real model's base as an f32 `llama` (or `qwen2`) checkpoint in `out`.

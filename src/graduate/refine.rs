@@ -69,7 +69,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
         return Err(anyhow!(Refused(crate::t!("export-refine-pruned"))));
     };
     let tok = CharTokenizer::new(ALPHABET, &[]);
-    let tok_json = super::hf::char_tokenizer_json(&tok)?;
+    let tok_json = super::tiny::char_tokenizer_json(&tok)?;
     let codec = Codec::Chars(tok);
     let g = Gen { codec: &codec, width: p.digits + 1 };
     let sft = run.tiny(SFT, &Device::Cpu)?;

@@ -76,7 +76,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     let every: Vec<Example> =
         first.iter().map(|&(a, b)| sft_basics::example(&tok, a, b, p.reverse_answer, false)).collect();
     let start = start(src)?;
-    let tok_json = super::hf::char_tokenizer_json(&tok)?;
+    let tok_json = super::tiny::char_tokenizer_json(&tok)?;
     super::hf::write_gpt2(&start, &tok_json, &dir.join("start"))?;
     notes.push(crate::t!("export-start-model", dir = "start/"));
     let mut models =

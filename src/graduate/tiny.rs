@@ -4,6 +4,7 @@
 
 use anyhow::{anyhow, Result};
 use candle_core::Device;
+use serde_json::json;
 
 use super::Source;
 use crate::ml::gpt::Gpt;
@@ -27,7 +28,7 @@ pub fn tokenizer_json(drill: &str) -> Result<String> {
         return crate::ml::base::shipped(&Device::Cpu)?.1.to_json();
     }
     let tok = tokenizer(drill).ok_or_else(|| anyhow!("no tokenizer known for {drill}"))?;
-    super::hf::char_tokenizer_json(&tok)
+    char_tokenizer_json(&tok)
 }
 
 /// A drill's tiny GPT as the drill initialises it, before its first step
@@ -65,4 +66,38 @@ pub fn start(src: &Source) -> Result<Gpt> {
     let context = 2 * p.digits + 2 + p.max_new + 2;
     let cfg = crate::ml::gpt::GptConfig::new(tok.vocab_size(), p.d_model, p.n_layers, p.n_heads, context);
     Ok(Gpt::new(cfg, src.seed, &Device::Cpu)?)
+}
+
+/// A character tokenizer as `tokenizer.json`: a BPE without merges (each
+/// character its own token), the special tokens added, a `Fuse` decoder
+/// (characters joined without spaces), nothing added around a sequence.
+pub fn char_tokenizer_json(tok: &CharTokenizer) -> Result<String> {
+    let n = tok.vocab_size() as u32;
+    let specials = ["<pad>", "<bos>", "<eos>", "<unk>"];
+    let added: Vec<serde_json::Value> = specials
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            json!({ "id": i, "content": s, "single_word": false, "lstrip": false, "rstrip": false,
+                    "normalized": false, "special": true })
+        })
+        .collect();
+    let vocab: serde_json::Map<String, serde_json::Value> =
+        (0..n).map(|i| (tok.token(i).to_string(), json!(i))).collect();
+    let j = json!({
+        "version": "1.0",
+        "truncation": null,
+        "padding": null,
+        "added_tokens": added,
+        "normalizer": null,
+        "pre_tokenizer": null,
+        "post_processor": null,
+        "decoder": { "type": "Fuse" },
+        "model": {
+            "type": "BPE", "dropout": null, "unk_token": "<unk>", "continuing_subword_prefix": null,
+            "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false, "ignore_merges": false,
+            "vocab": vocab, "merges": []
+        }
+    });
+    Ok(serde_json::to_string_pretty(&j)?)
 }
