@@ -120,10 +120,8 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
 
     super::write_experiment(src, dir)?;
     let py = |k: &str| super::py_value(&src.params, k);
-    let v = vec![
-        ("DRILL", src.drill.clone()),
-        ("PRESET", src.preset.clone()),
-        ("SEED", src.seed.to_string()),
+    let mut v = super::header_vars(src);
+    v.extend([
         ("STEPS", py("steps")?),
         ("BATCH", py("batch")?),
         ("LR", py("lr")?),
@@ -140,7 +138,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
         ("TRAIN_PAIRS", train.len().to_string()),
         ("TEST_PAIRS", held.len().to_string()),
         ("TEST_SIZE", test.len().to_string()),
-    ];
+    ]);
     write(dir, "train.py", fill(TRAIN_PY, &v)?)?;
     write(dir, "eval.py", fill(EVAL_PY, &v)?)?;
     write(dir, "check_loss.py", fill(CHECK_LOSS_PY, &v)?)?;

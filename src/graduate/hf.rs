@@ -54,6 +54,20 @@ pub(crate) fn kept(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptR
     }
 }
 
+/// For an export that needs no weights but carries them where it can: the
+/// run's kept models, or `None` (no run, pruned — said in `notes` — or none kept).
+pub(crate) fn kept_if_any(src: &Source, notes: &mut Vec<String>) -> Result<Option<KeptRun>> {
+    let Some(dir) = &src.run else { return Ok(None) };
+    Ok(match KeptRun::open(dir, &src.drill, &src.preset, src.seed, src.params.clone())? {
+        Ok(run) => Some(run),
+        Err(Missing::Pruned) => {
+            notes.push(crate::t!("export-pruned", dir = dir.display().to_string()));
+            None
+        }
+        Err(_) => None,
+    })
+}
+
 /// The base model a real-model run names, as now found (its fingerprint checked when a run kept adapters).
 fn real_base(src: &Source, run: Option<&KeptRun>) -> Result<crate::ml::gguf::RealModel> {
     let path = match run {

@@ -269,6 +269,11 @@ pub(crate) fn masked_loss(model: &crate::ml::gpt::Gpt, examples: &[&crate::ml::d
     Ok(crate::ml::loss::masked_cross_entropy(&logits, &y)?.to_scalar::<f32>()? as f64)
 }
 
+/// The template variables every export's files start with: the drill, preset and seed.
+pub(crate) fn header_vars(src: &Source) -> Vec<(&'static str, String)> {
+    vec![("DRILL", src.drill.clone()), ("PRESET", src.preset.clone()), ("SEED", src.seed.to_string())]
+}
+
 /// `experiment.json`: the drill, preset, seed, run and every parameter of the exported experiment.
 pub(crate) fn write_experiment(src: &Source, dir: &Path) -> Result<()> {
     let experiment = serde_json::json!({

@@ -31,7 +31,6 @@ use candle_core::Device;
 use serde_json::{json, Value};
 
 use super::{fill, masked_loss, write, Refused, Source};
-use crate::drills::keep::{KeptRun, Missing};
 use crate::drills::pipeline::ModelChoice;
 use crate::drills::react_tool_call_loop::{self as react, Params};
 use crate::envs::format::{example, Format};
@@ -139,17 +138,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     super::hf::write_gpt2(&start, &tok_json, &dir.join("start"))?;
     notes.push(crate::t!("export-start-model", dir = "start/"));
     let mut models = vec![("start", start)];
-    let kept = match &src.run {
-        Some(d) => match KeptRun::open(d, &src.drill, &src.preset, src.seed, src.params.clone())? {
-            Ok(run) => Some(run),
-            Err(Missing::Pruned) => {
-                notes.push(crate::t!("export-pruned", dir = d.display().to_string()));
-                None
-            }
-            Err(_) => None,
-        },
-        None => None,
-    };
+    let kept = super::hf::kept_if_any(src, notes)?;
     if let Some(run) = kept {
         for arm in ARMS {
             let gpt = run.tiny(arm, &Device::Cpu)?;
@@ -189,10 +178,8 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     super::write_experiment(src, dir)?;
     let py = |k: &str| super::py_value(&src.params, k);
     let longest = masked.iter().map(|e| e.len()).max().unwrap_or(0);
-    let v = vec![
-        ("DRILL", src.drill.clone()),
-        ("PRESET", src.preset.clone()),
-        ("SEED", src.seed.to_string()),
+    let mut v = super::header_vars(src);
+    v.extend([
         ("STEPS", py("steps")?),
         ("BATCH", py("batch")?),
         ("LR", py("lr")?),
@@ -209,7 +196,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
         ("HELD_OUT", w.held_out.len().to_string()),
         ("LONGEST", longest.to_string()),
         ("CONTEXT", models[0].1.cfg.context.to_string()),
-    ];
+    ]);
     write(dir, "train.py", fill(TRAIN_PY, &v)?)?;
     write(dir, "eval.py", fill(EVAL_PY, &v)?)?;
     write(dir, "tools.py", fill(TOOLS_PY, &v)?)?;

@@ -129,10 +129,8 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     super::write_experiment(src, dir)?;
     let py = |k: &str| super::py_value(&src.params, k);
     let drafts_n = rows.iter().filter(|r| r["kind"] == "draft").count();
-    let v = vec![
-        ("DRILL", src.drill.clone()),
-        ("PRESET", src.preset.clone()),
-        ("SEED", src.seed.to_string()),
+    let mut v = super::header_vars(src);
+    v.extend([
         ("STAR_STEPS", py("star_steps")?),
         ("STAR_LR", py("star_lr")?),
         ("STAR_WARMUP", (p.star_steps / 20).to_string()),
@@ -150,7 +148,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
         ("REFINE_ROWS", (rows.len() - drafts_n).to_string()),
         ("TEST_SIZE", test.len().to_string()),
         ("MAX_NEW", g.width.to_string()),
-    ];
+    ]);
     write(dir, "train.py", fill(TRAIN_PY, &v)?)?;
     write(dir, "eval.py", fill(EVAL_PY, &v)?)?;
     write(dir, "check_loss.py", fill(CHECK_LOSS_PY, &v)?)?;

@@ -24,7 +24,6 @@ use candle_core::Device;
 use serde_json::json;
 
 use super::{fill, write, Source};
-use crate::drills::keep::{KeptRun, Missing};
 use crate::drills::sft_basics::{self, Params};
 use crate::ml::data::{batch, Example};
 use crate::ml::gpt::Gpt;
@@ -82,17 +81,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
     let mut models =
         vec![json!({ "dir": "start", "loss": loss(&start, &examples)?, "loss_every_token": loss(&start, &every)? })];
     // A run that kept its weights adds its trained model; one without (pruned, or never kept) exports the rest.
-    let kept = match &src.run {
-        Some(d) => match KeptRun::open(d, &src.drill, &src.preset, src.seed, src.params.clone())? {
-            Ok(run) => Some(run),
-            Err(Missing::Pruned) => {
-                notes.push(crate::t!("export-pruned", dir = d.display().to_string()));
-                None
-            }
-            Err(_) => None,
-        },
-        None => None,
-    };
+    let kept = super::hf::kept_if_any(src, notes)?;
     if let Some(run) = kept {
         let trained = run.tiny(sft_basics::TRAINED_ARM, &Device::Cpu)?;
         super::hf::write_gpt2(&trained, &tok_json, &dir.join("trained"))?;
@@ -111,10 +100,8 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
 
     super::write_experiment(src, dir)?;
     let py = |k: &str| super::py_value(&src.params, k);
-    let v = vec![
-        ("DRILL", src.drill.clone()),
-        ("PRESET", src.preset.clone()),
-        ("SEED", src.seed.to_string()),
+    let mut v = super::header_vars(src);
+    v.extend([
         ("STEPS", py("steps")?),
         ("BATCH", py("batch")?),
         ("LR", py("lr")?),
@@ -123,7 +110,7 @@ pub fn export_trl(src: &Source, dir: &Path, notes: &mut Vec<String>) -> Result<(
         ("REVERSE", py("reverse_answer")?),
         ("HOLDOUT", test.len().to_string()),
         ("TRAIN_SIZE", train.len().to_string()),
-    ];
+    ]);
     write(dir, "train.py", fill(TRAIN_PY, &v)?)?;
     write(dir, "eval.py", fill(EVAL_PY, &v)?)?;
     write(dir, "check_loss.py", fill(CHECK_LOSS_PY, &v)?)?;
